@@ -1,0 +1,29 @@
+//! The one error type of the engine.
+
+use std::fmt;
+
+/// Everything the engine can refuse. Callers map each variant to a status.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CoreError {
+    /// The input could not be decoded (malformed JSON or wrong shape).
+    Decode(String),
+    /// The input decoded but is invalid or contradictory; `field` names where.
+    Invalid { field: String, message: String },
+}
+
+impl fmt::Display for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoreError::Decode(msg) => write!(f, "cannot decode engine input: {msg}"),
+            CoreError::Invalid { field, message } => write!(f, "{field}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for CoreError {}
+
+impl From<serde_json::Error> for CoreError {
+    fn from(e: serde_json::Error) -> Self {
+        CoreError::Decode(e.to_string())
+    }
+}

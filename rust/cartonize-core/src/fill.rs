@@ -1,0 +1,208 @@
+//! Placement into one box: the best extreme point and rotation for each unit
+//! offered, in the order offered.
+
+use crate::extreme_points::ExtremePoints;
+use crate::geometry::{Cuboid, Vec3};
+use crate::kinds::{BoxKind, Kind};
+use crate::orientation::Perm;
+
+/// How many kinds that found no place a box remembers; later units that
+/// dominate one of them are rejected without a search.
+const FAILED_MEMORY: usize = 32;
+
+/// Weight comparisons allow this much rounding in the caller's sums.
+const WEIGHT_SLACK: f64 = 1e-9;
+
+/// How placements are chosen inside a box.
+#[derive(Debug, Clone, Copy)]
+pub struct PlacementRule {
+    /// Axis priority of candidate points, most significant first.
+    pub priority: [usize; 3],
+    /// Try the as-given orientation at every point before rotating.
+    pub prefer_given: bool,
+    /// Smallest extent along each axis of any item of the pack, so points
+    /// too tight for every item are dropped early.
+    pub min_reach: Vec3,
+}
+
+/// One unit placed in the box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlacedUnit {
+    /// The caller's handle for the unit.
+    pub slot: usize,
+    pub kind: usize,
+    pub cuboid: Cuboid,
+    pub perm: Perm,
+}
+
+/// A box being filled.
+#[derive(Debug, Clone)]
+pub struct BoxFill<'a> {
+    pub box_kind: &'a BoxKind,
+    rule: PlacementRule,
+    cuboids: Vec<Cuboid>,
+    pub units: Vec<PlacedUnit>,
+    eps: ExtremePoints,
+    pub payload: f64,
+    volume_left: f64,
+    failed: Vec<usize>,
+}
+
+impl<'a> BoxFill<'a> {
+    /// An empty box.
+    pub fn new(box_kind: &'a BoxKind, rule: PlacementRule) -> Self {
+        BoxFill {
+            box_kind,
+            rule,
+            cuboids: Vec::new(),
+            units: Vec::new(),
+            eps: ExtremePoints::new(box_kind.dims, rule.priority, rule.min_reach),
+            payload: 0.0,
+            volume_left: box_kind.volume,
+            failed: Vec::new(),
+        }
+    }
+
+    /// Places one unit of `kinds[kind]` if it fits anywhere; returns whether it did.
+    pub fn try_add(&mut self, slot: usize, kind: usize, kinds: &[Kind]) -> bool {
+        let k = &kinds[kind];
+        if self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK {
+            return false;
+        }
+        if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
+            return false;
+        }
+        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
+            return false;
+        }
+        match self.find_place(k) {
+            Some((origin, shape, perm)) => {
+                let cuboid = Cuboid {
+                    origin,
+                    size: shape,
+                };
+                self.cuboids.push(cuboid);
+                self.eps.add_item(&cuboid, &self.cuboids);
+                self.units.push(PlacedUnit {
+                    slot,
+                    kind,
+                    cuboid,
+                    perm,
+                });
+                self.payload += k.weight;
+                self.volume_left -= k.volume;
+                true
+            }
+            None => {
+                if self.failed.len() == FAILED_MEMORY {
+                    self.failed.remove(0);
+                }
+                self.failed.push(kind);
+                false
+            }
+        }
+    }
+
+    /// The best point and rotation for `k`: the first point in priority order
+    /// with a feasible rotation, and there the flattest rotation.
+    fn find_place(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        let split = if self.rule.prefer_given {
+            1
+        } else {
+            k.shapes.len()
+        };
+        let (given, others) = k.shapes.split_at(split.min(k.shapes.len()));
+        for pass in [given, others] {
+            if pass.is_empty() {
+                continue;
+            }
+            for ep in self.eps.iter() {
+                let mut best: Option<(Vec3, Perm)> = None;
+                for (shape, perm) in pass {
+                    if (0..3).any(|a| shape[a] > ep.residual[a]) {
+                        continue;
+                    }
+                    let cand = Cuboid {
+                        origin: ep.point,
+                        size: *shape,
+                    };
+                    if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+                        continue;
+                    }
+                    let flatter = |b: &Vec3| {
+                        let p = self.rule.priority;
+                        (shape[p[0]], shape[p[1]]) < (b[p[0]], b[p[1]])
+                    };
+                    if best.as_ref().is_none_or(|(b, _)| flatter(b)) {
+                        best = Some((*shape, *perm));
+                    }
+                }
+                if let Some((shape, perm)) = best {
+                    return Some((ep.point, shape, perm));
+                }
+            }
+        }
+        None
+    }
+
+    /// Item volume placed so far, in the caller's cubic units.
+    pub fn volume_used(&self) -> f64 {
+        self.box_kind.volume - self.volume_left
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.units.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BoxTypeInput, ItemKindInput};
+
+    fn rule() -> PlacementRule {
+        PlacementRule {
+            priority: [0, 1, 2],
+            prefer_given: true,
+        }
+    }
+
+    #[test]
+    fn eight_cubes_fill_a_box_exactly() {
+        let bk = BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        });
+        let kinds = vec![Kind::new(&ItemKindInput {
+            dimensions: [5.0, 5.0, 5.0],
+            weight: 1.0,
+            quantity: 9,
+            free_axes: None,
+        })];
+        let mut fill = BoxFill::new(&bk, rule());
+        let placed = (0..9).filter(|&i| fill.try_add(i, 0, &kinds)).count();
+        assert_eq!(placed, 8);
+        assert!((fill.volume_used() - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn weight_limit_stops_filling() {
+        let bk = BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 10.0,
+            weight_tare: 1.0,
+            price: None,
+        });
+        let kinds = vec![Kind::new(&ItemKindInput {
+            dimensions: [1.0, 1.0, 1.0],
+            weight: 2.0,
+            quantity: 9,
+            free_axes: None,
+        })];
+        let mut fill = BoxFill::new(&bk, rule());
+        let placed = (0..9).filter(|&i| fill.try_add(i, 0, &kinds)).count();
+        assert_eq!(placed, 4);
+    }
+}

@@ -1,0 +1,131 @@
+//! Item kinds and box types lowered to fixed point, with what the search needs
+//! precomputed once per pack.
+
+use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
+use crate::model::{BoxTypeInput, ItemKindInput};
+use crate::orientation::{allowed_perms, distinct_shapes, Perm};
+
+/// An item kind ready for placement.
+#[derive(Debug, Clone)]
+pub struct Kind {
+    pub dims: Vec3,
+    pub weight: f64,
+    pub volume: f64,
+    /// Allowed placed shapes, the as-given orientation first when allowed.
+    pub shapes: Vec<(Vec3, Perm)>,
+    /// Sides sorted largest first, and whether every rotation is allowed:
+    /// then domination is a plain comparison of sorted sides.
+    pub sorted: Vec3,
+    pub free: bool,
+}
+
+impl Kind {
+    /// Lowers an input item kind; item lengths round up.
+    pub fn new(input: &ItemKindInput) -> Self {
+        let dims = input.dimensions.map(len_ceil);
+        let perms = allowed_perms(input.free_axes.as_deref());
+        let shapes = distinct_shapes(&dims, &perms);
+        let mut sorted = dims;
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        Kind {
+            dims,
+            weight: input.weight,
+            volume: volume_f64(&dims),
+            shapes,
+            sorted,
+            free: perms.len() == 6,
+        }
+    }
+
+    /// True when every shape of `self` is at least as large on every axis as
+    /// some shape of `other`: if `other` found no place, `self` finds none.
+    pub fn dominates(&self, other: &Kind) -> bool {
+        if self.weight < other.weight {
+            return false;
+        }
+        if self.free && other.free {
+            return (0..3).all(|a| self.sorted[a] >= other.sorted[a]);
+        }
+        self.shapes.iter().all(|(s, _)| {
+            other
+                .shapes
+                .iter()
+                .any(|(o, _)| (0..3).all(|a| s[a] >= o[a]))
+        })
+    }
+}
+
+/// A box type ready for filling.
+#[derive(Debug, Clone)]
+pub struct BoxKind {
+    pub dims: Vec3,
+    pub weight_max: f64,
+    pub weight_tare: f64,
+    pub price: Option<f64>,
+    pub volume: f64,
+}
+
+impl BoxKind {
+    /// Lowers an input box type; box lengths round down.
+    pub fn new(input: &BoxTypeInput) -> Self {
+        let dims = input.dimensions.map(len_floor);
+        BoxKind {
+            dims,
+            weight_max: input.weight_max,
+            weight_tare: input.weight_tare,
+            price: input.price,
+            volume: volume_f64(&dims),
+        }
+    }
+
+    /// Max weight of contents, `f64::INFINITY` when the box has no limit.
+    pub fn payload_max(&self) -> f64 {
+        if self.weight_max > 0.0 {
+            self.weight_max - self.weight_tare
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Cost of this box holding `gross_weight`: its price, or its volume when
+    /// it has no price (so lowest cost means least volume).
+    pub fn cost(&self, _gross_weight: f64) -> f64 {
+        self.price.unwrap_or(self.volume)
+    }
+
+    /// True when an empty box of this type can hold one unit of `kind`.
+    pub fn can_hold(&self, kind: &Kind) -> bool {
+        kind.weight <= self.payload_max()
+            && kind
+                .shapes
+                .iter()
+                .any(|(s, _)| (0..3).all(|a| s[a] <= self.dims[a]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(d: [f64; 3], w: f64, free_axes: Option<Vec<usize>>) -> Kind {
+        Kind::new(&ItemKindInput {
+            dimensions: d,
+            weight: w,
+            quantity: 1,
+            free_axes,
+        })
+    }
+
+    #[test]
+    fn domination_respects_rotation_and_weight() {
+        let small = kind([1.0, 2.0, 3.0], 1.0, None);
+        let big = kind([3.0, 2.0, 2.0], 1.0, None);
+        assert!(big.dominates(&small));
+        assert!(!small.dominates(&big));
+        let heavy_small = kind([1.0, 2.0, 3.0], 5.0, None);
+        assert!(!big.dominates(&heavy_small));
+        let locked = kind([3.0, 1.0, 1.0], 1.0, Some(vec![]));
+        let locked_long = kind([1.0, 1.0, 3.0], 1.0, Some(vec![]));
+        assert!(!locked_long.dominates(&locked));
+    }
+}

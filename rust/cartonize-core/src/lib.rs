@@ -1,0 +1,287 @@
+//! cartonize-core: the packing engine behind cartonize.
+//!
+//! Pure Rust, no Python: geometry value types ([`geometry`]), extreme-point
+//! bookkeeping ([`extreme_points`]), placement into one box ([`fill`]), the
+//! selection loop across box types ([`select`]), item orderings ([`sort`]) and
+//! the engine's input/output ([`model`]).
+
+pub mod deadline;
+pub mod error;
+pub mod extreme_points;
+pub mod fill;
+pub mod geometry;
+pub mod kinds;
+pub mod model;
+pub mod orientation;
+pub mod select;
+pub mod sort;
+
+use std::cmp::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::time::Instant;
+
+pub use error::CoreError;
+pub use model::{PackInput, PackOutput};
+
+use deadline::Deadline;
+use fill::PlacementRule;
+use geometry::len_to_f64;
+use kinds::{BoxKind, Kind};
+use model::{Goal, Leftover, PackedBox, Placement};
+use select::{pack_order, Context, Packing, UnitRef};
+use sort::{candidates, cmp_f64, order_kinds, sort_name};
+
+/// Engine version, reported as `version` in responses.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Packs `input`: tries each item ordering the options ask for and returns the
+/// best packing (fewest leftovers, then the goal), deterministically.
+pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
+    let started = Instant::now();
+    check(input)?;
+    let opts = &input.options;
+    let deadline = Deadline::after(opts.timeout);
+    let kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
+    let boxes: Vec<BoxKind> = input.box_types.iter().map(BoxKind::new).collect();
+    let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
+    let mut min_reach = [i64::MAX; 3];
+    for (k, _) in kinds.iter().zip(&quantities).filter(|(_, q)| **q > 0) {
+        for (shape, _) in &k.shapes {
+            for a in 0..3 {
+                min_reach[a] = min_reach[a].min(shape[a]);
+            }
+        }
+    }
+    let rule = PlacementRule {
+        priority: opts.coord_order,
+        prefer_given: opts.orientation_preferred,
+        min_reach,
+    };
+    let ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
+
+    let total_units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
+    if total_units == 0 {
+        return Ok(PackOutput {
+            item_sort_used: "none".to_string(),
+            pack_time: started.elapsed().as_secs_f64(),
+            ..PackOutput::default()
+        });
+    }
+
+    let tries = candidates(
+        opts.item_sort,
+        opts.item_sort_reverse,
+        opts.item_sort_dual_direction,
+    );
+    let orders: Vec<Vec<UnitRef>> = tries
+        .iter()
+        .map(|(sort, reverse)| {
+            expand(
+                &order_kinds(*sort, *reverse, &kinds, &quantities, &boxes),
+                &quantities,
+            )
+        })
+        .collect();
+    let work = total_units.saturating_mul(boxes.len() as u64);
+    let results = run_candidates(&orders, &ctx, &deadline, work);
+    let timed_out = results.iter().any(Option::is_none);
+    let mut best: Option<(Packing, usize)> = None;
+    for (i, packing) in results.into_iter().enumerate() {
+        let Some(packing) = packing else { continue };
+        let better = match &best {
+            None => true,
+            Some((b, _)) => compare_packings(&packing, b, opts.goal) == Ordering::Less,
+        };
+        if better {
+            best = Some((packing, i));
+        }
+    }
+    let best = best.map(|(packing, i)| (packing, &orders[i], tries[i].0, tries[i].1));
+    let Some((packing, order, sort, reverse)) = best else {
+        return Ok(PackOutput::default());
+    };
+    let mut out = render(&packing, order, &ctx);
+    out.item_sort_used = sort_name(sort).to_string();
+    out.item_sort_reverse_used = reverse;
+    out.timed_out = timed_out;
+    if timed_out {
+        out.warnings
+            .push("timeout reached: returning the best complete packing found so far".to_string());
+    }
+    out.pack_time = started.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// Decodes a JSON [`PackInput`], packs it and encodes the [`PackOutput`].
+pub fn pack_json(input: &str) -> Result<String, CoreError> {
+    let parsed: PackInput = serde_json::from_str(input)?;
+    let out = pack(&parsed)?;
+    Ok(serde_json::to_string(&out)?)
+}
+
+/// Refuses input the engine cannot place; the Python layer reports these
+/// earlier with the public field names, so this guards direct callers.
+fn check(input: &PackInput) -> Result<(), CoreError> {
+    let positive = |v: &[f64; 3]| v.iter().all(|x| x.is_finite() && *x > 0.0);
+    for (i, item) in input.items.iter().enumerate() {
+        if !positive(&item.dimensions) {
+            return Err(invalid(
+                format!("items[{i}].dimensions"),
+                "every side must be > 0",
+            ));
+        }
+        if !item.weight.is_finite() || item.weight < 0.0 {
+            return Err(invalid(format!("items[{i}].weight"), "must be >= 0"));
+        }
+    }
+    for (i, b) in input.box_types.iter().enumerate() {
+        if !positive(&b.dimensions) {
+            return Err(invalid(
+                format!("boxTypes[{i}].dimensions"),
+                "every side must be > 0",
+            ));
+        }
+    }
+    let mut axes = input.options.coord_order;
+    axes.sort_unstable();
+    if axes != [0, 1, 2] {
+        return Err(invalid(
+            "coordOrder".to_string(),
+            "must be a permutation of 0, 1, 2",
+        ));
+    }
+    Ok(())
+}
+
+fn invalid(field: String, message: &str) -> CoreError {
+    CoreError::Invalid {
+        field,
+        message: message.to_string(),
+    }
+}
+
+/// Below this much work (units × box types) one thread packs every ordering;
+/// above it the orderings are shared among the machine's cores.
+const PARALLEL_WORK: u64 = 2_000;
+
+/// Packs every ordering; the first always completes, the others give `None`
+/// once the deadline has passed. Results keep the orderings' positions, so
+/// the choice among them does not depend on thread timing.
+fn run_candidates(
+    orders: &[Vec<UnitRef>],
+    ctx: &Context<'_>,
+    deadline: &Deadline,
+    work: u64,
+) -> Vec<Option<Packing>> {
+    let threads = if work > PARALLEL_WORK {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(orders.len())
+    } else {
+        1
+    };
+    let run = |i: usize| pack_order(&orders[i], ctx, deadline, i == 0);
+    if threads <= 1 {
+        return (0..orders.len()).map(run).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<Packing>> = vec![None; orders.len()];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, AtomicOrdering::Relaxed);
+                        if i >= orders.len() {
+                            break;
+                        }
+                        done.push((i, run(i)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for handle in handles {
+            // A worker only panics on a bug; its orderings then count as not finished.
+            if let Ok(done) = handle.join() {
+                for (i, packing) in done {
+                    results[i] = packing;
+                }
+            }
+        }
+    });
+    if results[0].is_none() {
+        results[0] = run(0);
+    }
+    results
+}
+
+/// Units in kind order, each kind's units together.
+fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
+    kind_order
+        .iter()
+        .flat_map(|&k| (0..quantities[k]).map(move |unit| UnitRef { kind: k, unit }))
+        .collect()
+}
+
+/// Fewer leftovers first; then the goal; then fewer boxes.
+fn compare_packings(a: &Packing, b: &Packing, goal: Goal) -> Ordering {
+    let left = a.leftovers.len().cmp(&b.leftovers.len());
+    let cost = cmp_f64(a.cost, b.cost);
+    let count = a.boxes.len().cmp(&b.boxes.len());
+    match goal {
+        Goal::LowestCost => left.then(cost).then(count),
+        Goal::MostItems => left.then(count).then(cost),
+    }
+}
+
+/// Turns a packing into the engine's output, in the caller's units.
+fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput {
+    let boxes = packing
+        .boxes
+        .iter()
+        .map(|filled| {
+            let bk = &ctx.boxes[filled.box_type];
+            let mut payload = 0.0;
+            let mut previous = 0.0;
+            let items = filled
+                .units
+                .iter()
+                .map(|u| {
+                    payload += ctx.kinds[u.kind].weight;
+                    let cost = bk.cost(bk.weight_tare + payload);
+                    let delta = cost - previous;
+                    previous = cost;
+                    Placement {
+                        item: u.kind,
+                        unit: order[u.slot].unit,
+                        packed_index: u.slot,
+                        origin: u.cuboid.origin.map(len_to_f64),
+                        dimensions: u.cuboid.size.map(len_to_f64),
+                        delta_cost: delta,
+                    }
+                })
+                .collect();
+            PackedBox {
+                box_type: filled.box_type,
+                cost: filled.cost(ctx),
+                items,
+            }
+        })
+        .collect();
+    let leftovers = packing
+        .leftovers
+        .iter()
+        .map(|(slot, reason)| Leftover {
+            item: order[*slot].kind,
+            unit: order[*slot].unit,
+            reason: reason.clone(),
+        })
+        .collect();
+    PackOutput {
+        boxes,
+        leftovers,
+        ..PackOutput::default()
+    }
+}

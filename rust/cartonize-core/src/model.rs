@@ -1,0 +1,184 @@
+//! The engine's input and output. The Python layer validates the public
+//! request and lowers it to this smaller, already-normalised shape.
+
+use serde::{Deserialize, Serialize};
+
+/// One kind of item, with how many units of it to pack.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemKindInput {
+    /// Dimensions along x (height), y (width), z (length), all > 0.
+    pub dimensions: [f64; 3],
+    #[serde(default)]
+    pub weight: f64,
+    pub quantity: u32,
+    /// Axes the item may spin about; `None` = free rotation, `[]` = locked.
+    #[serde(default)]
+    pub free_axes: Option<Vec<usize>>,
+}
+
+/// One box type the engine may open, any number of times.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct BoxTypeInput {
+    /// Inner dimensions along x, y, z, all > 0.
+    pub dimensions: [f64; 3],
+    /// Max gross weight; 0 or less means no limit.
+    #[serde(default)]
+    pub weight_max: f64,
+    #[serde(default)]
+    pub weight_tare: f64,
+    /// Fixed price; without it (and without a rate table) cost is the volume.
+    #[serde(default)]
+    pub price: Option<f64>,
+}
+
+/// Item orderings tried before packing (service-spec.md, `itemSort`).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ItemSort {
+    Default,
+    LargestBoxNeeded,
+    LargestGirth,
+    LargestLengthPlusGirth,
+    LongestDimension,
+    ShortestDimension,
+    LargestCrossSection,
+    SetVolume,
+    Weight,
+    Density,
+    #[default]
+    Combined,
+    All,
+}
+
+/// What box choice optimises.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Goal {
+    #[default]
+    LowestCost,
+    MostItems,
+}
+
+/// Breaks ties between otherwise equal box type choices.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueTiebreaker {
+    #[default]
+    Volume,
+    Weight,
+}
+
+fn default_coord_order() -> [usize; 3] {
+    [0, 1, 2]
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Tuning of one pack.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Options {
+    #[serde(default)]
+    pub item_sort: ItemSort,
+    #[serde(default)]
+    pub item_sort_reverse: bool,
+    #[serde(default)]
+    pub item_sort_dual_direction: bool,
+    #[serde(default)]
+    pub goal: Goal,
+    #[serde(default)]
+    pub value_tiebreaker: ValueTiebreaker,
+    /// Axis priority of candidate points, most significant first.
+    #[serde(default = "default_coord_order")]
+    pub coord_order: [usize; 3],
+    /// Place items as given and rotate only when that fails.
+    #[serde(default = "default_true")]
+    pub orientation_preferred: bool,
+    /// Seconds; the best complete packing found by then is returned.
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            item_sort: ItemSort::default(),
+            item_sort_reverse: false,
+            item_sort_dual_direction: false,
+            goal: Goal::default(),
+            value_tiebreaker: ValueTiebreaker::default(),
+            coord_order: default_coord_order(),
+            orientation_preferred: true,
+            timeout: None,
+        }
+    }
+}
+
+/// Everything one pack needs.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PackInput {
+    #[serde(default)]
+    pub items: Vec<ItemKindInput>,
+    #[serde(default)]
+    pub box_types: Vec<BoxTypeInput>,
+    #[serde(default)]
+    pub options: Options,
+}
+
+/// One unit placed in a box.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Placement {
+    /// Index into `PackInput::items`.
+    pub item: usize,
+    /// Which unit of that kind (0-based).
+    pub unit: u32,
+    /// Position of the unit in the winning item order.
+    pub packed_index: usize,
+    /// Box-local back-bottom corner.
+    pub origin: [f64; 3],
+    /// Dimensions as placed, after rotation.
+    pub dimensions: [f64; 3],
+    /// Increase of the box's cost caused by this unit.
+    pub delta_cost: f64,
+}
+
+/// One box opened by the engine.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PackedBox {
+    /// Index into `PackInput::box_types`.
+    pub box_type: usize,
+    pub cost: f64,
+    /// Units in placement order.
+    pub items: Vec<Placement>,
+}
+
+/// A unit that could not be packed, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Leftover {
+    pub item: usize,
+    pub unit: u32,
+    pub reason: String,
+}
+
+/// The engine's answer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PackOutput {
+    pub boxes: Vec<PackedBox>,
+    pub leftovers: Vec<Leftover>,
+    /// The item sort that won, in its wire spelling (`none` when nothing was sorted).
+    pub item_sort_used: String,
+    pub item_sort_reverse_used: bool,
+    pub timed_out: bool,
+    pub warnings: Vec<String>,
+    /// Seconds spent in the engine.
+    pub pack_time: f64,
+}

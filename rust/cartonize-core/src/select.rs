@@ -1,0 +1,289 @@
+//! The selection loop across box types: open the box type whose trial fill
+//! promises the lowest total (or the most items), fill it, repeat.
+
+use std::cmp::Ordering;
+
+use crate::deadline::Deadline;
+use crate::fill::{BoxFill, PlacedUnit, PlacementRule};
+use crate::kinds::{BoxKind, Kind};
+use crate::model::{Goal, ValueTiebreaker};
+use crate::sort::cmp_f64;
+
+/// One unit to pack: which kind, and which of its units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitRef {
+    pub kind: usize,
+    pub unit: u32,
+}
+
+/// The static facts of one pack shared by every trial.
+pub struct Context<'a> {
+    pub kinds: &'a [Kind],
+    pub boxes: &'a [BoxKind],
+    pub rule: PlacementRule,
+    pub goal: Goal,
+    pub tiebreaker: ValueTiebreaker,
+    /// `holds[b][k]`: an empty box of type `b` can take one unit of kind `k`.
+    pub holds: Vec<Vec<bool>>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        kinds: &'a [Kind],
+        boxes: &'a [BoxKind],
+        rule: PlacementRule,
+        goal: Goal,
+        tiebreaker: ValueTiebreaker,
+    ) -> Self {
+        let holds = boxes
+            .iter()
+            .map(|b| kinds.iter().map(|k| b.can_hold(k)).collect())
+            .collect();
+        Context {
+            kinds,
+            boxes,
+            rule,
+            goal,
+            tiebreaker,
+            holds,
+        }
+    }
+}
+
+/// A closed box: its type and its units (slots index the packed order).
+#[derive(Debug, Clone)]
+pub struct FilledBox {
+    pub box_type: usize,
+    pub units: Vec<PlacedUnit>,
+    pub payload: f64,
+}
+
+impl FilledBox {
+    pub fn cost(&self, ctx: &Context<'_>) -> f64 {
+        let b = &ctx.boxes[self.box_type];
+        b.cost(b.weight_tare + self.payload)
+    }
+}
+
+/// The outcome of packing one ordering of the units.
+#[derive(Debug, Clone)]
+pub struct Packing {
+    pub boxes: Vec<FilledBox>,
+    /// Slots that no box type can take, with the reason.
+    pub leftovers: Vec<(usize, String)>,
+    pub cost: f64,
+}
+
+/// A trial fill of one box type with the remaining units.
+struct Trial<'a> {
+    fill: BoxFill<'a>,
+    box_type: usize,
+    cost: f64,
+    /// Cost of this box plus a lower estimate for what it leaves behind.
+    projected: f64,
+}
+
+/// Packs `order` (units in the order they are offered). Returns `None` when
+/// `deadline` expired and `must_finish` is false.
+pub fn pack_order(
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    deadline: &Deadline,
+    must_finish: bool,
+) -> Option<Packing> {
+    let mut leftovers = Vec::new();
+    let mut remaining: Vec<usize> = Vec::with_capacity(order.len());
+    for (slot, u) in order.iter().enumerate() {
+        if ctx.holds.iter().any(|h| h[u.kind]) {
+            remaining.push(slot);
+        } else {
+            leftovers.push((slot, unfit_reason(&ctx.kinds[u.kind], ctx.boxes)));
+        }
+    }
+    let mut boxes = Vec::new();
+    while !remaining.is_empty() {
+        if !must_finish && deadline.expired() {
+            return None;
+        }
+        let Some(trial) = choose_box(order, &remaining, ctx) else {
+            // Unreachable in practice: every remaining unit fits some empty box.
+            for slot in remaining.drain(..) {
+                leftovers.push((slot, "no box type could take this item".to_string()));
+            }
+            break;
+        };
+        let mut taken = vec![false; order.len()];
+        for u in &trial.fill.units {
+            taken[u.slot] = true;
+        }
+        remaining.retain(|s| !taken[*s]);
+        boxes.push(FilledBox {
+            box_type: trial.box_type,
+            units: trial.fill.units,
+            payload: trial.fill.payload,
+        });
+    }
+    downsize(&mut boxes, order, ctx);
+    let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
+    leftovers.sort_by_key(|(slot, _)| *slot);
+    Some(Packing {
+        boxes,
+        leftovers,
+        cost,
+    })
+}
+
+/// Fills a fresh box of type `b` with `slots`, in order.
+fn fill_box<'a>(b: usize, order: &[UnitRef], slots: &[usize], ctx: &Context<'a>) -> BoxFill<'a> {
+    let mut fill = BoxFill::new(&ctx.boxes[b], ctx.rule);
+    // Smallest volume among the units still to offer, to stop once nothing can fit.
+    let mut min_after = vec![f64::INFINITY; slots.len() + 1];
+    for i in (0..slots.len()).rev() {
+        min_after[i] = min_after[i + 1].min(ctx.kinds[order[slots[i]].kind].volume);
+    }
+    for (i, &slot) in slots.iter().enumerate() {
+        if fill.volume_used() + min_after[i] > ctx.boxes[b].volume * (1.0 + 1e-12) {
+            break;
+        }
+        let kind = order[slot].kind;
+        if ctx.holds[b][kind] {
+            fill.try_add(slot, kind, ctx.kinds);
+        }
+    }
+    fill
+}
+
+/// Tries every box type on the remaining units and keeps the best trial.
+fn choose_box<'a>(order: &[UnitRef], remaining: &[usize], ctx: &Context<'a>) -> Option<Trial<'a>> {
+    let remaining_volume: f64 = remaining
+        .iter()
+        .map(|s| ctx.kinds[order[*s].kind].volume)
+        .sum();
+    let mut trials: Vec<Trial<'a>> = Vec::with_capacity(ctx.boxes.len());
+    for b in 0..ctx.boxes.len() {
+        if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) {
+            continue;
+        }
+        let fill = fill_box(b, order, remaining, ctx);
+        if fill.is_empty() {
+            continue;
+        }
+        let cost = ctx.boxes[b].cost(ctx.boxes[b].weight_tare + fill.payload);
+        trials.push(Trial {
+            fill,
+            box_type: b,
+            cost,
+            projected: cost,
+        });
+    }
+    // The cheapest cost per packed volume any box achieves bounds what the
+    // units left behind will cost; a left-behind unit needs at least one box.
+    let best_rate = trials
+        .iter()
+        .map(|t| t.cost / t.fill.volume_used().max(f64::MIN_POSITIVE))
+        .fold(f64::INFINITY, f64::min);
+    for t in &mut trials {
+        if t.fill.units.len() < remaining.len() {
+            let left_volume = remaining_volume - t.fill.volume_used();
+            let cheapest_box = cheapest_box_for_rest(t, order, remaining, ctx);
+            t.projected = t.cost + (left_volume * best_rate).max(cheapest_box);
+        }
+    }
+    trials.into_iter().min_by(|a, b| compare_trials(a, b, ctx))
+}
+
+/// The cheapest box type that can take some unit this trial leaves behind.
+fn cheapest_box_for_rest(
+    t: &Trial<'_>,
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'_>,
+) -> f64 {
+    let mut placed: Vec<usize> = t.fill.units.iter().map(|u| u.slot).collect();
+    placed.sort_unstable();
+    let mut cheapest = f64::INFINITY;
+    for (b, bk) in ctx.boxes.iter().enumerate() {
+        let c = bk.cost(bk.weight_tare);
+        if c < cheapest
+            && remaining
+                .iter()
+                .any(|s| placed.binary_search(s).is_err() && ctx.holds[b][order[*s].kind])
+        {
+            cheapest = c;
+        }
+    }
+    if cheapest.is_finite() {
+        cheapest
+    } else {
+        0.0
+    }
+}
+
+/// Orders trials best first under the request's goal.
+fn compare_trials(a: &Trial<'_>, b: &Trial<'_>, ctx: &Context<'_>) -> Ordering {
+    let count = b.fill.units.len().cmp(&a.fill.units.len());
+    let projected = cmp_f64(a.projected, b.projected);
+    let primary = match ctx.goal {
+        Goal::LowestCost => projected.then(count),
+        Goal::MostItems => count.then(projected),
+    };
+    let (ba, bb) = (&ctx.boxes[a.box_type], &ctx.boxes[b.box_type]);
+    let tie = match ctx.tiebreaker {
+        ValueTiebreaker::Volume => cmp_f64(ba.volume, bb.volume),
+        ValueTiebreaker::Weight => cmp_f64(ba.weight_tare, bb.weight_tare)
+            .then(cmp_f64(ba.payload_max(), bb.payload_max()).reverse()),
+    };
+    primary.then(tie).then(a.box_type.cmp(&b.box_type))
+}
+
+/// Moves each box's contents into a cheaper box type when they all fit.
+fn downsize(boxes: &mut [FilledBox], order: &[UnitRef], ctx: &Context<'_>) {
+    let mut by_cost: Vec<usize> = (0..ctx.boxes.len()).collect();
+    by_cost.sort_by(|a, b| {
+        let (x, y) = (&ctx.boxes[*a], &ctx.boxes[*b]);
+        cmp_f64(x.cost(x.weight_tare), y.cost(y.weight_tare)).then(a.cmp(b))
+    });
+    for filled in boxes.iter_mut() {
+        let current = filled.cost(ctx);
+        let mut slots: Vec<usize> = filled.units.iter().map(|u| u.slot).collect();
+        slots.sort_unstable();
+        for &b in &by_cost {
+            if b == filled.box_type {
+                continue;
+            }
+            let bk = &ctx.boxes[b];
+            if bk.cost(bk.weight_tare + filled.payload) >= current {
+                continue;
+            }
+            if !slots.iter().all(|s| ctx.holds[b][order[*s].kind]) {
+                continue;
+            }
+            let fill = fill_box(b, order, &slots, ctx);
+            if fill.units.len() == slots.len() {
+                *filled = FilledBox {
+                    box_type: b,
+                    units: fill.units,
+                    payload: fill.payload,
+                };
+                break;
+            }
+        }
+    }
+}
+
+/// Why a unit fits no box type at all.
+fn unfit_reason(kind: &Kind, boxes: &[BoxKind]) -> String {
+    if boxes.is_empty() {
+        return "no box types were given".to_string();
+    }
+    let fits_space = boxes.iter().any(|b| {
+        kind.shapes
+            .iter()
+            .any(|(s, _)| (0..3).all(|a| s[a] <= b.dims[a]))
+    });
+    if fits_space {
+        "item is heavier than any box type can carry".to_string()
+    } else {
+        "item is larger than every box type in every allowed orientation".to_string()
+    }
+}

@@ -1,0 +1,171 @@
+//! Item orderings (`itemSort`) and the sets of them that `combined` and `all` try.
+
+use std::cmp::Ordering;
+
+use crate::geometry::len_to_f64;
+use crate::kinds::{BoxKind, Kind};
+use crate::model::ItemSort;
+
+/// The single orderings, in the order `all` tries them.
+pub const SINGLE_SORTS: [ItemSort; 10] = [
+    ItemSort::Default,
+    ItemSort::LargestBoxNeeded,
+    ItemSort::LargestGirth,
+    ItemSort::LargestLengthPlusGirth,
+    ItemSort::LongestDimension,
+    ItemSort::ShortestDimension,
+    ItemSort::LargestCrossSection,
+    ItemSort::SetVolume,
+    ItemSort::Weight,
+    ItemSort::Density,
+];
+
+/// The recommended orderings `combined` tries: volume first, then the
+/// orderings that most often beat it on mixed orders.
+pub const COMBINED_SORTS: [ItemSort; 4] = [
+    ItemSort::Default,
+    ItemSort::LargestCrossSection,
+    ItemSort::LongestDimension,
+    ItemSort::SetVolume,
+];
+
+/// Wire spelling of a sort.
+pub fn sort_name(sort: ItemSort) -> &'static str {
+    match sort {
+        ItemSort::Default => "default",
+        ItemSort::LargestBoxNeeded => "largest-box-needed",
+        ItemSort::LargestGirth => "largest-girth",
+        ItemSort::LargestLengthPlusGirth => "largest-length-plus-girth",
+        ItemSort::LongestDimension => "longest-dimension",
+        ItemSort::ShortestDimension => "shortest-dimension",
+        ItemSort::LargestCrossSection => "largest-cross-section",
+        ItemSort::SetVolume => "set-volume",
+        ItemSort::Weight => "weight",
+        ItemSort::Density => "density",
+        ItemSort::Combined => "combined",
+        ItemSort::All => "all",
+    }
+}
+
+/// The (sort, reversed) pairs to try for a request.
+pub fn candidates(sort: ItemSort, reverse: bool, dual: bool) -> Vec<(ItemSort, bool)> {
+    let base: Vec<ItemSort> = match sort {
+        ItemSort::Combined => COMBINED_SORTS.to_vec(),
+        ItemSort::All => SINGLE_SORTS.to_vec(),
+        single => vec![single],
+    };
+    let mut out = Vec::new();
+    for s in base {
+        out.push((s, reverse));
+        if dual || sort == ItemSort::All {
+            out.push((s, !reverse));
+        }
+    }
+    out
+}
+
+/// Sorted dimensions, largest first, in the caller's unit.
+fn sides(k: &Kind) -> [f64; 3] {
+    let mut s = k.dims.map(len_to_f64);
+    s.sort_by(|a, b| b.total_cmp(a));
+    s
+}
+
+/// The key of a kind under a sort, arranged so that ascending order of the
+/// key is the sort's order.
+fn key(sort: ItemSort, k: &Kind, quantity: u32, boxes: &[BoxKind]) -> f64 {
+    let [l, m, s] = sides(k);
+    match sort {
+        ItemSort::Default | ItemSort::Combined | ItemSort::All => -k.volume,
+        ItemSort::LargestBoxNeeded => -boxes
+            .iter()
+            .filter(|b| b.can_hold(k))
+            .map(|b| b.volume)
+            .min_by(|a, b| a.total_cmp(b))
+            .unwrap_or(f64::INFINITY),
+        ItemSort::LargestGirth => -2.0 * (m + s),
+        ItemSort::LargestLengthPlusGirth => -(l + 2.0 * (m + s)),
+        ItemSort::LongestDimension => -l,
+        ItemSort::ShortestDimension => s,
+        ItemSort::LargestCrossSection => -(l * m),
+        ItemSort::SetVolume => -(k.volume * f64::from(quantity)),
+        ItemSort::Weight => -k.weight,
+        ItemSort::Density => {
+            if k.volume > 0.0 {
+                -(k.weight / k.volume)
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+/// Kind indices in the order of `sort`; ties fall back to volume, then input order.
+pub fn order_kinds(
+    sort: ItemSort,
+    reverse: bool,
+    kinds: &[Kind],
+    quantities: &[u32],
+    boxes: &[BoxKind],
+) -> Vec<usize> {
+    let keys: Vec<f64> = kinds
+        .iter()
+        .zip(quantities)
+        .map(|(k, q)| key(sort, k, *q, boxes))
+        .collect();
+    let mut order: Vec<usize> = (0..kinds.len()).collect();
+    order.sort_by(|&a, &b| {
+        keys[a]
+            .total_cmp(&keys[b])
+            .then_with(|| kinds[b].volume.total_cmp(&kinds[a].volume))
+            .then(a.cmp(&b))
+    });
+    if reverse {
+        order.reverse();
+    }
+    order
+}
+
+/// Orders two finite scores, treating NaN as equal (never produced here).
+pub fn cmp_f64(a: f64, b: f64) -> Ordering {
+    a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ItemKindInput;
+
+    fn kind(d: [f64; 3], w: f64) -> Kind {
+        Kind::new(&ItemKindInput {
+            dimensions: d,
+            weight: w,
+            quantity: 1,
+            free_axes: None,
+        })
+    }
+
+    #[test]
+    fn sorts_order_as_the_spec_says() {
+        let kinds = vec![
+            kind([1.0, 1.0, 9.0], 1.0),
+            kind([3.0, 3.0, 3.0], 5.0),
+            kind([2.0, 2.0, 2.0], 0.5),
+        ];
+        let q = [1, 1, 10];
+        let o = |s, r| order_kinds(s, r, &kinds, &q, &[]);
+        assert_eq!(o(ItemSort::Default, false), vec![1, 0, 2]);
+        assert_eq!(o(ItemSort::Default, true), vec![2, 0, 1]);
+        assert_eq!(o(ItemSort::LongestDimension, false), vec![0, 1, 2]);
+        assert_eq!(o(ItemSort::ShortestDimension, false), vec![0, 2, 1]);
+        assert_eq!(o(ItemSort::SetVolume, false), vec![2, 1, 0]);
+        assert_eq!(o(ItemSort::Weight, false), vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn combined_and_all_try_several() {
+        assert_eq!(candidates(ItemSort::Combined, false, false).len(), 4);
+        assert_eq!(candidates(ItemSort::All, false, false).len(), 20);
+        assert_eq!(candidates(ItemSort::Weight, false, true).len(), 2);
+    }
+}

@@ -1,0 +1,63 @@
+//! Thin PyO3 binding of cartonize-core, compiled as `cartonize._core`:
+//! converts, calls the core with the GIL released, maps errors.
+
+use cartonize_core::CoreError;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    _core,
+    EngineError,
+    PyValueError,
+    "Any error raised by the packing engine."
+);
+create_exception!(
+    _core,
+    DecodeError,
+    EngineError,
+    "The engine input could not be decoded."
+);
+create_exception!(
+    _core,
+    InvalidInput,
+    EngineError,
+    "The engine input is invalid or contradictory."
+);
+
+/// Wraps the core's error so `?` converts it into the exception tree.
+struct PyCoreError(CoreError);
+
+impl From<CoreError> for PyCoreError {
+    fn from(e: CoreError) -> Self {
+        PyCoreError(e)
+    }
+}
+
+impl From<PyCoreError> for PyErr {
+    fn from(e: PyCoreError) -> PyErr {
+        let msg = e.0.to_string();
+        match e.0 {
+            CoreError::Decode(_) => DecodeError::new_err(msg),
+            CoreError::Invalid { .. } => InvalidInput::new_err(msg),
+        }
+    }
+}
+
+/// Packs an engine input given as JSON text and returns the output as JSON text.
+/// The GIL is released while the engine runs.
+#[pyfunction]
+fn pack_json(py: Python<'_>, input: String) -> Result<String, PyCoreError> {
+    Ok(py.detach(move || cartonize_core::pack_json(&input))?)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pack_json, m)?)?;
+    m.add("__version__", cartonize_core::VERSION)?;
+    m.add("BUILT", env!("CARTONIZE_BUILT"))?;
+    m.add("EngineError", m.py().get_type::<EngineError>())?;
+    m.add("DecodeError", m.py().get_type::<DecodeError>())?;
+    m.add("InvalidInput", m.py().get_type::<InvalidInput>())?;
+    Ok(())
+}
