@@ -1,0 +1,56 @@
+# The one entry point. `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+DATA_DIR ?= $(CURDIR)/data
+BIND ?= 127.0.0.1:8080
+
+.PHONY: help run test develop lint typecheck rust-test py-test bench lock clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+$(BIN)/.installed: requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	touch $@
+
+develop: $(BIN)/.installed ## build the Rust engine (release) into the virtual environment
+	$(BIN)/maturin develop --release --quiet
+
+run: develop ## run the service on http://$(BIND) (API under gunicorn)
+	mkdir -p $(DATA_DIR)
+	CARTONIZE_DATA_DIR=$(DATA_DIR) CARTONIZE_BIND=$(BIND) \
+	  $(BIN)/gunicorn -c api/gunicorn.conf.py 'api.app:get_app()'
+
+lint: $(BIN)/.installed ## formatting and lints, Rust and Python
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: develop ## mypy --strict on python/, and the binding's stub against the binary
+	$(BIN)/mypy --strict python/
+	$(BIN)/python -m mypy.stubtest cartonize._core
+
+rust-test: ## cargo test
+	cargo test --workspace
+
+py-test: develop ## pytest
+	$(BIN)/pytest -q
+
+test: lint typecheck rust-test py-test ## everything CI runs
+
+bench: develop ## benchmarks (not tests); figures go to docs/benchmarks.md by hand
+	$(BIN)/python -m bench.pack_speed
+
+lock: ## re-pin Python dependencies from requirements.in
+	$(PYTHON) -m venv /tmp/cartonize-lock && /tmp/cartonize-lock/bin/pip install --quiet -r requirements.in
+	/tmp/cartonize-lock/bin/pip freeze > requirements.lock
+
+clean: ## remove build outputs and the virtual environment
+	cargo clean
+	rm -rf $(VENV) python/cartonize/_core*.so

@@ -1,0 +1,1 @@
+"""Reproducible benchmarks of the packing engine, run as modules: python -m bench.<name>."""

@@ -1,0 +1,249 @@
+"""Pack speed and packing quality benchmark.
+
+Run from the repository root: ``python -m bench.pack_speed [--json PATH]``.
+
+Two workloads, both seeded so that every run packs the same requests:
+
+- **small orders**: 20 units of 5 item sets into a catalogue of 10 cartons, default
+  options (``boxTypeChoiceStyle`` actual, ``itemSort`` combined), many different orders.
+  Reports the median and p90 of the engine's own ``packTime`` and the median wall time of
+  ``cartonize.pack`` (conversion included). Target: median pack time < 5 ms.
+- **large order**: 1,000 distinct items with sides 50..350 into 3 carton sizes. Reports
+  pack time (target < 300 ms) and boxes used against the volume lower bound
+  ceil(sum of item volumes / largest box volume) (target <= 1.08 x the bound).
+
+Every response must pass ``tests.validator.validate``; an invalid response is reported as
+a failure with its violations, never as a number, and makes the exit status 1. Missing a
+target is reported in the table but is not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cartonize
+
+from tests.validator import validate
+
+Wire = dict[str, Any]
+
+SMALL_ORDER_TARGET_MS = 5.0
+LARGE_ORDER_TARGET_MS = 300.0
+LARGE_ORDER_TARGET_RATIO = 1.08
+
+# Ten common shipping cartons in inches, as height (x) by width (y) by length (z).
+CARTONS = [
+    (4, 6, 8),
+    (6, 6, 6),
+    (6, 8, 10),
+    (8, 8, 8),
+    (8, 10, 12),
+    (10, 12, 14),
+    (12, 12, 12),
+    (12, 14, 16),
+    (14, 16, 18),
+    (16, 18, 24),
+]
+
+# Large-order cartons in mm. Every item (sides <= 350) fits every carton in every
+# orientation, so the result measures packing rather than feasibility; the volumes
+# (1.0, 0.96 and 0.288 m^3) give the box choice a real decision, and the two large
+# types are nearly equal so the bound (from the largest) stays honest.
+LARGE_CARTONS = [(1000, 1000, 1000), (1200, 1000, 800), (800, 600, 600)]
+
+
+@dataclass
+class Workload:
+    """Figures of one workload; ``violations`` non-empty means its figures are void."""
+
+    name: str
+    figures: dict[str, float] = field(default_factory=dict)
+    targets: dict[str, tuple[float, str]] = field(default_factory=dict)  # figure: (limit, op)
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        """Whether every response of the workload passed the validator."""
+        return not self.violations
+
+
+def point(dims: Sequence[float]) -> dict[str, float]:
+    """A wire Point from (x, y, z)."""
+    x, y, z = dims
+    return {"x": x, "y": y, "z": z}
+
+
+def small_order(seed: int) -> Wire:
+    """20 units of 5 item sets (sides 1..10 in, one decimal) into the 10 cartons."""
+    rng = random.Random(seed)
+    # Split 20 units over 5 sets, each at least one: 4 cut points in 1..19.
+    cuts = sorted(rng.sample(range(1, 20), 4))
+    quantities = [b - a for a, b in zip([0, *cuts], [*cuts, 20], strict=True)]
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(10, 100) / 10 for _ in range(3)]),
+            "weight": rng.randint(1, 30) / 10,
+            "quantity": quantity,
+        }
+        for ref_id, quantity in enumerate(quantities)
+    ]
+    box_types = [
+        {"refId": 100 + n, "dimensions": point(dims), "weightMax": 50, "weightTare": 0.5}
+        for n, dims in enumerate(CARTONS)
+    ]
+    # Images are off: rendering is not packing, and the real service times it separately.
+    return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
+
+
+def large_order(seed: int) -> Wire:
+    """1,000 distinct items with sides 50..350 mm into the 3 large cartons."""
+    rng = random.Random(seed)
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(50, 350) for _ in range(3)]),
+            "weight": rng.randint(1, 150) / 10,
+            "quantity": 1,
+        }
+        for ref_id in range(1000)
+    ]
+    # weightMax far above what fits by volume: this workload is about geometry.
+    box_types = [
+        {"refId": 200 + n, "dimensions": point(dims), "weightMax": 100_000, "weightTare": 5}
+        for n, dims in enumerate(LARGE_CARTONS)
+    ]
+    return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
+
+
+def timed_pack(request: Wire) -> tuple[Wire, float]:
+    """Pack and return the wire response and the wall time in ms."""
+    start = time.perf_counter()
+    response = cartonize.pack(request)
+    wall_ms = (time.perf_counter() - start) * 1000
+    return response.model_dump(by_alias=True, exclude_none=True), wall_ms
+
+
+def percentile(values: Sequence[float], q: int) -> float:
+    """The q-th percentile (inclusive method, so small samples stay within their range)."""
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def run_small_orders(orders: int, seed: int) -> Workload:
+    """Pack ``orders`` different small orders and summarise their times."""
+    workload = Workload(
+        "small orders (20 units, 10 box types)",
+        targets={"median pack ms": (SMALL_ORDER_TARGET_MS, "<")},
+    )
+    pack_ms, wall_ms = [], []
+    for n in range(orders):
+        request = small_order(seed + n)
+        response, wall = timed_pack(request)
+        problems = validate(request, response)
+        if problems:
+            workload.violations += [f"order seed {seed + n}: {p}" for p in problems]
+            continue
+        pack_ms.append(float(response["packTime"]) * 1000)
+        wall_ms.append(wall)
+    if workload.valid:
+        workload.figures = {
+            "orders": orders,
+            "median pack ms": statistics.median(pack_ms),
+            "p90 pack ms": percentile(pack_ms, 90),
+            "median wall ms": statistics.median(wall_ms),
+        }
+    return workload
+
+
+def run_large_order(repeats: int, seed: int) -> Workload:
+    """Pack the large order ``repeats`` times; report median times and box count."""
+    workload = Workload(
+        "large order (1,000 items, 3 box types)",
+        targets={
+            "median pack ms": (LARGE_ORDER_TARGET_MS, "<"),
+            "boxes / bound": (LARGE_ORDER_TARGET_RATIO, "<="),
+        },
+    )
+    request = large_order(seed)
+    pack_ms: list[float] = []
+    wall_ms: list[float] = []
+    response: Wire = {}
+    for _ in range(repeats):
+        response, wall = timed_pack(request)
+        problems = validate(request, response)
+        if problems:
+            workload.violations += problems
+            return workload
+        pack_ms.append(float(response["packTime"]) * 1000)
+        wall_ms.append(wall)
+    item_volume = sum(math.prod(s["dimensions"].values()) for s in request["itemSets"])
+    bound = math.ceil(item_volume / max(math.prod(dims) for dims in LARGE_CARTONS))
+    workload.figures = {
+        "median pack ms": statistics.median(pack_ms),
+        "median wall ms": statistics.median(wall_ms),
+        "boxes": response["lenBoxes"],
+        "leftovers": response["lenLeftovers"],
+        "volume bound": bound,
+        "boxes / bound": response["lenBoxes"] / bound,
+        "utilisation": response["totalVolumeNet"] / response["totalVolume"],
+    }
+    return workload
+
+
+def verdict(workload: Workload, name: str) -> str:
+    """'ok' or 'MISS' for a figure with a target, '' for one without."""
+    if name not in workload.targets:
+        return ""
+    limit, op = workload.targets[name]
+    value = workload.figures[name]
+    met = value < limit if op == "<" else value <= limit
+    return f"{'ok' if met else 'MISS'} (target {op} {limit:g})"
+
+
+def print_table(workloads: Sequence[Workload]) -> None:
+    """Print one row per figure, or the violations of an invalid workload."""
+    for workload in workloads:
+        print(f"\n{workload.name}")
+        if not workload.valid:
+            print(f"  FAILED: {len(workload.violations)} validator violations, no figures")
+            for problem in workload.violations[:10]:
+                print(f"    {problem}")
+            continue
+        for name, value in workload.figures.items():
+            print(f"  {name:<16} {value:>10.3f}  {verdict(workload, name)}".rstrip())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run both workloads, print the table, optionally write JSON; 1 if any is invalid."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.pack_speed", description="Pack speed and packing quality."
+    )
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--orders", type=int, default=200, help="small orders to pack")
+    parser.add_argument("--repeats", type=int, default=5, help="packs of the large order")
+    parser.add_argument("--seed", type=int, default=1, help="first seed of the workloads")
+    args = parser.parse_args(argv)
+
+    workloads = [
+        run_small_orders(args.orders, args.seed),
+        run_large_order(args.repeats, args.seed),
+    ]
+    print_table(workloads)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([asdict(w) for w in workloads], indent=2) + "\n")
+    return 0 if all(w.valid for w in workloads) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The Dagster code location of cartonize: connection pulls as assets."""

@@ -1,0 +1,5 @@
+"""`python -m cartonize`: the command line."""
+
+from cartonize.cli import main
+
+raise SystemExit(main())

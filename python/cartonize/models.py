@@ -1,0 +1,928 @@
+"""Wire models of the pack endpoint: request, response and error body.
+
+Python attributes are snake_case; the wire is camelCase (pydantic alias generator), and both
+spellings are accepted on input. Request objects accept unknown fields, drop them, and
+remember them so that `PackRequest.warnings_for_request()` can report them. An explicit JSON
+`null` on a field that has a default means "use the default", as if the field were absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Self, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from cartonize.errors import BadRequest, InvalidRequest
+
+__all__ = [
+    "MAX_ITEM_ORIENTATION_SEARCH_DEPTH",
+    "Box",
+    "BoxEntry",
+    "BoxMatch",
+    "BoxProperties",
+    "BoxType",
+    "BoxTypeGenerator",
+    "DimensionSet",
+    "Dimensions",
+    "ErrorBody",
+    "GeneratedBoxDefaults",
+    "GeneratorAxisRange",
+    "GeneratorLimit",
+    "GeneratorOptions",
+    "GeneratorPriceComponent",
+    "Image",
+    "Item",
+    "ItemEntry",
+    "ItemMatch",
+    "ItemProperties",
+    "ItemSet",
+    "Metric",
+    "Outer",
+    "PackRequest",
+    "PackResponse",
+    "Point",
+    "PropertyConstraint",
+    "RateTable",
+    "RequestModel",
+    "Rule",
+    "Subspace",
+    "WireModel",
+    "parse_request",
+    "unknown_fields",
+    "validate_request",
+    "validation_details",
+]
+
+MAX_ITEM_ORIENTATION_SEARCH_DEPTH = 4
+
+# Bounds on float fields are written as floats (0.0) and on int fields as ints (0): pydantic
+# reports the bound with its type, which is how `validation_details` tells "an integer" from
+# "a number" without re-reading the schema.
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+NonNegative = Annotated[float, Field(ge=0.0)]
+Positive = Annotated[float, Field(gt=0.0)]
+
+PlacementStyle = Literal["default", "corner", "wedge", "mound", "orb"]
+ItemSort = Literal[
+    "default",
+    "largest-box-needed",
+    "largest-girth",
+    "largest-length-plus-girth",
+    "longest-dimension",
+    "shortest-dimension",
+    "largest-cross-section",
+    "set-volume",
+    "density",
+    "weight",
+    "combined",
+    "all",
+]
+BoxTypeChoiceStyle = Literal["actual", "estimated"]
+BoxTypeChoiceGoal = Literal["lowest-cost", "most-items"]
+ValueTiebreaker = Literal["volume", "weight"]
+ImageFormat = Literal["svg", "png"]
+ImageScaleStyle = Literal["fill", "largest-box", "largest-box-type"]
+ImageScaleStyleUsed = Literal["fill", "largest-box", "largest-box-type", "override"]
+Template = Literal["demo.tmpl", "shipapp.tmpl", "boat.tmpl", "classic"]
+BoxTypeSet = Literal["customer"]
+GeneratorOperation = Literal["cartesian", "pack-as-is"]
+PriceAggregator = Literal["max", "product", "sum"]
+Metric = Literal[
+    "volume",
+    "surface-area",
+    "surface-area-rsc",
+    "longest-dimension",
+    "middle-dimension",
+    "shortest-dimension",
+    "length-plus-girth",
+    "girth",
+    "x-dimension",
+    "y-dimension",
+    "z-dimension",
+    "longest-to-middle-ratio",
+    "longest-to-shortest-ratio",
+    "middle-to-shortest-ratio",
+    "z-to-y-ratio",
+    "z-to-x-ratio",
+    "y-to-x-ratio",
+]
+RuleOperation = Literal[
+    "exclude",
+    "exclude-all",
+    "pack-as-is",
+    "irregular",
+    "lock-orientation",
+    "internal-space",
+    "alternate-dimensions",
+    "fragile",
+    "set-properties",
+    "group-pack",
+    "pack-sequence",
+    "bounded-fill",
+]
+
+_PNG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
+_M = TypeVar("_M", bound=BaseModel)
+
+
+# --------------------------------------------------------------------------- base classes
+
+
+class WireModel(BaseModel):
+    """Base of every wire object: camelCase on the wire, snake_case in Python."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        # JSON has no NaN or infinity; a Python caller passing them gets a clear error.
+        allow_inf_nan=False,
+        # Clients send sequences and names as numbers (aisle-bin 1120); accept them as text.
+        coerce_numbers_to_str=True,
+    )
+
+
+@dataclass(frozen=True)
+class _WireKeys:
+    alias_of: dict[str, str]  # python name or wire alias -> wire alias
+    null_means_default: frozenset[str]  # aliases of fields whose default is not None
+
+
+@functools.cache
+def _wire_keys(cls: type[BaseModel]) -> _WireKeys:
+    alias_of: dict[str, str] = {}
+    null_means_default: set[str] = set()
+    for name, field in cls.model_fields.items():
+        alias = field.alias or name
+        alias_of[name] = alias
+        alias_of[alias] = alias
+        has_default = field.default_factory is not None or (
+            not field.is_required() and field.default is not None
+        )
+        if has_default:
+            null_means_default.add(alias)
+    return _WireKeys(alias_of, frozenset(null_means_default))
+
+
+class RequestModel(WireModel):
+    """Base of every object a client may send: unknown fields are dropped but remembered."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    _unknown_keys: list[str] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_wire_object(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        # Keys are renamed to their wire alias before validation so that every error location
+        # is in wire form, whichever spelling the client used.
+        if not isinstance(data, dict):
+            return handler(data)
+        keys = _wire_keys(cls)
+        cleaned: dict[str, Any] = {}
+        unknown: list[str] = []
+        for key, value in data.items():
+            alias = keys.alias_of.get(key) if isinstance(key, str) else None
+            if alias is None:
+                unknown.append(str(key))
+            elif value is None and alias in keys.null_means_default:
+                continue
+            elif key == alias:
+                cleaned[alias] = value
+            else:
+                cleaned.setdefault(alias, value)
+        model = handler(cleaned)
+        model._unknown_keys = unknown
+        return model
+
+
+class ResponseModel(WireModel):
+    """Base of objects only the service produces: unknown fields are a bug, so rejected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+class Point(RequestModel):
+    """A point or vector; x = height (up), y = width, z = length."""
+
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+
+
+class Dimensions(Point):
+    """Extents of an item or a box: every axis is required and greater than 0."""
+
+    x: Positive
+    y: Positive
+    z: Positive
+
+
+# --------------------------------------------------------------------------- items
+
+
+class DimensionSet(RequestModel):
+    """One rung of a unit-of-measure ladder (each, 6-pack, case)."""
+
+    dimensions: Dimensions | None = None
+    axis_multipliers: Point | None = None
+    quantity_divisor: int | None = Field(default=None, ge=1)
+    weight: NonNegative | None = None
+    unit_of_measure: str | None = None
+
+
+class ItemProperties(RequestModel):
+    """Fields shared by an item set (input) and a packed item (output)."""
+
+    ref_id: int | None = None
+    name: str | None = None
+    color: str | None = None
+    weight: NonNegative
+    sequence: str | None = None
+    dimensions: Dimensions
+    center_of_mass: Point | None = None
+    virtual: bool = False
+    properties: dict[str, Any] | None = None
+
+
+class ItemSet(ItemProperties):
+    """A number of identical items to pack."""
+
+    quantity: int = Field(default=1, ge=0)
+    dimension_sets: list[DimensionSet] | None = None
+
+
+class Item(ItemProperties):
+    """One packed (or leftover) item instance as returned by the service."""
+
+    index: int | None = None
+    global_id: int | None = None
+    packed_index: int | None = None
+    unique_id: str | None = None
+    origin: Point | None = None
+    delta_cost: int | None = None
+    message: str | None = None
+    group_pack_parent: str | None = None
+    quantity: int | None = None
+    unit_of_measure: str | None = None
+    dimension_set: DimensionSet | None = None
+
+
+class ItemEntry(RequestModel):
+    """Wrapper of an item inside `Box.items`: `{"item": {...}}`."""
+
+    item: Item
+
+
+# --------------------------------------------------------------------------- boxes
+
+
+class RateTable(RequestModel):
+    """Carrier rates of a box type: carrier tables, breakpoints, or a linear model."""
+
+    carrier: str | None = None
+    service: str | None = None
+    zone: str | None = None
+    rates: list[float] | None = None
+    weights: list[float] | None = None
+    price_increase_rate: float | None = None
+    base_price: float | None = None
+    dim_factor: float | None = None
+
+    @model_validator(mode="after")
+    def _rates_match_weights(self) -> Self:
+        rates, weights = self.rates, self.weights
+        if rates is not None and weights is not None and len(rates) != len(weights):
+            raise ValueError(
+                f"rates and weights must have the same length (got {len(rates)} and {len(weights)})"
+            )
+        return self
+
+
+class PropertyConstraint(RequestModel):
+    """Limit on the per-box sum of a numeric item property."""
+
+    key: str
+    max: float | None = None
+    aggregate: Literal["sum"] = "sum"
+    value: float | None = None
+
+
+class Outer(RequestModel):
+    """Outer dimensions of a box, given as a change from the inner ones."""
+
+    dimensions: Point | None = None
+    dimension_change: Point | None = None
+
+
+class BoxProperties(RequestModel):
+    """Attributes of a box type; every field optional so it can serve as defaults.
+
+    A None limit (`reservedSpace`, `itemsPerBoxMax`, ...) means "inherit the top-level value".
+    """
+
+    name: str | None = None
+    ref_id: int | None = None
+    price: int | None = Field(default=None, ge=0)
+    weight_tare: NonNegative | None = None
+    weight_max: NonNegative | None = None
+    dimensions: Dimensions | None = None
+    outer: Outer | None = None
+    outer_based_cost: bool = False
+    center_of_mass: Point | None = None
+    reserved_space: Fraction | None = None
+    items_per_box_max: int | None = None
+    item_sets_per_box_max: int | None = None
+    items_inline_max: list[int] | None = None
+    rate_table: RateTable | None = None
+    property_constraints: list[PropertyConstraint] | None = None
+    properties: dict[str, Any] | None = None
+
+    @field_validator("items_inline_max")
+    @classmethod
+    def _three_axes(cls, value: list[int] | None) -> list[int] | None:
+        return _check_items_inline_max(value)
+
+    def with_defaults(self, defaults: BoxProperties | None) -> Self:
+        """Return a copy where fields this object did not set come from `defaults`."""
+        if defaults is None:
+            return self
+        return _merge_set_fields(self, defaults)
+
+
+class BoxType(BoxProperties):
+    """A box type the packer may open; dimensions required, weightMax here or in defaults."""
+
+    dimensions: Dimensions
+
+
+class GeneratedBoxDefaults(BoxProperties):
+    """Defaults of a generator's box types; price -1 marks pack-as-is as barely preferred."""
+
+    price: int | None = Field(default=None, ge=-1)
+
+
+class Subspace(RequestModel):
+    """Where a box lives inside a parent box or item."""
+
+    origin_in_parent: Point | None = None
+    parent_box_index: int | None = None
+    parent_item_index: int | None = None
+
+
+class Box(BoxProperties):
+    """A packed box (response) or a pre-packed box (request)."""
+
+    id: int | None = None
+    subspace: Subspace | None = None
+    box_type: BoxType | None = None
+    items: list[ItemEntry] = Field(default_factory=list)
+    volume_max: NonNegative | None = None
+    volume_used: NonNegative | None = None
+    volume_net: NonNegative | None = None
+    volume_remaining: NonNegative | None = None
+    volume_reserved: NonNegative | None = None
+    volume_utilization: Fraction | None = None
+    weight_used: NonNegative | None = None
+    weight_net: NonNegative | None = None
+    weight_remaining: NonNegative | None = None
+    weight_utilization: Fraction | None = None
+    dimensional_weight: float | None = None
+    dimensional_weight_used: bool | None = None
+    len_items: int | None = None
+    len_units: int | None = None
+    svg: str | None = None
+    center_of_mass_string: str | None = None
+    depth_order: list[int] | None = None
+    depth_order_string: str | None = None
+    origin: Point | None = None
+
+
+# --------------------------------------------------------------------------- generators
+
+
+class GeneratorAxisRange(RequestModel):
+    """Range of lengths a generator may use along one axis."""
+
+    min: Positive | None = None
+    max: Positive | None = None
+    derive_from_items: bool = False
+    fit_for_first_item: bool = False
+    increment: Positive | None = None
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Self:
+        _check_min_max(self.min, self.max)
+        return self
+
+
+class GeneratorLimit(RequestModel):
+    """Bounds on a metric of generated box types."""
+
+    metric: Metric
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Self:
+        _check_min_max(self.min, self.max)
+        return self
+
+
+class GeneratorPriceComponent(RequestModel):
+    """Price step function of a metric of generated box types."""
+
+    key: str | None = None
+    metric: Metric
+    aggregator: PriceAggregator = "max"
+    thresholds: list[float] = Field(default_factory=list)
+    prices: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _prices_match_thresholds(self) -> Self:
+        if len(self.prices) != len(self.thresholds):
+            raise ValueError(
+                "thresholds and prices must have the same length "
+                f"(got {len(self.thresholds)} and {len(self.prices)})"
+            )
+        return self
+
+
+class GeneratorOptions(RequestModel):
+    """Options of a box type generator: axis lists and ranges, limits, price components."""
+
+    x_list: list[Positive] | None = None
+    y_list: list[Positive] | None = None
+    z_list: list[Positive] | None = None
+    x_range: GeneratorAxisRange | None = None
+    y_range: GeneratorAxisRange | None = None
+    z_range: GeneratorAxisRange | None = None
+    limits: list[GeneratorLimit] | None = None
+    price_components: list[GeneratorPriceComponent] | None = None
+    no_trim_to_max_extent: bool = False
+
+    @model_validator(mode="after")
+    def _one_aggregator_per_key(self) -> Self:
+        seen: dict[str | None, str] = {}
+        for component in self.price_components or []:
+            first = seen.setdefault(component.key, component.aggregator)
+            if first != component.aggregator:
+                raise ValueError(
+                    f"price components with key {component.key!r} use different aggregators "
+                    f"({first!r} and {component.aggregator!r}); they must share one"
+                )
+        return self
+
+
+class BoxTypeGenerator(RequestModel):
+    """Generates box types on demand (cartesian sizes, or one box per item as is)."""
+
+    box_type_defaults: GeneratedBoxDefaults | None = None
+    operation: GeneratorOperation
+    options: GeneratorOptions = Field(default_factory=GeneratorOptions)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class ItemMatch(RequestModel):
+    """Substring search selecting the item sets a rule applies to."""
+
+    all_items: bool | None = Field(default=None, alias="all")
+    property_name: str | None = Field(default=None, alias="property")
+    expression: str | None = None
+    expressions: list[str] | None = None
+    negate: bool = False
+
+
+class BoxMatch(RequestModel):
+    """Substring search selecting the box types a rule applies to."""
+
+    property_name: str | None = Field(default=None, alias="property")
+    expression: str | None = None
+    expressions: list[str] | None = None
+    negate: bool = False
+
+
+class Rule(RequestModel):
+    """A packing rule; `options` depend on the operation and are passed on unchanged."""
+
+    operation: RuleOperation
+    item_ref_id: int | None = None
+    item_sequence: str | None = None
+    item_match: ItemMatch | None = None
+    target_item_ref_ids: list[int] | None = None
+    target_item_sequences: list[str] | None = None
+    target_item_match: ItemMatch | None = None
+    target_box_ref_ids: list[int] | None = None
+    target_box_match: BoxMatch | None = None
+    ignore_subspaces: bool | None = None
+    options: dict[str, Any] | None = None
+    parameters: list[str] | None = None
+
+
+# --------------------------------------------------------------------------- request
+
+
+class PackRequest(RequestModel):
+    """Body of `POST /`: what to pack, into what, and how. Every field is optional.
+
+    Defaults are those of schema 1.9.0 (reference.md). Limits where "0, negative or null
+    mean no limit" are plain ints defaulting to 0; `timeout` None means the endpoint maximum.
+    """
+
+    request_id: str | None = None
+    order_id: str | None = None
+    lay_flat: bool = False
+    interlock: bool = False
+    corners: bool = True
+    item_sets: list[ItemSet] = Field(default_factory=list)
+    box_types: list[BoxType] = Field(default_factory=list)
+    box_type_generators: list[BoxTypeGenerator] = Field(default_factory=list)
+    box_type_defaults: BoxProperties | None = None
+    boxes: list[Box] = Field(default_factory=list)
+    usable_space: Fraction = 0.85
+    reserved_space: Fraction = 0.0
+    box_type_sets: list[BoxTypeSet] = Field(default_factory=list)
+    eye: Point = Field(default_factory=lambda: Point(x=1.0, y=1.0, z=1.0))
+    pack_origin: Point | None = None
+    rules: list[Rule] = Field(default_factory=list)
+    random: bool = False
+    n: int = Field(default=5, ge=0)
+    random_max_dimension: int = Field(default=10, ge=1)
+    random_max_weight: int = Field(default=10, ge=0)
+    # None: each random item set gets quantity n, as the spec describes.
+    random_max_quantity: int | None = Field(default=None, ge=1)
+    seed: bool = True
+    seed_value: int = 1
+    seed_from_order_id: bool = False
+    img_size: int = Field(default=400, ge=1)
+    template: Template | None = None
+    include_scripts: bool = False
+    include_images: bool = True
+    image_format: ImageFormat = "svg"
+    image_scale: Point = Field(default_factory=Point)
+    image_scale_style: ImageScaleStyle = "fill"
+    coord_order: list[int] | None = None
+    cohort_packing: bool = False
+    cohort_max: int = Field(default=2, ge=1)
+    # -1: no support check.
+    allowable_overhang: float = -1.0
+    placement_style: PlacementStyle = "default"
+    item_sort: ItemSort = "combined"
+    item_sort_reverse: bool = False
+    item_sort_dual_direction: bool = False
+    item_initial_orientation_best_for_box: bool = False
+    item_initial_orientation_preferred: bool = True
+    item_orientation_search_depth: int = Field(default=1, ge=0)
+    sequence_sort: bool = False
+    sequence_heat_map: bool = False
+    max_sequence_distance: int | None = Field(default=None, ge=0)
+    box_type_choice_style: BoxTypeChoiceStyle = "actual"
+    box_type_choice_lookahead: int = Field(default=0, ge=0)
+    # Negative: unlimited lookback (every box stays open).
+    box_type_choice_lookback: int = -1
+    box_type_choice_goal: BoxTypeChoiceGoal = "lowest-cost"
+    boxes_max: int = 0
+    boxes_per_item_set_max: int = 0
+    boxes_per_sequence_max: int = 0
+    items_per_box_max: int = 0
+    item_sets_per_box_max: int = 0
+    items_inline_max: list[int] | None = None
+    generated_box_types_max: int = Field(default=0, ge=0)
+    value_tiebreaker: ValueTiebreaker = "volume"
+    properties: dict[str, Any] | None = None
+    timeout: Positive | None = None
+    # Legacy API key in the body: accepted, never dumped (so never echoed or fingerprinted).
+    key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+
+    _normalisation_warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @field_validator("image_format", mode="before")
+    @classmethod
+    def _lower_case_format(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("image_scale_style", mode="before")
+    @classmethod
+    def _empty_style_is_fill(cls, value: object) -> object:
+        return "fill" if value == "" else value
+
+    @field_validator("template", mode="before")
+    @classmethod
+    def _empty_template_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("coord_order")
+    @classmethod
+    def _axis_permutation(cls, value: list[int] | None) -> list[int] | None:
+        if value is not None and sorted(value) != [0, 1, 2]:
+            raise ValueError(f"must be a permutation of [0, 1, 2] (got {value})")
+        return value
+
+    @field_validator("items_inline_max")
+    @classmethod
+    def _three_axes(cls, value: list[int] | None) -> list[int] | None:
+        return _check_items_inline_max(value)
+
+    @model_validator(mode="after")
+    def _normalise(self) -> Self:
+        # The spec makes a too-deep search a warning, not an error.
+        depth = self.item_orientation_search_depth
+        if depth > MAX_ITEM_ORIENTATION_SEARCH_DEPTH:
+            self.item_orientation_search_depth = MAX_ITEM_ORIENTATION_SEARCH_DEPTH
+            self._normalisation_warnings = [
+                f"itemOrientationSearchDepth {depth} is above the maximum "
+                f"{MAX_ITEM_ORIENTATION_SEARCH_DEPTH}; using {MAX_ITEM_ORIENTATION_SEARCH_DEPTH}"
+            ]
+        problems = [*self._box_type_problems(), *self._png_color_problems()]
+        if problems:
+            # The paths are inside the message because this error belongs to the whole request.
+            raise PydanticCustomError(
+                "contradiction", "{problems}", {"problems": "; ".join(problems)}
+            )
+        return self
+
+    def _box_type_problems(self) -> Iterator[str]:
+        for i, box_type in enumerate(self.box_types):
+            if box_type.with_defaults(self.box_type_defaults).weight_max is None:
+                yield f"boxTypes[{i}].weightMax: is required, here or in boxTypeDefaults"
+
+    def _png_color_problems(self) -> Iterator[str]:
+        if not (self.include_images and self.image_format == "png"):
+            return
+        colored: list[tuple[str, ItemProperties]] = [
+            (f"itemSets[{i}]", item_set) for i, item_set in enumerate(self.item_sets)
+        ]
+        for b, box in enumerate(self.boxes):
+            colored += [(f"boxes[{b}].items[{i}].item", e.item) for i, e in enumerate(box.items)]
+        for path, item in colored:
+            if item.color is not None and not _PNG_COLOR.fullmatch(item.color):
+                yield (
+                    f"{path}.color: must be '#' and 6 hex digits when imageFormat is 'png' "
+                    f"(got {item.color!r})"
+                )
+
+    def resolved_box_types(self) -> list[BoxType]:
+        """Return `boxTypes` with `boxTypeDefaults` filled in where a box type is silent."""
+        return [box_type.with_defaults(self.box_type_defaults) for box_type in self.box_types]
+
+    def warnings_for_request(self) -> list[str]:
+        """Return the request's non-fatal problems: clamped values, unknown fields, no ids."""
+        warnings = list(self._normalisation_warnings)
+        warnings += [f"unknown field '{path}' ignored" for path in unknown_fields(self)]
+        if not self.order_id and not self.request_id:
+            warnings.append("no orderId or requestId given; add one to find this pack later")
+        return warnings
+
+
+# --------------------------------------------------------------------------- response
+
+
+class BoxEntry(ResponseModel):
+    """Wrapper of a box inside `PackResponse.boxes`: `{"box": {...}}`."""
+
+    box: Box
+
+
+class Image(ResponseModel):
+    """A rendered box image; `data` is base64."""
+
+    box_index: int
+    format: ImageFormat
+    data: str
+
+
+class PackResponse(ResponseModel):
+    """Body of a successful pack: boxes with their items, leftovers, totals and timings."""
+
+    boxes: list[BoxEntry] = Field(default_factory=list)
+    title: str | None = None
+    built: str | None = None
+    started_at: str | None = None
+    version: str | None = None
+    len_boxes: int = 0
+    len_items: int = 0
+    len_units: int = 0
+    len_leftovers: int = 0
+    total_cost: int = 0
+    total_volume: float = 0.0
+    total_volume_net: float = 0.0
+    total_volume_used: float = 0.0
+    total_volume_utilization: float = 0.0
+    total_weight: float = 0.0
+    pack_time: float = 0.0
+    render_time: float = 0.0
+    total_time: float = 0.0
+    leftovers: list[Item] = Field(default_factory=list)
+    item_sort_used: str | None = None
+    item_sort_reverse_used: bool | None = None
+    box_type_choice_goal_used: str | None = None
+    scripts: str | None = None
+    styles: str | None = None
+    svgs: list[str] | None = None
+    order_id: str | None = None
+    request_id: str | None = None
+    image_scale: Point | None = None
+    image_scale_style_used: ImageScaleStyleUsed = "fill"
+    images: list[Image] | None = None
+    used_key_stem: str | None = Field(default=None, max_length=10)
+    warnings: list[str] = Field(default_factory=list)
+    request_fingerprint: str | None = None
+    response_fingerprint: str | None = None
+    pack_uuid: str | None = None
+    properties: dict[str, Any] | None = None
+
+
+class ErrorBody(ResponseModel):
+    """Error object of the pack endpoint (400, 401, 413, 422, 429, 500)."""
+
+    code: int = Field(ge=100, le=600)
+    message: str
+    details: str | None = None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_items_inline_max(value: list[int] | None) -> list[int] | None:
+    if value is not None and (len(value) != 3 or any(v < 0 for v in value)):
+        raise ValueError(f"must be 3 integers >= 0, one per axis x, y, z (got {value})")
+    return value
+
+
+def _check_min_max(low: float | None, high: float | None) -> None:
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"min must not be above max (got min {low:g}, max {high:g})")
+
+
+def _merge_set_fields(own: _M, defaults: BaseModel) -> _M:
+    # Nested objects merge field by field, so `rateTable: {dimFactor}` in the defaults
+    # survives a box type that only names its carrier.
+    update: dict[str, Any] = {}
+    for name in defaults.model_fields_set & type(own).model_fields.keys():
+        inherited = getattr(defaults, name)
+        mine = getattr(own, name)
+        if name not in own.model_fields_set:
+            update[name] = inherited
+        elif isinstance(mine, BaseModel) and isinstance(inherited, BaseModel):
+            update[name] = _merge_set_fields(mine, inherited)
+    return own.model_copy(update=update) if update else own
+
+
+def unknown_fields(model: BaseModel, path: str = "") -> list[str]:
+    """Return wire paths (`itemSets[0].colour`) of every unknown field under `model`."""
+    found: list[str] = []
+    if isinstance(model, RequestModel):
+        found += [_join(path, key) for key in model._unknown_keys]
+    for name, field in type(model).model_fields.items():
+        here = _join(path, field.alias or name)
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            found += unknown_fields(value, here)
+        elif isinstance(value, list):
+            for i, element in enumerate(value):
+                if isinstance(element, BaseModel):
+                    found += unknown_fields(element, f"{here}[{i}]")
+    return found
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def parse_request(raw: bytes | str) -> PackRequest:
+    """Parse a JSON body into a PackRequest; empty means `{}`.
+
+    Raises BadRequest (400) for malformed JSON or a non-object, InvalidRequest (422) otherwise.
+    """
+    data: object = {}
+    if raw.strip():
+        try:
+            data = json.loads(raw, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            raise BadRequest("malformed JSON", details=str(exc)) from exc
+    return validate_request(data)
+
+
+def validate_request(data: object) -> PackRequest:
+    """Validate decoded JSON (or pass a PackRequest through) into a PackRequest.
+
+    Raises BadRequest (400) for a non-object and InvalidRequest (422) for invalid fields.
+    """
+    if isinstance(data, PackRequest):
+        return data
+    if not isinstance(data, dict):
+        raise BadRequest(
+            "request body must be a JSON object", details=f"got {_describe(data, quote=False)}"
+        )
+    try:
+        return PackRequest.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidRequest("invalid request", details=validation_details(exc)) from exc
+
+
+def _reject_constant(name: str) -> float:
+    # Python's json accepts NaN and Infinity; JSON does not.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def validation_details(exc: ValidationError) -> str:
+    """Describe each validation error as `wirePath: what is allowed (got value)`, `; `-joined."""
+    return "; ".join(_describe_error(error) for error in exc.errors())
+
+
+def _describe_error(error: ErrorDetails) -> str:
+    path = "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
+    ).lstrip(".")
+    reason, show_input = _reason(error)
+    if show_input:
+        reason += f" (got {_describe(error['input'], quote=True)})"
+    return f"{path}: {reason}" if path else reason
+
+
+def _reason(error: ErrorDetails) -> tuple[str, bool]:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind == "missing":
+        return "is required", False
+    if kind in ("value_error", "assertion_error"):
+        return str(ctx.get("error", error["msg"])), False
+    if kind == "literal_error":
+        options = str(ctx.get("expected", "")).replace(" or ", ", ")
+        return f"must be one of {options}", True
+    for bound, word in (("gt", "greater than"), ("lt", "less than")):
+        if bound in ctx:
+            return f"must be {word} {_number(ctx[bound])}", True
+    for bound, symbol in (("ge", ">="), ("le", "<=")):
+        if bound in ctx:
+            noun = "an integer" if isinstance(ctx[bound], int) else "a number"
+            return f"must be {noun} {symbol} {_number(ctx[bound])}", True
+    if kind in _TYPE_REASONS:
+        return _TYPE_REASONS[kind], True
+    if kind in ("too_short", "too_long", "string_too_long", "string_too_short"):
+        return error["msg"].replace("Input should", "must").replace("Value should", "must"), True
+    return error["msg"], False
+
+
+_TYPE_REASONS = {
+    "int_type": "must be an integer",
+    "int_parsing": "must be an integer",
+    "int_from_float": "must be an integer",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "string_type": "must be a string",
+    "list_type": "must be an array",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+}
+
+
+def _number(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _describe(value: object, *, quote: bool) -> str:
+    # Never echo a whole object or array back: the body may be large.
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:37] + "..."
+        return repr(text) if quote else f"a string {text!r}"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,331 @@
+"""`pack()`: validate a pack request, lower it to the engine's input, run the
+Rust engine with the GIL released, and build the public response."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from cartonize import _core
+from cartonize.errors import InvalidRequest
+from cartonize.models import (
+    Box,
+    BoxEntry,
+    BoxType,
+    Dimensions,
+    Item,
+    ItemEntry,
+    ItemSet,
+    PackRequest,
+    PackResponse,
+    Point,
+    validate_request,
+)
+
+__all__ = ["max_timeout", "pack"]
+
+#: Compute cap for one request in seconds; real-time callers expect 30 s.
+DEFAULT_MAX_TIMEOUT = 30.0
+
+#: Request fields whose effect on packing later work adds; a request that sets
+#: one still packs, and its `warnings` say the field had no effect.
+_NOT_YET_HONOURED: dict[str, object] = {
+    "layFlat": False,
+    "interlock": False,
+    "corners": True,
+    "boxTypeGenerators": [],
+    "boxes": [],
+    "usableSpace": 0.85,
+    "reservedSpace": 0.0,
+    "boxTypeSets": [],
+    "packOrigin": None,
+    "rules": [],
+    "random": False,
+    "cohortPacking": False,
+    "allowableOverhang": -1.0,
+    "placementStyle": "default",
+    "itemInitialOrientationBestForBox": False,
+    "sequenceSort": False,
+    "maxSequenceDistance": None,
+    "boxTypeChoiceStyle": "actual",
+    "boxTypeChoiceLookahead": 0,
+    "boxTypeChoiceLookback": -1,
+    "boxesMax": 0,
+    "boxesPerItemSetMax": 0,
+    "boxesPerSequenceMax": 0,
+    "itemsPerBoxMax": 0,
+    "itemSetsPerBoxMax": 0,
+    "itemsInlineMax": None,
+}
+
+
+def max_timeout() -> float:
+    """The service's cap on `timeout`, from `CARTONIZE_MAX_TIMEOUT` (seconds)."""
+    raw = os.environ.get("CARTONIZE_MAX_TIMEOUT")
+    try:
+        return float(raw) if raw else DEFAULT_MAX_TIMEOUT
+    except ValueError:
+        return DEFAULT_MAX_TIMEOUT
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """An item set as the engine sees it, with the refId it answers to."""
+
+    ref_id: int
+    item_set: ItemSet
+
+
+def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse:
+    """Pack `request` (a model or its wire dict) and return the response model.
+
+    Raises `InvalidRequest` (422) naming the fields when the request is invalid."""
+    started = time.perf_counter()
+    started_at = _now_iso()
+    req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    warnings = req.warnings_for_request() + _unhonoured_warnings(req)
+
+    kinds = _kinds(req.item_sets)
+    box_types = req.resolved_box_types()
+    timeout = min(req.timeout or max_timeout(), max_timeout())
+    engine_input = {
+        "items": [
+            {
+                "dimensions": _xyz(k.item_set.dimensions),
+                "weight": k.item_set.weight,
+                "quantity": k.item_set.quantity,
+            }
+            for k in kinds
+        ],
+        "boxTypes": [
+            {
+                "dimensions": _xyz(b.dimensions),
+                "weightMax": b.weight_max or 0.0,
+                "weightTare": b.weight_tare or 0.0,
+                "price": b.price,
+            }
+            for b in box_types
+        ],
+        "options": {
+            "itemSort": req.item_sort,
+            "itemSortReverse": req.item_sort_reverse,
+            "itemSortDualDirection": req.item_sort_dual_direction,
+            "goal": req.box_type_choice_goal,
+            "valueTiebreaker": req.value_tiebreaker,
+            "coordOrder": req.coord_order or [0, 1, 2],
+            "orientationPreferred": req.item_initial_orientation_preferred,
+            "timeout": timeout,
+        },
+    }
+    try:
+        out = json.loads(_core.pack_json(json.dumps(engine_input)))
+    except _core.InvalidInput as exc:
+        raise InvalidRequest("invalid pack request", str(exc)) from exc
+    warnings += out["warnings"]
+
+    boxes = [
+        _box(i, packed, box_types[packed["boxType"]], kinds)
+        for i, packed in enumerate(out["boxes"])
+    ]
+    _number_items(boxes)
+    leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
+    total_volume = sum(b.volume_max or 0.0 for b in boxes)
+    total_used = sum(b.volume_used or 0.0 for b in boxes)
+    response = PackResponse.model_construct(
+        boxes=[BoxEntry.model_construct(box=b) for b in boxes],
+        built=_built_iso(),
+        started_at=started_at,
+        version=_core.__version__,
+        len_boxes=len(boxes),
+        len_items=sum(k.item_set.quantity for k in kinds),
+        len_units=sum(b.len_units or 0 for b in boxes) + len(leftovers),
+        len_leftovers=len(leftovers),
+        total_cost=sum(b.price or 0 for b in boxes),
+        total_volume=total_volume,
+        total_volume_net=sum(b.volume_net or 0.0 for b in boxes),
+        total_volume_used=total_used,
+        total_volume_utilization=total_used / total_volume if total_volume else 0.0,
+        total_weight=sum(b.weight_used or 0.0 for b in boxes),
+        pack_time=out["packTime"],
+        render_time=0.0,
+        leftovers=leftovers,
+        item_sort_used=out["itemSortUsed"],
+        item_sort_reverse_used=out["itemSortReverseUsed"],
+        box_type_choice_goal_used=req.box_type_choice_goal,
+        order_id=req.order_id,
+        request_id=req.request_id,
+        warnings=warnings,
+        properties=req.properties,
+    )
+    response.total_time = time.perf_counter() - started
+    return response
+
+
+def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
+    """Item sets with quantity > 0, each with its refId; -1 or null get ids no
+    item set of the request uses."""
+    item_sets = list(item_sets)
+    taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
+    next_id = max(taken, default=-1) + 1
+    kinds: list[_Kind] = []
+    for s in item_sets:
+        ref_id = s.ref_id
+        if ref_id is None or ref_id == -1:
+            ref_id = next_id
+            next_id += 1
+        if s.quantity > 0:
+            kinds.append(_Kind(ref_id, s))
+    return kinds
+
+
+def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kind]) -> Box:
+    """A response box from the engine's placements, with its volume and weight figures."""
+    items: list[Item] = []
+    cost_so_far = 0.0
+    for placement in packed["items"]:
+        kind = kinds[placement["item"]]
+        # Rounded running totals keep the integer deltas summing to the box price.
+        before = round(cost_so_far)
+        cost_so_far += placement["deltaCost"]
+        items.append(_item(kind, placement, round(cost_so_far) - before))
+    dims = box_type.dimensions
+    volume_max = dims.x * dims.y * dims.z
+    volume_net = sum(_volume(i.dimensions) for i in items)
+    weight_net = sum(i.weight for i in items)
+    tare = box_type.weight_tare or 0.0
+    weight_max = box_type.weight_max or 0.0
+    weight_used = tare + weight_net
+    overridden = {"dimensions", "price", "weight_tare", "weight_max", "outer", "rate_table"}
+    fields = {
+        name: getattr(box_type, name)
+        for name in box_type.model_fields_set - overridden
+        if getattr(box_type, name) is not None
+    }
+    return Box.model_construct(
+        **fields,
+        id=index,
+        dimensions=box_type.dimensions,
+        weight_max=weight_max,
+        weight_tare=tare,
+        outer=box_type.outer,
+        rate_table=box_type.rate_table,
+        price=round(packed["cost"]),
+        box_type=box_type,
+        items=[ItemEntry.model_construct(item=i) for i in items],
+        volume_max=volume_max,
+        volume_used=volume_net,
+        volume_net=volume_net,
+        volume_remaining=max(volume_max - volume_net, 0.0),
+        volume_reserved=0.0,
+        volume_utilization=min(volume_net / volume_max, 1.0),
+        weight_used=weight_used,
+        weight_net=weight_net,
+        weight_remaining=max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
+        weight_utilization=min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
+        len_items=len(items),
+        len_units=len(items),
+        center_of_mass=_center_of_mass(items),
+        center_of_mass_string=_point_string(_center_of_mass(items)),
+    )
+
+
+def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
+    """A packed unit: the item set's fields plus where and how it was placed."""
+    s = kind.item_set
+    ox, oy, oz = placement["origin"]
+    dx, dy, dz = placement["dimensions"]
+    return Item.model_construct(
+        ref_id=kind.ref_id,
+        name=s.name,
+        color=s.color,
+        weight=s.weight,
+        sequence=s.sequence,
+        dimensions=Dimensions.model_construct(x=dx, y=dy, z=dz),
+        origin=Point.model_construct(x=ox, y=oy, z=oz),
+        center_of_mass=Point.model_construct(x=ox + dx / 2, y=oy + dy / 2, z=oz + dz / 2),
+        virtual=s.virtual,
+        properties=s.properties,
+        packed_index=placement["packedIndex"],
+        unique_id=f"{kind.ref_id}-{placement['unit']}",
+        delta_cost=delta_cost,
+        quantity=1,
+    )
+
+
+def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:
+    """An unpacked unit, with the reason in `message`."""
+    s = kind.item_set
+    return Item.model_construct(
+        ref_id=kind.ref_id,
+        name=s.name,
+        color=s.color,
+        weight=s.weight,
+        sequence=s.sequence,
+        dimensions=s.dimensions,
+        virtual=s.virtual,
+        properties=s.properties,
+        unique_id=f"{kind.ref_id}-{left['unit']}",
+        message=left["reason"],
+        quantity=1,
+    )
+
+
+def _number_items(boxes: list[Box]) -> None:
+    """Gives every packed item a response-wide `index`; 0 is reserved for box outlines."""
+    index = 1
+    for box in boxes:
+        for entry in box.items:
+            entry.item.index = index
+            entry.item.global_id = index
+            index += 1
+
+
+def _center_of_mass(items: list[Item]) -> Point:
+    """Weight-weighted centre of the items (volume-weighted when all weigh nothing)."""
+    weights = [i.weight for i in items]
+    if sum(weights) <= 0:
+        weights = [_volume(i.dimensions) for i in items]
+    total = sum(weights)
+    if total <= 0:
+        return Point.model_construct(x=0.0, y=0.0, z=0.0)
+    centers = [i.center_of_mass for i in items if i.center_of_mass is not None]
+    return Point.model_construct(
+        x=sum(w * c.x for w, c in zip(weights, centers, strict=True)) / total,
+        y=sum(w * c.y for w, c in zip(weights, centers, strict=True)) / total,
+        z=sum(w * c.z for w, c in zip(weights, centers, strict=True)) / total,
+    )
+
+
+def _unhonoured_warnings(req: PackRequest) -> list[str]:
+    """Names the fields this request set that packing does not use yet."""
+    dumped = req.model_dump(by_alias=True, exclude_unset=True)
+    return [
+        f"'{field}' is accepted but has no effect on packing yet"
+        for field, default in _NOT_YET_HONOURED.items()
+        if field in dumped and dumped[field] not in (default, None)
+    ]
+
+
+def _xyz(p: Point) -> list[float]:
+    return [p.x, p.y, p.z]
+
+
+def _volume(p: Point) -> float:
+    return p.x * p.y * p.z
+
+
+def _point_string(p: Point) -> str:
+    return f"{p.x:g},{p.y:g},{p.z:g}"
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _built_iso() -> str:
+    return datetime.fromtimestamp(int(_core.BUILT), UTC).isoformat()

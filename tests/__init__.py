@@ -1,0 +1,1 @@
+"""Tests of cartonize; the tree mirrors the source tree."""

@@ -1,0 +1,94 @@
+"""Hypothesis strategies for random pack requests in wire format (camelCase dicts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+ITEM_SORTS = (
+    "default",
+    "largest-box-needed",
+    "largest-girth",
+    "largest-length-plus-girth",
+    "longest-dimension",
+    "shortest-dimension",
+    "largest-cross-section",
+    "set-volume",
+    "weight",
+    "density",
+    "combined",
+    "all",
+)
+BOX_TYPE_CHOICE_GOALS = ("lowest-cost", "most-items")
+
+Wire = dict[str, Any]
+
+
+def lengths(low: int, high: int) -> st.SearchStrategy[float]:
+    """Whole numbers or numbers with one decimal in low..high, as real requests carry."""
+    return st.one_of(
+        st.integers(low, high),
+        st.integers(low * 10, high * 10).map(lambda tenths: tenths / 10),
+    )
+
+
+def points(low: int, high: int) -> st.SearchStrategy[dict[str, float]]:
+    """A Point {x, y, z} with each axis from ``lengths(low, high)``."""
+    return st.fixed_dictionaries(
+        {"x": lengths(low, high), "y": lengths(low, high), "z": lengths(low, high)}
+    )
+
+
+def tenths(low: float, high: float) -> st.SearchStrategy[float]:
+    """A number with one decimal in low..high."""
+    return st.integers(round(low * 10), round(high * 10)).map(lambda t: t / 10)
+
+
+@st.composite
+def item_sets(draw: st.DrawFn, ref_id: int) -> Wire:
+    """One ItemSet; some omit refId so that the engine assigns it."""
+    item_set: Wire = {
+        "dimensions": draw(points(1, 30)),
+        "weight": draw(tenths(0, 20)),
+        "quantity": draw(st.integers(0, 12)),
+    }
+    # An omitted refId exercises the engine's auto-assignment (spec §B); keep it rare.
+    if draw(st.integers(0, 4)) > 0:
+        item_set["refId"] = ref_id
+    if draw(st.booleans()):
+        item_set["name"] = f"item {ref_id}"
+    return item_set
+
+
+@st.composite
+def box_types(draw: st.DrawFn, ref_id: int) -> Wire:
+    """One BoxType; weightMax 0 means no weight limit, price is sometimes absent."""
+    box_type: Wire = {
+        "refId": ref_id,
+        "name": f"box {ref_id}",
+        "dimensions": draw(points(5, 60)),
+        "weightMax": draw(st.one_of(st.just(0), st.integers(50, 500))),
+        "weightTare": draw(tenths(0, 2)),
+    }
+    # Price 0 is left out: whether it means "free" or "unset" is not what this tests.
+    price = draw(st.one_of(st.none(), st.integers(1, 5000)))
+    if price is not None:
+        box_type["price"] = price
+    return box_type
+
+
+@st.composite
+def pack_requests(draw: st.DrawFn) -> Wire:
+    """A pack request: 1-6 item sets, 1-4 box types and random sort and goal options."""
+    n_items = draw(st.integers(1, 6))
+    n_boxes = draw(st.integers(1, 4))
+    return {
+        "itemSets": [draw(item_sets(ref_id)) for ref_id in range(n_items)],
+        "boxTypes": [draw(box_types(100 + ref_id)) for ref_id in range(n_boxes)],
+        "boxTypeChoiceGoal": draw(st.sampled_from(BOX_TYPE_CHOICE_GOALS)),
+        "itemSort": draw(st.sampled_from(ITEM_SORTS)),
+        "itemSortReverse": draw(st.booleans()),
+        "itemSortDualDirection": draw(st.booleans()),
+        "includeImages": False,
+    }

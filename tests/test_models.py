@@ -1,0 +1,510 @@
+"""Wire models: defaults, aliases, bounds, normalisation, unknown fields, error text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cartonize.errors import BadRequest, InvalidRequest
+from cartonize.models import (
+    Box,
+    BoxProperties,
+    BoxType,
+    ErrorBody,
+    ItemMatch,
+    PackRequest,
+    PackResponse,
+    Point,
+    parse_request,
+    validate_request,
+    validation_details,
+)
+from pydantic import ValidationError
+
+Wire = dict[str, Any]
+
+
+def item_set(**overrides: Any) -> Wire:
+    """A valid ItemSet with `overrides` applied."""
+    return {"refId": 1, "dimensions": {"x": 1, "y": 2, "z": 3}, "weight": 1, **overrides}
+
+
+def box_type(**overrides: Any) -> Wire:
+    """A valid BoxType with `overrides` applied."""
+    return {"name": "S", "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 50, **overrides}
+
+
+def details_of(request: Wire) -> str:
+    """Validate `request`, expecting failure, and return the human error text."""
+    with pytest.raises(ValidationError) as caught:
+        PackRequest.model_validate(request)
+    return validation_details(caught.value)
+
+
+# ------------------------------------------------------------------------------ defaults
+
+
+@pytest.mark.parametrize(
+    ("attribute", "expected"),
+    [
+        ("lay_flat", False),
+        ("interlock", False),
+        ("corners", True),
+        ("usable_space", 0.85),
+        ("reserved_space", 0.0),
+        ("placement_style", "default"),
+        ("cohort_packing", False),
+        ("cohort_max", 2),
+        ("allowable_overhang", -1.0),
+        ("item_sort", "combined"),
+        ("item_sort_reverse", False),
+        ("item_initial_orientation_preferred", True),
+        ("item_initial_orientation_best_for_box", False),
+        ("item_orientation_search_depth", 1),
+        ("box_type_choice_style", "actual"),
+        ("box_type_choice_lookahead", 0),
+        ("box_type_choice_lookback", -1),
+        ("box_type_choice_goal", "lowest-cost"),
+        ("boxes_max", 0),
+        ("boxes_per_item_set_max", 0),
+        ("boxes_per_sequence_max", 0),
+        ("items_per_box_max", 0),
+        ("item_sets_per_box_max", 0),
+        ("generated_box_types_max", 0),
+        ("value_tiebreaker", "volume"),
+        ("random", False),
+        ("n", 5),
+        ("random_max_dimension", 10),
+        ("random_max_weight", 10),
+        ("seed", True),
+        ("seed_value", 1),
+        ("include_images", True),
+        ("include_scripts", False),
+        ("image_format", "svg"),
+        ("img_size", 400),
+        ("eye", Point(x=1, y=1, z=1)),
+        ("image_scale", Point(x=0, y=0, z=0)),
+        ("image_scale_style", "fill"),
+        ("item_sets", []),
+        ("box_types", []),
+        ("boxes", []),
+        ("rules", []),
+        ("timeout", None),
+        ("template", None),
+    ],
+)
+def test_default(attribute: str, expected: object) -> None:
+    assert getattr(PackRequest(), attribute) == expected
+
+
+@pytest.mark.parametrize(
+    ("wire_field", "attribute", "expected"),
+    [
+        ("usableSpace", "usable_space", 0.85),
+        ("boxTypeChoiceLookback", "box_type_choice_lookback", -1),
+        ("corners", "corners", True),
+        ("eye", "eye", Point(x=1, y=1, z=1)),
+        ("itemSets", "item_sets", []),
+        ("timeout", "timeout", None),
+    ],
+)
+def test_null_means_default(wire_field: str, attribute: str, expected: object) -> None:
+    assert getattr(PackRequest.model_validate({wire_field: None}), attribute) == expected
+
+
+def test_item_set_defaults() -> None:
+    parsed = PackRequest.model_validate({"itemSets": [item_set()]}).item_sets[0]
+    assert (parsed.quantity, parsed.virtual, parsed.center_of_mass) == (1, False, None)
+
+
+# ------------------------------------------------------------------------------ aliases
+
+
+SNAKE_ITEM_SET = {"ref_id": 7, "weight": 1, "dimensions": {"x": 1, "y": 2, "z": 3}, "quantity": 3}
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"itemSets": [item_set(refId=7, quantity=3)]},
+        {"item_sets": [SNAKE_ITEM_SET]},
+        # Both spellings at once: the wire name wins.
+        {"itemSets": [{**SNAKE_ITEM_SET, "refId": 7, "ref_id": 8}]},
+    ],
+)
+def test_both_spellings_accepted(wire: Wire) -> None:
+    parsed = PackRequest.model_validate(wire).item_sets[0]
+    assert (parsed.ref_id, parsed.quantity) == (7, 3)
+
+
+def test_dump_is_camel_case() -> None:
+    request = PackRequest.model_validate(
+        {"itemSets": [item_set(centerOfMass={"x": 1})], "seedFromOrderId": True}
+    )
+    dumped = request.model_dump(by_alias=True, exclude_none=True)
+    assert dumped["seedFromOrderId"] is True
+    assert dumped["itemSets"][0]["centerOfMass"] == {"x": 1.0, "y": 0.0, "z": 0.0}
+    assert "item_sets" not in dumped
+
+
+def test_reserved_word_fields_use_their_wire_names() -> None:
+    match = ItemMatch.model_validate({"all": True, "property": "sku", "expression": "A-"})
+    assert (match.all_items, match.property_name) == (True, "sku")
+    assert match.model_dump(exclude_none=True)["property"] == "sku"
+
+
+@pytest.mark.parametrize(("given", "expected"), [("PNG", "png"), ("Svg", "svg"), ("svg", "svg")])
+def test_image_format_any_case(given: str, expected: str) -> None:
+    assert PackRequest.model_validate({"imageFormat": given}).image_format == expected
+
+
+def test_legacy_key_accepted_but_never_dumped() -> None:
+    request = PackRequest.model_validate({"key": "secret-api-key-123"})
+    assert request.key is not None
+    assert request.key.get_secret_value() == "secret-api-key-123"
+    assert "secret" not in request.model_dump_json()
+    assert "secret" not in repr(request)
+
+
+def test_numbers_accepted_as_sequence_text() -> None:
+    parsed = PackRequest.model_validate({"itemSets": [item_set(sequence=1120)]})
+    assert parsed.item_sets[0].sequence == "1120"
+
+
+# ------------------------------------------------------------------------------ bounds
+
+
+@pytest.mark.parametrize(
+    ("request_body", "expected"),
+    [
+        (
+            {"itemSets": [item_set(dimensions={"x": -1, "y": 2, "z": 3})]},
+            "itemSets[0].dimensions.x: must be greater than 0 (got -1)",
+        ),
+        (
+            {"itemSets": [item_set(dimensions={"x": 1, "y": 0, "z": 3})]},
+            "itemSets[0].dimensions.y: must be greater than 0 (got 0)",
+        ),
+        (
+            {"itemSets": [item_set(dimensions={"x": 1, "y": 2})]},
+            "itemSets[0].dimensions.z: is required",
+        ),
+        ({"itemSets": [item_set(weight=-0.5)]}, "itemSets[0].weight: must be a number >= 0"),
+        ({"itemSets": [item_set(quantity=-1)]}, "itemSets[0].quantity: must be an integer >= 0"),
+        ({"itemSets": [item_set(quantity=1.5)]}, "itemSets[0].quantity: must be an integer"),
+        ({"itemSets": [item_set(weight="heavy")]}, "itemSets[0].weight: must be a number"),
+        (
+            {"itemSets": [{"dimensions": {"x": 1, "y": 1, "z": 1}}]},
+            "itemSets[0].weight: is required",
+        ),
+        ({"usableSpace": 1.5}, "usableSpace: must be a number <= 1 (got 1.5)"),
+        ({"reservedSpace": -0.1}, "reservedSpace: must be a number >= 0 (got -0.1)"),
+        (
+            {"placementStyle": "foo"},
+            "placementStyle: must be one of 'default', 'corner', 'wedge', 'mound', 'orb' "
+            "(got 'foo')",
+        ),
+        ({"itemSort": "random"}, "itemSort: must be one of 'default', 'largest-box-needed'"),
+        ({"boxTypeSets": ["acme"]}, "boxTypeSets[0]: must be one of 'customer' (got 'acme')"),
+        ({"imageFormat": "gif"}, "imageFormat: must be one of 'svg', 'png' (got 'gif')"),
+        ({"itemOrientationSearchDepth": -1}, "itemOrientationSearchDepth: must be an integer >= 0"),
+        ({"boxTypes": [box_type(price=-1)]}, "boxTypes[0].price: must be an integer >= 0"),
+        ({"boxTypes": [box_type(weightMax=-1)]}, "boxTypes[0].weightMax: must be a number >= 0"),
+        ({"boxTypes": [box_type(weightTare=-1)]}, "boxTypes[0].weightTare: must be a number >= 0"),
+        (
+            {"boxTypes": [box_type(reservedSpace=2)]},
+            "boxTypes[0].reservedSpace: must be a number <=",
+        ),
+        (
+            {"boxTypes": [box_type(dimensions={"x": 5, "y": 5, "z": 0})]},
+            "boxTypes[0].dimensions.z: must be greater than 0 (got 0)",
+        ),
+        ({"boxTypes": [{"name": "S", "weightMax": 1}]}, "boxTypes[0].dimensions: is required"),
+        (
+            {"boxTypes": [box_type(rateTable={"weights": [1, 2], "rates": [5]})]},
+            "boxTypes[0].rateTable: rates and weights must have the same length (got 1 and 2)",
+        ),
+        ({"coordOrder": [0, 0, 2]}, "coordOrder: must be a permutation of [0, 1, 2]"),
+        ({"itemsInlineMax": [1, 2]}, "itemsInlineMax: must be 3 integers >= 0"),
+        ({"layFlat": "sometimes"}, "layFlat: must be true or false (got 'sometimes')"),
+        ({"itemSets": {"refId": 1}}, "itemSets: must be an array (got an object)"),
+        ({"itemSets": [5]}, "itemSets[0]: must be an object (got 5)"),
+        ({"rules": [{"itemRefId": 1}]}, "rules[0].operation: is required"),
+        ({"rules": [{"operation": "glue"}]}, "rules[0].operation: must be one of 'exclude',"),
+        (
+            {
+                "boxTypeGenerators": [
+                    {"operation": "cartesian", "options": {"xRange": {"min": 9, "max": 2}}}
+                ]
+            },
+            "boxTypeGenerators[0].options.xRange: min must not be above max (got min 9, max 2)",
+        ),
+        (
+            {
+                "boxTypeGenerators": [
+                    {"operation": "cartesian", "options": {"limits": [{"metric": "mass"}]}}
+                ]
+            },
+            "boxTypeGenerators[0].options.limits[0].metric: must be one of 'volume',",
+        ),
+        (
+            {
+                "boxTypeGenerators": [
+                    {
+                        "operation": "cartesian",
+                        "options": {
+                            "priceComponents": [
+                                {"metric": "volume", "thresholds": [1, 2], "prices": [3]}
+                            ]
+                        },
+                    }
+                ]
+            },
+            "boxTypeGenerators[0].options.priceComponents[0]: thresholds and prices must have the "
+            "same length (got 2 and 1)",
+        ),
+        ({"timeout": 0}, "timeout: must be greater than 0 (got 0)"),
+        (
+            {"boxTypes": [{"name": "S", "dimensions": {"x": 1, "y": 1, "z": 1}}]},
+            "boxTypes[0].weightMax: is required",
+        ),
+    ],
+)
+def test_validation_details_name_the_wire_path(request_body: Wire, expected: str) -> None:
+    assert expected in details_of(request_body)
+
+
+def test_snake_case_input_still_reports_wire_paths() -> None:
+    details = details_of({"item_sets": [{"ref_id": 1, "weight": 1, "dimensions": {"x": 0}}]})
+    assert details.startswith("itemSets[0].dimensions.x: must be greater than 0 (got 0)")
+
+
+def test_several_errors_joined_with_semicolons() -> None:
+    details = details_of({"usableSpace": 2, "itemSets": [item_set(quantity=-1)]})
+    assert details.split("; ") == [
+        "itemSets[0].quantity: must be an integer >= 0 (got -1)",
+        "usableSpace: must be a number <= 1 (got 2)",
+    ]
+
+
+@pytest.mark.parametrize("extreme", [float("inf"), float("nan")])
+def test_non_finite_numbers_rejected(extreme: float) -> None:
+    assert "itemSets[0].weight: must be a finite number" in details_of(
+        {"itemSets": [item_set(weight=extreme)]}
+    )
+
+
+def test_generator_box_defaults_allow_price_minus_one() -> None:
+    request = PackRequest.model_validate(
+        {"boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": -1}}]}
+    )
+    defaults = request.box_type_generators[0].box_type_defaults
+    assert defaults is not None
+    assert defaults.price == -1
+
+
+@pytest.mark.parametrize(
+    ("color", "fails"),
+    [("#FF00aa", False), ("tomato", True), ("#fff", True), (None, False)],
+)
+def test_png_needs_hex_colors(color: str | None, fails: bool) -> None:
+    body = {"imageFormat": "PNG", "itemSets": [item_set(color=color)]}
+    if fails:
+        assert "itemSets[0].color: must be '#' and 6 hex digits" in details_of(body)
+    else:
+        assert PackRequest.model_validate(body).item_sets[0].color == color
+
+
+def test_svg_accepts_color_names() -> None:
+    assert PackRequest.model_validate({"itemSets": [item_set(color="tomato")]}).item_sets
+
+
+# ------------------------------------------------------------------------------ normalising
+
+
+@pytest.mark.parametrize(
+    ("given", "used", "warned"),
+    [(0, 0, False), (4, 4, False), (5, 4, True), (100, 4, True)],
+)
+def test_search_depth_clamped_with_warning(given: int, used: int, warned: bool) -> None:
+    request = PackRequest.model_validate({"itemOrientationSearchDepth": given, "orderId": "o"})
+    assert request.item_orientation_search_depth == used
+    warnings = request.warnings_for_request()
+    assert any("itemOrientationSearchDepth" in w for w in warnings) is warned
+    if warned:
+        assert warnings == [f"itemOrientationSearchDepth {given} is above the maximum 4; using 4"]
+
+
+def test_box_types_inherit_defaults_field_by_field() -> None:
+    request = PackRequest.model_validate(
+        {
+            "boxTypeDefaults": {"weightMax": 50, "price": 100, "rateTable": {"dimFactor": 139}},
+            "boxTypes": [
+                {"dimensions": {"x": 1, "y": 1, "z": 1}, "price": 7, "rateTable": {"zone": "2"}},
+            ],
+        }
+    )
+    resolved = request.resolved_box_types()[0]
+    assert (resolved.weight_max, resolved.price) == (50, 7)
+    assert resolved.rate_table is not None
+    assert (resolved.rate_table.dim_factor, resolved.rate_table.zone) == (139, "2")
+    assert request.box_types[0].weight_max is None  # the request itself is left as given
+
+
+def test_with_defaults_none_is_identity() -> None:
+    own = BoxType.model_validate(box_type())
+    assert own.with_defaults(None) is own
+    assert own.with_defaults(BoxProperties()) == own
+
+
+# ------------------------------------------------------------------------------ unknown fields
+
+
+@pytest.mark.parametrize(
+    ("request_body", "paths"),
+    [
+        ({"orderId": "o"}, []),
+        ({"orderId": "o", "colour": "red"}, ["colour"]),
+        (
+            {"orderId": "o", "itemSets": [item_set(), item_set(colour="red")]},
+            ["itemSets[1].colour"],
+        ),
+        (
+            {"orderId": "o", "itemSets": [item_set(dimensions={"x": 1, "y": 1, "z": 1, "w": 2})]},
+            ["itemSets[0].dimensions.w"],
+        ),
+        (
+            {"orderId": "o", "boxTypes": [box_type(rateTable={"dimfactor": 1})]},
+            ["boxTypes[0].rateTable.dimfactor"],
+        ),
+        (
+            {"orderId": "o", "boxes": [{"items": [{"item": item_set(sku="A"), "qty": 1}]}]},
+            ["boxes[0].items[0].qty", "boxes[0].items[0].item.sku"],
+        ),
+        (
+            {
+                "orderId": "o",
+                "boxTypeGenerators": [{"operation": "cartesian", "options": {"xlist": [1]}}],
+            },
+            ["boxTypeGenerators[0].options.xlist"],
+        ),
+        # Free-form objects are the client's own: nothing inside them is unknown.
+        ({"orderId": "o", "properties": {"anything": 1}}, []),
+        ({"orderId": "o", "rules": [{"operation": "fragile", "options": {"maxWeight": 2}}]}, []),
+        ({"orderId": "o", "itemSets": [item_set(properties={"hazmat": True})]}, []),
+    ],
+)
+def test_unknown_fields_reported_as_warnings(request_body: Wire, paths: list[str]) -> None:
+    request = PackRequest.model_validate(request_body)
+    assert request.warnings_for_request() == [f"unknown field '{p}' ignored" for p in paths]
+
+
+def test_unknown_fields_are_not_dumped() -> None:
+    request = PackRequest.model_validate({"itemSets": [item_set(colour="red")]})
+    assert "colour" not in request.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    ("ids", "warned"),
+    [({}, True), ({"orderId": ""}, True), ({"orderId": "A1"}, False), ({"requestId": "r"}, False)],
+)
+def test_missing_ids_warning(ids: Wire, warned: bool) -> None:
+    warnings = PackRequest.model_validate(ids).warnings_for_request()
+    assert any("orderId or requestId" in w for w in warnings) is warned
+
+
+# ------------------------------------------------------------------------------ parse_request
+
+
+@pytest.mark.parametrize("raw", [b"", b"  \n", "", b"{}"])
+def test_empty_body_is_an_empty_request(raw: bytes | str) -> None:
+    assert parse_request(raw) == PackRequest()
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"{", "malformed JSON"),
+        (b'{"n": NaN}', "malformed JSON"),
+        (b"\xff\xfe", "malformed JSON"),
+        (b"[]", "request body must be a JSON object"),
+        (b"42", "request body must be a JSON object"),
+        (b'"text"', "request body must be a JSON object"),
+    ],
+)
+def test_malformed_body_is_bad_request(raw: bytes, message: str) -> None:
+    with pytest.raises(BadRequest) as caught:
+        parse_request(raw)
+    assert (caught.value.status, caught.value.message) == (400, message)
+
+
+def test_validate_request_passes_models_through() -> None:
+    request = PackRequest(order_id="A")
+    assert validate_request(request) is request
+    assert validate_request({"orderId": "A"}) == request
+    with pytest.raises(BadRequest):
+        validate_request([{"orderId": "A"}])
+
+
+def test_invalid_body_is_invalid_request() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_request(b'{"usableSpace": 1.5}')
+    body = caught.value.to_body()
+    assert body == {
+        "code": 422,
+        "message": "invalid request",
+        "details": "usableSpace: must be a number <= 1 (got 1.5)",
+    }
+
+
+# ------------------------------------------------------------------------------ response
+
+
+def test_empty_response_has_lists_and_zero_totals() -> None:
+    dumped = PackResponse().model_dump(by_alias=True, exclude_none=True)
+    assert dumped["boxes"] == dumped["leftovers"] == dumped["warnings"] == []
+    assert (dumped["lenBoxes"], dumped["totalCost"], dumped["imageScaleStyleUsed"]) == (
+        0,
+        0,
+        "fill",
+    )
+
+
+def test_response_rejects_unknown_fields() -> None:
+    with pytest.raises(ValidationError):
+        PackResponse.model_validate({"lenBox": 1})
+
+
+def test_packed_box_round_trips() -> None:
+    wire = {
+        "id": 0,
+        "name": "S",
+        "dimensions": {"x": 5.0, "y": 5.0, "z": 5.0},
+        "weightMax": 50.0,
+        "price": 120,
+        "items": [
+            {
+                "item": {
+                    **item_set(),
+                    "index": 1,
+                    "uniqueId": "1-0",
+                    "origin": {"x": 0.0, "y": 0.0, "z": 0.0},
+                    "deltaCost": 3,
+                }
+            }
+        ],
+        "volumeUtilization": 0.048,
+        "depthOrder": [1],
+    }
+    box = Box.model_validate(wire)
+    assert Box.model_validate(box.model_dump()) == box
+    assert box.items[0].item.unique_id == "1-0"
+
+
+@pytest.mark.parametrize(("code", "valid"), [(99, False), (100, True), (422, True), (601, False)])
+def test_error_body_code_bounds(code: int, valid: bool) -> None:
+    if valid:
+        assert ErrorBody(code=code, message="m").code == code
+    else:
+        with pytest.raises(ValidationError):
+            ErrorBody(code=code, message="m")

@@ -1,0 +1,37 @@
+"""Property tests: every pack of a random request is valid and reproducible."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import cartonize
+from hypothesis import given, settings
+
+from tests.strategies import pack_requests
+from tests.validator import packing_of, validate
+
+Wire = dict[str, Any]
+
+
+def pack_wire(request: Wire) -> Wire:
+    """Pack ``request`` and return the response as wire JSON (camelCase, no nulls)."""
+    response: Wire = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    return response
+
+
+@settings(max_examples=150, deadline=None)
+@given(pack_requests())
+def test_every_pack_passes_the_validator(pack_request: Wire) -> None:
+    before = copy.deepcopy(pack_request)
+    response = pack_wire(pack_request)
+    assert pack_request == before, "pack() must not modify its request"
+    assert validate(pack_request, response) == []
+
+
+@settings(max_examples=50, deadline=None)
+@given(pack_requests())
+def test_same_request_packs_the_same_way(pack_request: Wire) -> None:
+    first = packing_of(pack_wire(pack_request))
+    second = packing_of(pack_wire(pack_request))
+    assert first == second

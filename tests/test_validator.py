@@ -1,0 +1,246 @@
+"""The validator accepts a hand-computed valid pack and names each kind of corruption."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.validator import validate
+
+Wire = dict[str, Any]
+
+
+def _point(x: float, y: float, z: float) -> dict[str, float]:
+    return {"x": x, "y": y, "z": z}
+
+
+def _item(
+    index: int,
+    ref_id: int,
+    n: int,
+    origin: tuple[float, ...],
+    dims: tuple[float, ...],
+    weight: float,
+) -> dict[str, Any]:
+    return {
+        "item": {
+            "refId": ref_id,
+            "index": index,
+            "uniqueId": f"{ref_id}-{n}",
+            "origin": _point(*origin),
+            "dimensions": _point(*dims),
+            "weight": weight,
+        }
+    }
+
+
+# Worked by hand, not by the engine. Box 0 (10x10x10, tare 1, price 300) holds three
+# books (5x5x10, one upright, two lying along y) and a mug; box 1 (5x5x5, tare 0.5, no
+# price, so it costs its volume 125) holds the second mug turned on its side and a die
+# whose refId the engine assigned (4). The pole (20 long) fits no box: a leftover.
+REQUEST: Wire = {
+    "itemSets": [
+        {"refId": 1, "name": "book", "dimensions": _point(5, 5, 10), "weight": 2, "quantity": 3},
+        {"refId": 2, "name": "mug", "dimensions": _point(2, 3, 4), "weight": 1, "quantity": 2},
+        {"refId": 3, "name": "pole", "dimensions": _point(20, 1, 1), "weight": 1, "quantity": 1},
+        {"name": "die", "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 1},
+    ],
+    "boxTypes": [
+        {
+            "refId": 10,
+            "name": "big",
+            "dimensions": _point(10, 10, 10),
+            "weightMax": 50,
+            "weightTare": 1,
+            "price": 300,
+        },
+        {
+            "refId": 11,
+            "name": "small",
+            "dimensions": _point(5, 5, 5),
+            "weightMax": 0,
+            "weightTare": 0.5,
+        },
+    ],
+}
+
+RESPONSE: Wire = {
+    "boxes": [
+        {
+            "box": {
+                "id": 0,
+                "refId": 10,
+                "dimensions": _point(10, 10, 10),
+                "weightMax": 50,
+                "weightTare": 1,
+                "price": 300,
+                "volumeMax": 1000,
+                "volumeNet": 3 * 250 + 24,
+                "weightUsed": 1 + 3 * 2 + 1,
+                "items": [
+                    _item(1, 1, 1, (0, 0, 0), (5, 5, 10), 2),
+                    _item(2, 1, 2, (5, 0, 0), (5, 10, 5), 2),
+                    _item(3, 1, 3, (5, 0, 5), (5, 10, 5), 2),
+                    _item(4, 2, 1, (0, 5, 0), (2, 3, 4), 1),
+                ],
+            }
+        },
+        {
+            "box": {
+                "id": 1,
+                "refId": 11,
+                "dimensions": _point(5, 5, 5),
+                "weightMax": 0,
+                "weightTare": 0.5,
+                "price": 125,
+                "volumeMax": 125,
+                "volumeNet": 24 + 1,
+                "weightUsed": 0.5 + 1 + 0,
+                "items": [
+                    _item(5, 2, 2, (0, 0, 0), (4, 2, 3), 1),
+                    _item(6, 4, 1, (0, 2, 0), (1, 1, 1), 0),
+                ],
+            }
+        },
+    ],
+    "leftovers": [
+        {"refId": 3, "index": 7, "uniqueId": "3-1", "dimensions": _point(20, 1, 1), "weight": 1}
+    ],
+    "lenBoxes": 2,
+    "lenItems": 7,
+    "lenLeftovers": 1,
+    "totalCost": 425,
+    "totalVolume": 1125,
+    "totalVolumeNet": 799,
+    "totalWeight": 9.5,
+    "packTime": 0.001,
+    "itemSortUsed": "default",
+}
+
+
+def packed(response: Wire, box: int, position: int) -> Wire:
+    """The item dict at ``position`` in box ``box`` of a response."""
+    item: Wire = response["boxes"][box]["box"]["items"][position]["item"]
+    return item
+
+
+def box_of(response: Wire, box: int) -> Wire:
+    """The box dict at position ``box`` of a response."""
+    found: Wire = response["boxes"][box]["box"]
+    return found
+
+
+def _set(path: Callable[[Wire], Wire], key: str, value: Any) -> Callable[[Wire], None]:
+    def corrupt(response: Wire) -> None:
+        path(response)[key] = value
+
+    return corrupt
+
+
+def _move(box: int, position: int, **axes: float) -> Callable[[Wire], None]:
+    def corrupt(response: Wire) -> None:
+        packed(response, box, position)["origin"].update(axes)
+
+    return corrupt
+
+
+def _remove(box: int, position: int) -> Callable[[Wire], None]:
+    def corrupt(response: Wire) -> None:
+        del box_of(response, box)["items"][position]
+
+    return corrupt
+
+
+def _duplicate_leftover(response: Wire) -> None:
+    twin = copy.deepcopy(response["leftovers"][0])
+    twin.update(index=8, uniqueId="3-2")
+    response["leftovers"].append(twin)
+
+
+# (corruption, rule that must fire, text the message must contain)
+CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
+    "item sticks out": (_move(0, 1, x=6), "inside", "box 0 item 2"),
+    "item below the floor": (_move(1, 1, z=-0.5), "inside", "box 1 item 6"),
+    "overlapping pair": (_move(0, 3, x=3, y=0), "overlap", "box 0 items 1 and 4"),
+    "dims not a rotation": (
+        _set(lambda r: packed(r, 0, 3), "dimensions", _point(2, 2, 6)),
+        "rotation",
+        "box 0 item 4",
+    ),
+    "unknown refId": (_set(lambda r: packed(r, 0, 3), "refId", 99), "rotation", "refId 99"),
+    "item weight changed": (
+        _set(lambda r: packed(r, 1, 0), "weight", 0.5),
+        "item-weight",
+        "box 1 item 5",
+    ),
+    "overweight box": (_set(lambda r: box_of(r, 0), "weightMax", 7), "box-weight", "box 0"),
+    "unit missing": (_remove(1, 0), "units", "refId 2: requested 2"),
+    "auto-id unit missing": (_remove(1, 1), "units", "auto-id"),
+    "unit duplicated": (_duplicate_leftover, "units", "refId 3: requested 1"),
+    "leftover quantity counts": (
+        _set(lambda r: r["leftovers"][0], "quantity", 2),
+        "units",
+        "duplicated",
+    ),
+    "index reused": (_set(lambda r: packed(r, 1, 1), "index", 1), "index", "box 1 item 1"),
+    "uniqueId reused": (_set(lambda r: packed(r, 0, 2), "uniqueId", "1-2"), "index", "'1-2'"),
+    "uniqueId not refId-n": (_set(lambda r: packed(r, 0, 2), "uniqueId", "7-3"), "index", "7-3"),
+    "box not a box type": (
+        _set(lambda r: box_of(r, 1), "dimensions", _point(5, 5, 6)),
+        "box-type",
+        "box 1",
+    ),
+    "box tare changed": (_set(lambda r: box_of(r, 0), "weightTare", 0), "box-type", "weightTare"),
+    "fixed price ignored": (_set(lambda r: box_of(r, 0), "price", 250), "box-cost", "box 0"),
+    "unpriced box not volume": (_set(lambda r: box_of(r, 1), "price", 100), "box-cost", "volume"),
+    "box volumeNet": (_set(lambda r: box_of(r, 0), "volumeNet", 750), "box-totals", "volumeNet"),
+    "box volumeMax": (_set(lambda r: box_of(r, 1), "volumeMax", 100), "box-totals", "volumeMax"),
+    "box weightUsed": (_set(lambda r: box_of(r, 1), "weightUsed", 1), "box-totals", "weightUsed"),
+    "lenBoxes": (_set(lambda r: r, "lenBoxes", 3), "totals", "lenBoxes"),
+    "lenItems": (_set(lambda r: r, "lenItems", 6), "totals", "lenItems"),
+    "lenLeftovers": (_set(lambda r: r, "lenLeftovers", 0), "totals", "lenLeftovers"),
+    "totalCost": (_set(lambda r: r, "totalCost", 400), "totals", "totalCost"),
+    "totalVolume": (_set(lambda r: r, "totalVolume", 1000), "totals", "totalVolume"),
+    "totalVolumeNet": (_set(lambda r: r, "totalVolumeNet", 774), "totals", "totalVolumeNet"),
+    "totalWeight": (_set(lambda r: r, "totalWeight", 8), "totals", "totalWeight"),
+    "origin missing": (
+        lambda r: packed(r, 0, 0).pop("origin"),
+        "structure",
+        "box 0 items[0]: origin",
+    ),
+    "refId not an integer": (_set(lambda r: r["leftovers"][0], "refId", "3"), "structure", "refId"),
+}
+
+
+def test_hand_computed_pack_is_valid() -> None:
+    assert validate(REQUEST, RESPONSE) == []
+
+
+def test_float_noise_within_tolerance_is_valid() -> None:
+    response = copy.deepcopy(RESPONSE)
+    # 5 + 5 computed in floats by an engine may land a hair past the wall or a neighbour.
+    packed(response, 0, 1)["origin"]["x"] = 5.000000001
+    packed(response, 0, 2)["origin"]["z"] = 4.999999999
+    assert validate(REQUEST, response) == []
+
+
+@pytest.mark.parametrize("name", CORRUPTIONS)
+def test_each_corruption_is_reported(name: str) -> None:
+    corrupt, rule, text = CORRUPTIONS[name]
+    response = copy.deepcopy(RESPONSE)
+    corrupt(response)
+    problems = validate(REQUEST, response)
+    assert any(p.startswith(f"{rule}:") and text in p for p in problems), problems
+
+
+def test_random_request_skips_counting_against_item_sets() -> None:
+    # With random items the request's itemSets do not describe what was packed.
+    request = {**REQUEST, "random": True}
+    response = copy.deepcopy(RESPONSE)
+    del box_of(response, 1)["items"][0]
+    problems = validate(request, response)
+    assert not any(p.startswith("units:") for p in problems), problems
+    assert any(p.startswith("box-totals:") for p in problems), problems

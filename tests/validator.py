@@ -1,0 +1,564 @@
+"""Independent validator of pack results.
+
+Judges a pack response against its request using only the wire JSON (camelCase dicts).
+It deliberately imports nothing from ``cartonize``: a bug shared by the engine and its
+checker would otherwise pass unnoticed.
+
+Every violation is one human-readable line that starts with the name of the rule it
+breaks (``"overlap: box 0 items 3 and 7 ..."``), so tests can tell which rule fired.
+
+Decisions where the spec leaves room (see ``docs`` of the spec and reference.md):
+
+- **Units.** Every Item, packed or leftover, stands for ``quantity`` eaches when it
+  carries that field, else for one (public schema: ``Item.quantity`` is the number of
+  eaches the item represents). ``lenLeftovers`` counts leftover eaches, ``lenItems`` all
+  eaches, packed plus leftover. An item set without ``quantity`` asks for one unit.
+- **Auto-assigned refIds.** Item sets whose ``refId`` is missing, null or -1 get ids from
+  the engine. Response items whose refId is not one of the request's explicit refIds are
+  matched to those sets by (sorted dimensions, weight); auto sets alike in both are
+  pooled, which is sound because their units are interchangeable.
+- **Cost.** A box type with a ``price`` and no rate table costs exactly its price; with
+  neither, it costs its volume, allowed to differ by rounding (at most 1).
+- **Not checked yet:** random items (``random: true``: only self-consistency is checked),
+  pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
+  box-type check is skipped), ``reservedSpace``, rules and per-box limits.
+
+Later rules (orientation locks, overhang, inline limits, per-box caps) are added as
+further functions in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# The one tolerance: relative to the size of what is compared (box size for geometry,
+# weightMax for weight, the larger magnitude for totals). Wire values are floats such as
+# 4.6000000000000005, so exact comparison would reject correct packs.
+EPS = 1e-6
+
+AXES = ("x", "y", "z")
+
+Vec = tuple[float, float, float]
+Shape = tuple[Vec, float]  # sorted dimensions and weight: what identifies an item set
+Wire = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One Item of the response: packed into ``box`` (its position) or a leftover."""
+
+    box: int | None
+    index: int | None
+    ref_id: int | None
+    unique_id: str | None
+    origin: Vec | None
+    dims: Vec
+    weight: float
+    units: int
+
+    @property
+    def label(self) -> str:
+        """Where to find the item in the response, for messages."""
+        where = f"box {self.box}" if self.box is not None else "leftover"
+        return f"{where} item {self.index} (refId {self.ref_id})"
+
+
+@dataclass(frozen=True)
+class Box:
+    """One packed box of the response; ``position`` is its place in ``boxes``."""
+
+    position: int
+    wire: Wire
+    dims: Vec
+    items: list[Item]
+
+
+@dataclass(frozen=True)
+class ItemSetGroup:
+    """Requested item sets that answer to one refId (or to one auto-id shape)."""
+
+    label: str
+    shapes: list[Shape]  # of each set in the group
+    quantity: int
+
+
+@dataclass(frozen=True)
+class PackView:
+    """Request and response, parsed once for all checks."""
+
+    request: Wire
+    response: Wire
+    boxes: list[Box]
+    leftovers: list[Item]
+    explicit: dict[int, ItemSetGroup]
+    auto: list[ItemSetGroup]
+
+    @property
+    def items(self) -> Iterator[Item]:
+        """Every Item of the response, packed first, then leftovers."""
+        for box in self.boxes:
+            yield from box.items
+        yield from self.leftovers
+
+    def group_of(self, item: Item) -> ItemSetGroup | None:
+        """The requested item sets this item belongs to, or None if it matches none."""
+        if item.ref_id is not None and item.ref_id in self.explicit:
+            return self.explicit[item.ref_id]
+        shape = (sorted_dims(item.dims), item.weight)
+        return next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+
+
+Check = Callable[[PackView], Iterator[str]]
+
+
+def validate(request: Wire, response: Wire) -> list[str]:
+    """Return every rule the response breaks for this request; an empty list means valid."""
+    problems = list(check_structure(response))
+    if problems:
+        # The other checks assume a well-formed response; report the shape first.
+        return problems
+    view = _parse(request, response)
+    return [problem for check in CHECKS for problem in check(view)]
+
+
+# --- numbers ---------------------------------------------------------------------------
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= EPS * max(1.0, abs(a), abs(b))
+
+
+def _same_dims(a: Sequence[float], b: Sequence[float]) -> bool:
+    return all(_close(u, v) for u, v in zip(a, b, strict=True))
+
+
+def sorted_dims(dims: Vec) -> Vec:
+    """Dimensions in ascending order: equal for every rotation of one item."""
+    a, b, c = sorted(dims)
+    return (a, b, c)
+
+
+def _vec(point: Wire) -> Vec:
+    return (float(point["x"]), float(point["y"]), float(point["z"]))
+
+
+def _volume(dims: Vec) -> float:
+    return dims[0] * dims[1] * dims[2]
+
+
+def _fmt(v: Vec) -> str:
+    return "(" + ", ".join(f"{c:g}" for c in v) + ")"
+
+
+# --- structure -------------------------------------------------------------------------
+
+_RESPONSE_NUMBERS = ("totalVolume", "totalVolumeNet", "totalWeight")
+_RESPONSE_INTEGERS = ("lenBoxes", "lenItems", "lenLeftovers", "totalCost")
+_BOX_NUMBERS = ("weightMax", "volumeMax", "volumeNet", "weightUsed")
+
+
+def _point_problems(where: str, name: str, point: object) -> Iterator[str]:
+    if not isinstance(point, Mapping) or not all(_is_number(point.get(a)) for a in AXES):
+        yield f"structure: {where}: {name} must be a point with numeric x, y, z, got {point!r}"
+
+
+def _item_problems(where: str, item: object, packed: bool) -> Iterator[str]:
+    if not isinstance(item, Mapping):
+        yield f"structure: {where}: not an object"
+        return
+    yield from _point_problems(where, "dimensions", item.get("dimensions"))
+    if packed:
+        yield from _point_problems(where, "origin", item.get("origin"))
+        if not isinstance(item.get("index"), int):
+            yield f"structure: {where}: packed item needs an integer index"
+    if not isinstance(item.get("refId"), int):
+        yield f"structure: {where}: refId must be an integer, got {item.get('refId')!r}"
+    if "weight" in item and not _is_number(item["weight"]):
+        yield f"structure: {where}: weight must be a number"
+    quantity = item.get("quantity", 1)
+    if not isinstance(quantity, int) or quantity < 1:
+        yield f"structure: {where}: quantity must be a positive integer, got {quantity!r}"
+
+
+def check_structure(response: Wire) -> Iterator[str]:
+    """Fields the other checks read are present and of the right type."""
+    for name in _RESPONSE_INTEGERS:
+        if not isinstance(response.get(name), int):
+            yield f"structure: response.{name} must be an integer, got {response.get(name)!r}"
+    for name in _RESPONSE_NUMBERS:
+        if not _is_number(response.get(name)):
+            yield f"structure: response.{name} must be a number, got {response.get(name)!r}"
+    boxes = response.get("boxes")
+    if not isinstance(boxes, list):
+        yield "structure: response.boxes must be a list"
+        boxes = []
+    for b, wrapper in enumerate(boxes):
+        box = wrapper.get("box") if isinstance(wrapper, Mapping) else None
+        if not isinstance(box, Mapping):
+            yield f"structure: boxes[{b}] must be an object with a 'box'"
+            continue
+        yield from _point_problems(f"box {b}", "dimensions", box.get("dimensions"))
+        for name in _BOX_NUMBERS:
+            if not _is_number(box.get(name)):
+                yield f"structure: box {b}: {name} must be a number, got {box.get(name)!r}"
+        if not isinstance(box.get("price"), int):
+            yield f"structure: box {b}: price must be an integer, got {box.get('price')!r}"
+        items = box.get("items", [])
+        if not isinstance(items, list):
+            yield f"structure: box {b}: items must be a list"
+            continue
+        for i, entry in enumerate(items):
+            item = entry.get("item") if isinstance(entry, Mapping) else None
+            yield from _item_problems(f"box {b} items[{i}]", item, packed=True)
+    leftovers = response.get("leftovers", [])
+    if not isinstance(leftovers, list):
+        yield "structure: response.leftovers must be a list"
+        leftovers = []
+    for i, item in enumerate(leftovers):
+        yield from _item_problems(f"leftovers[{i}]", item, packed=False)
+
+
+# --- parsing ---------------------------------------------------------------------------
+
+
+def _item(wire: Wire, box: int | None) -> Item:
+    origin = wire.get("origin")
+    return Item(
+        box=box,
+        index=wire.get("index"),
+        ref_id=wire.get("refId"),
+        unique_id=wire.get("uniqueId"),
+        origin=_vec(origin) if origin is not None else None,
+        dims=_vec(wire["dimensions"]),
+        weight=float(wire.get("weight", 0.0)),
+        units=int(wire.get("quantity", 1)),
+    )
+
+
+def _is_auto_ref_id(ref_id: object) -> bool:
+    return ref_id is None or ref_id == -1
+
+
+def _shape(wire: Wire) -> Shape:
+    return sorted_dims(_vec(wire["dimensions"])), float(wire.get("weight", 0.0))
+
+
+def _same_shape(a: Shape, b: Shape) -> bool:
+    return _same_dims(a[0], b[0]) and _close(a[1], b[1])
+
+
+def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemSetGroup]]:
+    explicit: dict[int, list[Wire]] = defaultdict(list)
+    auto: list[list[Wire]] = []  # pools of auto-id sets sharing one shape
+    for item_set in request.get("itemSets") or []:
+        ref_id = item_set.get("refId")
+        if not _is_auto_ref_id(ref_id):
+            explicit[ref_id].append(item_set)
+            continue
+        pool = next((p for p in auto if _same_shape(_shape(p[0]), _shape(item_set))), None)
+        if pool is None:
+            auto.append([item_set])
+        else:
+            pool.append(item_set)
+
+    def group(label: str, sets: list[Wire]) -> ItemSetGroup:
+        return ItemSetGroup(
+            label=label,
+            shapes=[_shape(s) for s in sets],
+            quantity=sum(int(s.get("quantity", 1)) for s in sets),
+        )
+
+    return (
+        {ref_id: group(f"refId {ref_id}", sets) for ref_id, sets in explicit.items()},
+        [group(f"auto-id {_fmt(_shape(p[0])[0])}", p) for p in auto],
+    )
+
+
+def _parse(request: Wire, response: Wire) -> PackView:
+    boxes = []
+    for position, wrapper in enumerate(response["boxes"]):
+        box = wrapper["box"]
+        items = [_item(entry["item"], position) for entry in box.get("items", [])]
+        boxes.append(Box(position, box, _vec(box["dimensions"]), items))
+    explicit, auto = _item_set_groups(request)
+    return PackView(
+        request=request,
+        response=response,
+        boxes=boxes,
+        leftovers=[_item(wire, None) for wire in response.get("leftovers", [])],
+        explicit=explicit,
+        auto=auto,
+    )
+
+
+# --- geometry --------------------------------------------------------------------------
+
+
+def check_inside_box(view: PackView) -> Iterator[str]:
+    """Every packed item lies within its box: origin >= 0 and origin + dims <= box dims."""
+    for box in view.boxes:
+        tol = EPS * max(box.dims)
+        for item in box.items:
+            assert item.origin is not None  # check_structure guarantees it for packed items
+            for axis, o, d, limit in zip(AXES, item.origin, item.dims, box.dims, strict=True):
+                if d <= 0:
+                    yield f"inside: {item.label}: non-positive size {d:g} along {axis}"
+                if o < -tol or o + d > limit + tol:
+                    yield (
+                        f"inside: {item.label}: spans {o:g}..{o + d:g} along {axis}, "
+                        f"outside the box's 0..{limit:g}"
+                    )
+
+
+def _overlap(a: Item, b: Item, tol: float) -> bool:
+    assert a.origin is not None and b.origin is not None
+    return all(
+        min(oa + da, ob + db) - max(oa, ob) > tol
+        for oa, da, ob, db in zip(a.origin, a.dims, b.origin, b.dims, strict=True)
+    )
+
+
+def check_no_overlap(view: PackView) -> Iterator[str]:
+    """No two items in one box share a positive volume."""
+    for box in view.boxes:
+        tol = EPS * max(box.dims)
+        # Sweep along x: only items whose x-spans meet can overlap, which keeps boxes of
+        # hundreds of items fast without a spatial index.
+        items = sorted(box.items, key=lambda it: it.origin[0] if it.origin else 0.0)
+        for i, a in enumerate(items):
+            assert a.origin is not None
+            end = a.origin[0] + a.dims[0]
+            for b in items[i + 1 :]:
+                assert b.origin is not None
+                if b.origin[0] >= end - tol:
+                    break
+                if _overlap(a, b, tol):
+                    yield (
+                        f"overlap: box {box.position} items {a.index} and {b.index}: "
+                        f"{_fmt(a.origin)}+{_fmt(a.dims)} meets {_fmt(b.origin)}+{_fmt(b.dims)}"
+                    )
+
+
+# --- items against their item sets -----------------------------------------------------
+
+
+def check_rotation(view: PackView) -> Iterator[str]:
+    """Each item's dimensions are a permutation of its item set's dimensions."""
+    for item in view.items:
+        group = view.group_of(item)
+        if group is None:
+            yield (
+                f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
+                f"or dimensions {_fmt(item.dims)}"
+            )
+        elif not any(_same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes):
+            wanted = " or ".join(_fmt(dims) for dims, _ in group.shapes)
+            yield (
+                f"rotation: {item.label}: dimensions {_fmt(item.dims)} are not a rotation "
+                f"of {wanted}"
+            )
+
+
+def check_item_weight(view: PackView) -> Iterator[str]:
+    """Each item weighs what its item set says (box weight checks rely on it)."""
+    for item in view.items:
+        group = view.group_of(item)
+        if group is not None and not any(_close(item.weight, w) for _, w in group.shapes):
+            wanted = " or ".join(f"{w:g}" for _, w in group.shapes)
+            yield f"item-weight: {item.label}: weight {item.weight:g}, item set says {wanted}"
+
+
+def check_units(view: PackView) -> Iterator[str]:
+    """Every requested unit appears exactly once, packed or leftover."""
+    if view.request.get("random"):
+        return  # the engine invents the items; there is nothing to count against
+    packed: dict[str, int] = defaultdict(int)
+    leftover: dict[str, int] = defaultdict(int)
+    for item in view.items:
+        group = view.group_of(item)
+        if group is None:
+            continue  # check_rotation reports items that match no item set
+        (packed if item.box is not None else leftover)[group.label] += item.units
+    for group in [*view.explicit.values(), *view.auto]:
+        got = packed[group.label] + leftover[group.label]
+        if got != group.quantity:
+            kind = "missing" if got < group.quantity else "duplicated"
+            yield (
+                f"units: item set {group.label}: requested {group.quantity}, found "
+                f"{packed[group.label]} packed + {leftover[group.label]} leftover "
+                f"({abs(got - group.quantity)} {kind})"
+            )
+
+
+def check_identifiers(view: PackView) -> Iterator[str]:
+    """Item indices are unique in the response; uniqueIds are unique and "<refId>-<n>"."""
+    seen_index: dict[int, str] = {}
+    seen_unique: dict[str, str] = {}
+    for item in view.items:
+        if item.index is not None:
+            if item.index in seen_index:
+                yield f"index: {item.label}: index also used by {seen_index[item.index]}"
+            seen_index.setdefault(item.index, item.label)
+        if item.unique_id is None:
+            continue
+        if item.unique_id in seen_unique:
+            yield (
+                f"index: {item.label}: uniqueId {item.unique_id!r} also used by "
+                f"{seen_unique[item.unique_id]}"
+            )
+        seen_unique.setdefault(item.unique_id, item.label)
+        prefix, _, n = item.unique_id.rpartition("-")
+        if prefix != str(item.ref_id) or not n.isdigit():
+            yield f"index: {item.label}: uniqueId {item.unique_id!r} is not '<refId>-<n>'"
+
+
+# --- boxes -----------------------------------------------------------------------------
+
+
+def check_box_weight(view: PackView) -> Iterator[str]:
+    """Gross weight (items + tare) stays within weightMax when weightMax > 0."""
+    for box in view.boxes:
+        limit = float(box.wire["weightMax"])
+        if limit <= 0:
+            continue  # 0 means no weight limit
+        gross = sum(item.weight for item in box.items) + float(box.wire.get("weightTare", 0.0))
+        if gross > limit + EPS * max(1.0, limit):
+            yield f"box-weight: box {box.position}: gross weight {gross:g} > weightMax {limit:g}"
+
+
+def _box_types(request: Wire) -> list[dict[str, Any]]:
+    defaults = request.get("boxTypeDefaults") or {}
+    return [{**defaults, **box_type} for box_type in request.get("boxTypes") or []]
+
+
+def _matching_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
+    ref_id = box.wire.get("refId")
+    for box_type in _box_types(request):
+        if ref_id is not None and box_type.get("refId") not in (None, ref_id):
+            continue
+        if _same_dims(_vec(box_type["dimensions"]), box.dims):
+            return box_type
+    return None
+
+
+def check_box_type(view: PackView) -> Iterator[str]:
+    """Each box is one of the requested box types: same dimensions, weightMax and tare."""
+    if view.request.get("boxTypeGenerators") or not view.request.get("boxTypes"):
+        return  # generated or account box types are not in the request to compare with
+    for box in view.boxes:
+        box_type = _matching_box_type(view.request, box)
+        if box_type is None:
+            yield (
+                f"box-type: box {box.position}: no requested box type with refId "
+                f"{box.wire.get('refId')} and dimensions {_fmt(box.dims)}"
+            )
+            continue
+        for name in ("weightMax", "weightTare"):
+            want, got = float(box_type.get(name, 0.0)), float(box.wire.get(name, 0.0))
+            if not _close(want, got):
+                yield f"box-type: box {box.position}: {name} {got:g}, box type says {want:g}"
+
+
+def check_box_cost(view: PackView) -> Iterator[str]:
+    """A box without a rate table costs its fixed price, or its volume when it has none."""
+    if view.request.get("boxTypeGenerators"):
+        return
+    for box in view.boxes:
+        box_type = _matching_box_type(view.request, box)
+        if box_type is None or box_type.get("rateTable"):
+            continue  # rate tables are priced by the engine's rating; not checked yet
+        price, fixed, volume = box.wire["price"], box_type.get("price"), _volume(box.dims)
+        if fixed is not None and price != fixed:
+            yield f"box-cost: box {box.position}: price {price}, box type price is {fixed}"
+        # Cost is an integer; the spec does not fix how a fractional volume is rounded.
+        if fixed is None and abs(price - volume) > 1:
+            yield f"box-cost: box {box.position}: price {price}, expected its volume {volume:g}"
+
+
+def check_box_totals(view: PackView) -> Iterator[str]:
+    """volumeMax, volumeNet and weightUsed of each box agree with its contents."""
+    for box in view.boxes:
+        tare = float(box.wire.get("weightTare", 0.0))
+        expected = {
+            "volumeMax": _volume(box.dims),
+            "volumeNet": sum(_volume(item.dims) for item in box.items),
+            "weightUsed": tare + sum(item.weight for item in box.items),
+        }
+        for name, want in expected.items():
+            got = float(box.wire[name])
+            if not _close(got, want):
+                yield f"box-totals: box {box.position}: {name} {got:g}, expected {want:g}"
+
+
+# --- response totals -------------------------------------------------------------------
+
+
+def check_totals(view: PackView) -> Iterator[str]:
+    """Response totals agree with its boxes, items and leftovers."""
+    response = view.response
+    packed_units = sum(item.units for box in view.boxes for item in box.items)
+    leftover_units = sum(item.units for item in view.leftovers)
+    counts = {
+        "lenBoxes": len(view.boxes),
+        "lenItems": packed_units + leftover_units,
+        "lenLeftovers": leftover_units,
+        "totalCost": sum(int(box.wire["price"]) for box in view.boxes),
+    }
+    for name, want in counts.items():
+        if response[name] != want:
+            yield f"totals: {name} {response[name]}, boxes and leftovers give {want}"
+    if not view.request.get("random") and view.request.get("itemSets") is not None:
+        requested = sum(int(s.get("quantity", 1)) for s in view.request["itemSets"])
+        if response["lenItems"] != requested:
+            yield f"totals: lenItems {response['lenItems']}, request asks for {requested} units"
+    sums: dict[str, float] = {
+        "totalVolume": sum(float(box.wire["volumeMax"]) for box in view.boxes),
+        "totalVolumeNet": sum(_volume(item.dims) for box in view.boxes for item in box.items),
+        "totalWeight": sum(float(box.wire["weightUsed"]) for box in view.boxes),
+    }
+    for name, total in sums.items():
+        if not _close(float(response[name]), total):
+            yield f"totals: {name} {response[name]:g}, boxes give {total:g}"
+
+
+# Fields that describe the packing itself; timings, timestamps and pack ids differ per call.
+PACKING_FIELDS = (
+    "boxes",
+    "leftovers",
+    "lenBoxes",
+    "lenItems",
+    "lenLeftovers",
+    "totalCost",
+    "totalVolume",
+    "totalVolumeNet",
+    "totalWeight",
+    "itemSortUsed",
+)
+
+
+def packing_of(response: Wire) -> dict[str, Any]:
+    """The part of a response that packing the same request again must reproduce."""
+    return {name: response.get(name) for name in PACKING_FIELDS}
+
+
+CHECKS: tuple[Check, ...] = (
+    check_inside_box,
+    check_no_overlap,
+    check_rotation,
+    check_item_weight,
+    check_units,
+    check_identifiers,
+    check_box_weight,
+    check_box_type,
+    check_box_cost,
+    check_box_totals,
+    check_totals,
+)
