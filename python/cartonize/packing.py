@@ -26,6 +26,7 @@ from cartonize.models import (
     Point,
     validate_request,
 )
+from cartonize.rules import apply_rules
 
 __all__ = ["max_timeout", "pack"]
 
@@ -44,7 +45,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "reservedSpace": 0.0,
     "boxTypeSets": [],
     "packOrigin": None,
-    "rules": [],
     "random": False,
     "cohortPacking": False,
     "allowableOverhang": -1.0,
@@ -91,6 +91,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
 
     kinds = _kinds(req.item_sets)
+    effects = apply_rules(req.rules, [(k.ref_id, k.item_set) for k in kinds])
+    warnings += effects.warnings
     box_types = req.resolved_box_types()
     timeout = min(req.timeout or max_timeout(), max_timeout())
     engine_input = {
@@ -99,8 +101,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "dimensions": _xyz(k.item_set.dimensions),
                 "weight": k.item_set.weight,
                 "quantity": k.item_set.quantity,
+                "freeAxes": effects.free_axes.get(position),
             }
-            for k in kinds
+            for position, k in enumerate(kinds)
         ],
         "boxTypes": [
             {
