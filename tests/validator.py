@@ -278,7 +278,11 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
 
     return (
         {ref_id: group(f"refId {ref_id}", sets) for ref_id, sets in explicit.items()},
-        [group(f"auto-id {_fmt(_shape(p[0])[0])}", p) for p in auto],
+        # Labels are count keys, so they carry the pool number to stay unique.
+        [
+            group(f"auto-id #{n} {_fmt(_shape(p[0])[0])} weight {_shape(p[0])[1]:g}", p)
+            for n, p in enumerate(auto)
+        ],
     )
 
 
