@@ -125,3 +125,17 @@ def test_known_answer(name: str) -> None:
         left["refId"] for left in response["leftovers"] for _ in range(left.get("quantity", 1))
     )
     assert leftovers == case.leftover_ref_ids
+
+
+def test_item_sets_sharing_a_ref_id_get_distinct_unique_ids() -> None:
+    request = {
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1, "quantity": 2},
+            {"refId": 1, "dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 1, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 1, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    ids = [e["item"]["uniqueId"] for b in response["boxes"] for e in b["box"]["items"]]
+    assert sorted(ids) == ["1-0", "1-1", "1-2", "1-3"]
+    assert validate(request, response) == []

@@ -2,10 +2,10 @@
 
 from typing import Any
 
-import pytest
-
 import cartonize
+import pytest
 from cartonize.errors import InvalidRequest
+
 from tests.validator import validate
 
 

@@ -7,7 +7,7 @@ checker would otherwise pass unnoticed.
 Every violation is one human-readable line that starts with the name of the rule it
 breaks (``"overlap: box 0 items 3 and 7 ..."``), so tests can tell which rule fired.
 
-Decisions where the spec leaves room (see ``docs`` of the spec and reference.md):
+Decisions where the spec leaves room (spec §B and §F, reference.md, the public schema):
 
 - **Units.** Every Item, packed or leftover, stands for ``quantity`` eaches when it
   carries that field, else for one (public schema: ``Item.quantity`` is the number of

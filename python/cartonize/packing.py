@@ -75,10 +75,16 @@ def max_timeout() -> float:
 
 @dataclass(frozen=True)
 class _Kind:
-    """An item set as the engine sees it, with the refId it answers to."""
+    """An item set as the engine sees it, with the refId it answers to and the
+    number of its first unit (item sets sharing a refId number their units on)."""
 
     ref_id: int
     item_set: ItemSet
+    first_unit: int = 0
+
+    def unique_id(self, unit: int) -> str:
+        """`<refId>-<n>`, unique across item sets sharing the refId."""
+        return f"{self.ref_id}-{self.first_unit + unit}"
 
 
 def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse:
@@ -176,13 +182,15 @@ def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
     taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
     next_id = max(taken, default=-1) + 1
     kinds: list[_Kind] = []
+    units_so_far: dict[int, int] = {}
     for s in item_sets:
         ref_id = s.ref_id
         if ref_id is None or ref_id == -1:
             ref_id = next_id
             next_id += 1
         if s.quantity > 0:
-            kinds.append(_Kind(ref_id, s))
+            kinds.append(_Kind(ref_id, s, units_so_far.get(ref_id, 0)))
+            units_so_far[ref_id] = units_so_far.get(ref_id, 0) + s.quantity
     return kinds
 
 
@@ -254,7 +262,7 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
         virtual=s.virtual,
         properties=s.properties,
         packed_index=placement["packedIndex"],
-        unique_id=f"{kind.ref_id}-{placement['unit']}",
+        unique_id=kind.unique_id(placement["unit"]),
         delta_cost=delta_cost,
         quantity=1,
     )
@@ -272,7 +280,7 @@ def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:
         dimensions=s.dimensions,
         virtual=s.virtual,
         properties=s.properties,
-        unique_id=f"{kind.ref_id}-{left['unit']}",
+        unique_id=kind.unique_id(left["unit"]),
         message=left["reason"],
         quantity=1,
     )
