@@ -244,3 +244,25 @@ def test_random_request_skips_counting_against_item_sets() -> None:
     problems = validate(request, response)
     assert not any(p.startswith("units:") for p in problems), problems
     assert any(p.startswith("box-totals:") for p in problems), problems
+
+
+def test_random_units_of_one_ref_id_must_share_a_shape() -> None:
+    import cartonize  # a real random pack as the valid baseline
+
+    request = {
+        "random": True,
+        "n": 2,
+        "boxTypes": [{"dimensions": {"x": 30, "y": 30, "z": 30}, "weightMax": 0}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    items = response["boxes"][0]["box"]["items"]
+    first = next(e["item"] for e in items if e["item"]["refId"] == 0)
+    other = next(
+        e["item"]
+        for e in items
+        if e["item"]["refId"] == 0 and e is not items[0] and e["item"] is not first
+    )
+    other["dimensions"] = {k: v + 0.5 for k, v in first["dimensions"].items()}
+    problems = validate(request, response)
+    assert any(p.startswith("random:") and "differs" in p for p in problems), problems

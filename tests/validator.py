@@ -356,6 +356,8 @@ def check_no_overlap(view: PackView) -> Iterator[str]:
 
 def check_rotation(view: PackView) -> Iterator[str]:
     """Each item's dimensions are a permutation of its item set's dimensions."""
+    if view.request.get("random"):
+        return  # check_random_consistency covers invented items
     for item in view.items:
         group = view.group_of(item)
         if group is None:
@@ -369,6 +371,30 @@ def check_rotation(view: PackView) -> Iterator[str]:
                 f"rotation: {item.label}: dimensions {_fmt(item.dims)} are not a rotation "
                 f"of {wanted}"
             )
+
+
+def check_random_consistency(view: PackView) -> Iterator[str]:
+    """With random items, all units of one refId share one shape and weight, sides stay
+    within randomMaxDimension, and every refId has the same count n (unless
+    randomMaxQuantity varies it)."""
+    if not view.request.get("random"):
+        return
+    max_side = float(view.request.get("randomMaxDimension") or 10)
+    shapes: dict[object, Shape] = {}
+    counts: dict[object, int] = defaultdict(int)
+    for item in view.items:
+        shape = (sorted_dims(item.dims), item.weight)
+        first = shapes.setdefault(item.ref_id, shape)
+        if not _same_shape(first, shape):
+            yield f"random: {item.label}: differs from other units of refId {item.ref_id}"
+        if max(item.dims) > max_side * (1 + EPS):
+            yield f"random: {item.label}: a side exceeds randomMaxDimension {max_side:g}"
+        counts[item.ref_id] += item.units
+    n = view.request.get("n", 5)
+    if view.request.get("randomMaxQuantity") is None:
+        wrong = {ref: c for ref, c in counts.items() if c != n}
+        if wrong or len(counts) != n:
+            yield f"random: expected {n} refIds of {n} units each, got {dict(counts)}"
 
 
 def check_item_weight(view: PackView) -> Iterator[str]:
@@ -557,6 +583,7 @@ CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
     check_rotation,
+    check_random_consistency,
     check_item_weight,
     check_units,
     check_identifiers,

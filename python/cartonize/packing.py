@@ -26,6 +26,7 @@ from cartonize.models import (
     Point,
     validate_request,
 )
+from cartonize.random_items import random_item_sets
 from cartonize.rules import apply_rules
 
 __all__ = ["max_timeout", "pack"]
@@ -45,7 +46,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "reservedSpace": 0.0,
     "boxTypeSets": [],
     "packOrigin": None,
-    "random": False,
     "cohortPacking": False,
     "allowableOverhang": -1.0,
     "placementStyle": "default",
@@ -96,7 +96,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
 
-    kinds = _kinds(req.item_sets)
+    item_sets = req.item_sets
+    if req.random:
+        if item_sets:
+            warnings.append("random is true: the request's itemSets were replaced by random items")
+        item_sets = random_item_sets(req)
+    kinds = _kinds(item_sets)
     effects = apply_rules(req.rules, [(k.ref_id, k.item_set) for k in kinds])
     warnings += effects.warnings
     box_types = req.resolved_box_types()
