@@ -250,45 +250,41 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
     )
 
 
-def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
-    """A packed unit: the item set's fields plus where and how it was placed."""
+def _unit(kind: _Kind, unit: int, **placed: Any) -> Item:
+    """One unit of an item set: the set's echoed fields plus `placed` (where and how)."""
     s = kind.item_set
-    ox, oy, oz = placement["origin"]
-    dx, dy, dz = placement["dimensions"]
     return Item.model_construct(
         ref_id=kind.ref_id,
         name=s.name,
         color=s.color,
         weight=s.weight,
         sequence=s.sequence,
+        virtual=s.virtual,
+        properties=s.properties,
+        unique_id=kind.unique_id(unit),
+        quantity=1,
+        **placed,
+    )
+
+
+def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
+    """A packed unit, with its position, placed dimensions and cost."""
+    ox, oy, oz = placement["origin"]
+    dx, dy, dz = placement["dimensions"]
+    return _unit(
+        kind,
+        placement["unit"],
         dimensions=Dimensions.model_construct(x=dx, y=dy, z=dz),
         origin=Point.model_construct(x=ox, y=oy, z=oz),
         center_of_mass=Point.model_construct(x=ox + dx / 2, y=oy + dy / 2, z=oz + dz / 2),
-        virtual=s.virtual,
-        properties=s.properties,
         packed_index=placement["packedIndex"],
-        unique_id=kind.unique_id(placement["unit"]),
         delta_cost=delta_cost,
-        quantity=1,
     )
 
 
 def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:
     """An unpacked unit, with the reason in `message`."""
-    s = kind.item_set
-    return Item.model_construct(
-        ref_id=kind.ref_id,
-        name=s.name,
-        color=s.color,
-        weight=s.weight,
-        sequence=s.sequence,
-        dimensions=s.dimensions,
-        virtual=s.virtual,
-        properties=s.properties,
-        unique_id=kind.unique_id(left["unit"]),
-        message=left["reason"],
-        quantity=1,
-    )
+    return _unit(kind, left["unit"], dimensions=kind.item_set.dimensions, message=left["reason"])
 
 
 def _number_items(boxes: list[Box]) -> None:

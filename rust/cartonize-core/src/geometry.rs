@@ -14,23 +14,23 @@ const ROUNDING_SLACK: f64 = 1e-6;
 /// Converts an item length, rounding up so a placed item never takes less
 /// space than it really needs.
 pub fn len_ceil(v: f64) -> Len {
-    let scaled = v * SCALE;
-    let nearest = scaled.round();
-    if (scaled - nearest).abs() <= ROUNDING_SLACK * nearest.abs().max(1.0) {
-        nearest as Len
-    } else {
-        scaled.ceil() as Len
-    }
+    to_fixed(v, f64::ceil)
 }
 
 /// Converts a container length, rounding down so an item never sticks out.
 pub fn len_floor(v: f64) -> Len {
+    to_fixed(v, f64::floor)
+}
+
+/// Scales `v`, snapping to the nearest unit when within the rounding slack and
+/// otherwise rounding with `direction`.
+fn to_fixed(v: f64, direction: fn(f64) -> f64) -> Len {
     let scaled = v * SCALE;
     let nearest = scaled.round();
     if (scaled - nearest).abs() <= ROUNDING_SLACK * nearest.abs().max(1.0) {
         nearest as Len
     } else {
-        scaled.floor() as Len
+        direction(scaled) as Len
     }
 }
 
