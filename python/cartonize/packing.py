@@ -26,6 +26,7 @@ from cartonize.models import (
     Point,
     validate_request,
 )
+from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 
 __all__ = ["max_timeout", "pack"]
@@ -171,6 +172,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         warnings=warnings,
         properties=req.properties,
     )
+    render_pictures(req, response)
     response.total_time = time.perf_counter() - started
     return response
 
