@@ -14,6 +14,7 @@ from typing import Any
 import cartonize
 import pytest
 from cartonize import _core
+from cartonize.errors import InvalidRequest
 from cartonize.models import Item, PackResponse
 from falcon import testing
 from PIL import Image as PILImage
@@ -405,6 +406,11 @@ def test_render_json_errors_map_to_the_exception_tree() -> None:
     bad = {"imgSize": 100000, "boxes": []}
     with pytest.raises(_core.InvalidInput, match="imgSize"):
         _core.render_json(json.dumps(bad))
+
+
+def test_too_wide_a_picture_is_422() -> None:
+    with pytest.raises(InvalidRequest, match="imgSize"):
+        cartonize.pack(mixed_order(imgSize=5000))
 
 
 def test_render_from_several_threads_gives_identical_pictures() -> None:

@@ -13,6 +13,9 @@ const CAPTION_BAND: f64 = 20.0;
 /// A picture is at most this many times as tall as it is wide, so a needle-like box
 /// seen end-on cannot ask for an enormous raster.
 const MAX_ASPECT: f64 = 8.0;
+/// Tallest picture in pixels whatever the width: with a width of at most
+/// `crate::MAX_IMG_SIZE` a raster stays within 64 MB.
+const MAX_HEIGHT: f64 = 4096.0;
 /// Item labels are left out on top faces narrower than this, in pixels.
 const MIN_LABEL_FACE: f64 = 14.0;
 
@@ -62,8 +65,9 @@ impl Frame {
         let inner = (width - 2.0 * margin).max(1.0);
         let (w, h) = ((x1 - x0).max(f64::MIN_POSITIVE), (y1 - y0).max(0.0));
         let mut scale = inner / w;
-        if h * scale > MAX_ASPECT * width {
-            scale = MAX_ASPECT * width / h;
+        let max_drawing = (MAX_ASPECT * width).min(MAX_HEIGHT) - top_band - 2.0 * margin;
+        if h * scale > max_drawing {
+            scale = max_drawing.max(1.0) / h;
         }
         Frame {
             camera,
@@ -380,6 +384,15 @@ mod tests {
         let min = xs.iter().cloned().fold(f64::MAX, f64::min);
         let max = xs.iter().cloned().fold(f64::MIN, f64::max);
         assert!((min - 8.0).abs() < 1e-9 && (max - 192.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_needle_seen_end_on_stays_within_the_height_cap() {
+        let cam = Camera::new([1.0, 0.0, 0.0]);
+        let frame = Frame::new(cam, [1.0, 1.0, 1e6], 4000.0, 0.0);
+        assert!(frame.height <= MAX_HEIGHT);
+        let frame = Frame::new(cam, [1.0, 1.0, 1e3], 100.0, 20.0);
+        assert!(frame.height <= 8.0 * 100.0);
     }
 
     #[test]

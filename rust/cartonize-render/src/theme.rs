@@ -90,7 +90,7 @@ const BOAT: Theme = Theme {
 
 const CLASSIC: Theme = Theme {
     name: "classic",
-    background: None,
+    background: Some("#ffffff"),
     item_stroke: "#000000",
     item_stroke_width: 0.7,
     box_fill: "#fafafa",
