@@ -53,17 +53,19 @@ def render_pictures(request: PackRequest, response: PackResponse) -> None:
     except _core.InvalidInput as exc:
         raise InvalidRequest("cannot render pictures", str(exc)) from exc
 
+    images: list[Image] = []
     for index, (box, rendered) in enumerate(zip(boxes, out["boxes"], strict=True)):
         box.depth_order = rendered["depthOrder"]
         box.depth_order_string = ",".join(str(i) for i in rendered["depthOrder"])
         box.svg = rendered["svg"]
         if rendered["png"] is not None:
-            response.images = [
-                *(response.images or []),
-                Image.model_construct(box_index=index, format="png", data=rendered["png"]),
-            ]
+            images.append(
+                Image.model_construct(box_index=index, format="png", data=rendered["png"])
+            )
     if request.image_format == "svg":
         response.svgs = [box.svg or "" for box in boxes]
+    else:
+        response.images = images
     response.image_scale = extent
     response.image_scale_style_used = style_used
     response.scripts = out["scripts"]
