@@ -27,6 +27,7 @@ from cartonize.models import (
     validate_request,
 )
 from cartonize.random_items import random_item_sets
+from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 
 __all__ = ["max_timeout", "pack"]
@@ -176,6 +177,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         warnings=warnings,
         properties=req.properties,
     )
+    render_pictures(req, response)
     response.total_time = time.perf_counter() - started
     return response
 

@@ -2,6 +2,7 @@
 //! converts, calls the core with the GIL released, maps errors.
 
 use cartonize_core::CoreError;
+use cartonize_render::RenderError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -44,6 +45,33 @@ impl From<PyCoreError> for PyErr {
     }
 }
 
+/// Wraps the renderer's error so `?` converts it into the same exception tree.
+struct PyRenderError(RenderError);
+
+impl From<RenderError> for PyRenderError {
+    fn from(e: RenderError) -> Self {
+        PyRenderError(e)
+    }
+}
+
+impl From<PyRenderError> for PyErr {
+    fn from(e: PyRenderError) -> PyErr {
+        let msg = e.0.to_string();
+        match e.0 {
+            RenderError::Decode(_) => DecodeError::new_err(msg),
+            RenderError::Invalid { .. } => InvalidInput::new_err(msg),
+            RenderError::Raster(_) => EngineError::new_err(msg),
+        }
+    }
+}
+
+/// Renders pictures of packed boxes from a render input given as JSON text; returns the
+/// output (SVG or base64 PNG per box, depth orders) as JSON text. The GIL is released.
+#[pyfunction]
+fn render_json(py: Python<'_>, input: String) -> Result<String, PyRenderError> {
+    Ok(py.detach(move || cartonize_render::render_json(&input))?)
+}
+
 /// Packs an engine input given as JSON text and returns the output as JSON text.
 /// The GIL is released while the engine runs.
 #[pyfunction]
@@ -54,6 +82,7 @@ fn pack_json(py: Python<'_>, input: String) -> Result<String, PyCoreError> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack_json, m)?)?;
+    m.add_function(wrap_pyfunction!(render_json, m)?)?;
     m.add("__version__", cartonize_core::VERSION)?;
     m.add("BUILT", env!("CARTONIZE_BUILT"))?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;

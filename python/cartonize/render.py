@@ -1,0 +1,115 @@
+"""Pictures of packed boxes: hands the packing to the Rust renderer (`_core.render_json`,
+GIL released) and fills the response's picture fields and depth orders."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from cartonize import _core
+from cartonize.errors import InvalidRequest
+from cartonize.models import (
+    Image,
+    ImageScaleStyleUsed,
+    Item,
+    PackRequest,
+    PackResponse,
+    Point,
+)
+
+__all__ = ["image_scale", "render_pictures"]
+
+_ORIGIN = Point.model_construct(x=0.0, y=0.0, z=0.0)
+
+
+def render_pictures(request: PackRequest, response: PackResponse) -> None:
+    """Fill svgs or images, each box's svg and depthOrder, imageScale, scripts and styles,
+    and renderTime; with `includeImages: false` render nothing (renderTime 0)."""
+    if not request.include_images:
+        response.render_time = 0.0
+        return
+    started = time.perf_counter()
+    extent, style_used = image_scale(request, response)
+    boxes = [entry.box for entry in response.boxes]
+    render_input = {
+        "eye": _xyz(request.eye),
+        "imgSize": request.img_size,
+        "format": request.image_format,
+        "template": request.template,
+        "scaleExtent": _xyz(extent) if extent is not None else None,
+        "sequenceHeatMap": request.sequence_heat_map,
+        "includeScripts": request.include_scripts,
+        "boxes": [
+            {
+                "dimensions": _xyz(box.dimensions or _ORIGIN),
+                "items": [_item_input(entry.item) for entry in box.items],
+            }
+            for box in boxes
+        ],
+    }
+    try:
+        out: dict[str, Any] = json.loads(_core.render_json(json.dumps(render_input)))
+    except _core.InvalidInput as exc:
+        raise InvalidRequest("cannot render pictures", str(exc)) from exc
+
+    images: list[Image] = []
+    for index, (box, rendered) in enumerate(zip(boxes, out["boxes"], strict=True)):
+        box.depth_order = rendered["depthOrder"]
+        box.depth_order_string = ",".join(str(i) for i in rendered["depthOrder"])
+        box.svg = rendered["svg"]
+        if rendered["png"] is not None:
+            images.append(
+                Image.model_construct(box_index=index, format="png", data=rendered["png"])
+            )
+    if request.image_format == "svg":
+        response.svgs = [box.svg or "" for box in boxes]
+    else:
+        response.images = images
+    response.image_scale = extent
+    response.image_scale_style_used = style_used
+    response.scripts = out["scripts"]
+    response.styles = out["styles"]
+    response.render_time = time.perf_counter() - started
+
+
+def image_scale(
+    request: PackRequest, response: PackResponse
+) -> tuple[Point | None, ImageScaleStyleUsed]:
+    """The extent every picture is fitted to at least, and the style that chose it.
+
+    A non-zero `imageScale` overrides the style; `largest-box` is the per-axis maximum of
+    the boxes used, `largest-box-type` that of every box type; `fill` has none."""
+    forced = request.image_scale
+    if (forced.x, forced.y, forced.z) != (0.0, 0.0, 0.0):
+        return forced, "override"
+    if request.image_scale_style == "largest-box":
+        found = [entry.box.dimensions for entry in response.boxes]
+    elif request.image_scale_style == "largest-box-type":
+        found = [box_type.dimensions for box_type in request.resolved_box_types()]
+    else:
+        return None, "fill"
+    dims = [d for d in found if d is not None]
+    if not dims:
+        return None, request.image_scale_style
+    return (
+        Point.model_construct(
+            x=max(d.x for d in dims), y=max(d.y for d in dims), z=max(d.z for d in dims)
+        ),
+        request.image_scale_style,
+    )
+
+
+def _item_input(item: Item) -> dict[str, Any]:
+    return {
+        "index": item.index or 0,
+        "refId": item.ref_id if item.ref_id is not None else -1,
+        "origin": _xyz(item.origin or _ORIGIN),
+        "dimensions": _xyz(item.dimensions),
+        "color": item.color,
+        "sequence": item.sequence,
+    }
+
+
+def _xyz(p: Point) -> list[float]:
+    return [p.x, p.y, p.z]

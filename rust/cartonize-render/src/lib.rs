@@ -1,0 +1,275 @@
+//! cartonize-render: pictures of packed boxes.
+//!
+//! Pure Rust, no Python: the camera ([`projection`]), painter's order that is also a
+//! loading order ([`depth`]), colours and shades ([`colour`]), template looks
+//! ([`theme`]), SVG writing ([`svg`]) and PNG rasterisation with resvg ([`raster`]).
+
+pub mod colour;
+pub mod depth;
+pub mod error;
+pub mod model;
+pub mod projection;
+pub mod raster;
+pub mod svg;
+pub mod theme;
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+
+pub use error::RenderError;
+pub use model::{RenderInput, RenderOutput};
+
+use colour::Rgb;
+use model::{Format, RenderedBox};
+use projection::{Camera, Cuboid};
+use svg::{DrawItem, Picture};
+use theme::Theme;
+
+/// Renders every box of `input`: its depth order and its SVG or PNG picture.
+pub fn render(input: &RenderInput) -> Result<RenderOutput, RenderError> {
+    check(input)?;
+    let camera = Camera::new(input.eye);
+    let theme = Theme::of(input.template.unwrap_or_default());
+    let heat = input.sequence_heat_map.then(|| sequence_ranks(input));
+    let boxes = input
+        .boxes
+        .iter()
+        .enumerate()
+        .map(|(bi, b)| {
+            let cuboids: Vec<Cuboid> = b
+                .items
+                .iter()
+                .map(|i| Cuboid::new(i.origin, i.dimensions))
+                .collect();
+            let order = depth::back_to_front(&camera, &cuboids);
+            let items: Vec<DrawItem> = order
+                .iter()
+                .filter_map(|&k| Some((b.items.get(k)?, *cuboids.get(k)?)))
+                .map(|(item, cuboid)| DrawItem {
+                    index: item.index,
+                    ref_id: item.ref_id,
+                    cuboid,
+                    colour: item_colour(item, heat.as_ref()),
+                })
+                .collect();
+            let extent = match input.scale_extent {
+                Some(e) => [
+                    b.dimensions[0].max(e[0]),
+                    b.dimensions[1].max(e[1]),
+                    b.dimensions[2].max(e[2]),
+                ],
+                None => b.dimensions,
+            };
+            let picture = Picture {
+                box_index: bi,
+                dimensions: b.dimensions,
+                extent,
+                width: input.img_size,
+                theme: &theme,
+                text: input.format == Format::Svg,
+            };
+            let drawn = svg::draw(camera, &picture, &items);
+            let (svg, png) = match input.format {
+                Format::Svg => (Some(drawn), None),
+                Format::Png => (
+                    None,
+                    Some(base64::engine::general_purpose::STANDARD.encode(raster::png(&drawn)?)),
+                ),
+            };
+            Ok(RenderedBox {
+                svg,
+                png,
+                depth_order: items.iter().map(|i| i.index).collect(),
+            })
+        })
+        .collect::<Result<Vec<_>, RenderError>>()?;
+    Ok(RenderOutput {
+        boxes,
+        scripts: input
+            .include_scripts
+            .then(|| theme::PAGE_SCRIPT.to_string()),
+        styles: input
+            .include_scripts
+            .then(|| theme::PAGE_STYLES.to_string()),
+    })
+}
+
+/// Renders a JSON-encoded [`RenderInput`] and returns the [`RenderOutput`] as JSON.
+pub fn render_json(input: &str) -> Result<String, RenderError> {
+    let parsed: RenderInput = serde_json::from_str(input)?;
+    Ok(serde_json::to_string(&render(&parsed)?)?)
+}
+
+/// The widest picture allowed, in pixels: a raster of it stays well under 1 GB.
+pub const MAX_IMG_SIZE: u32 = 4096;
+
+fn check(input: &RenderInput) -> Result<(), RenderError> {
+    let invalid = |field: String, message: &str| RenderError::Invalid {
+        field,
+        message: message.to_string(),
+    };
+    if input.img_size == 0 || input.img_size > MAX_IMG_SIZE {
+        return Err(invalid(
+            "imgSize".into(),
+            &format!("must be 1 to {MAX_IMG_SIZE} pixels"),
+        ));
+    }
+    for (bi, b) in input.boxes.iter().enumerate() {
+        if !b.dimensions.iter().all(|d| d.is_finite() && *d > 0.0) {
+            return Err(invalid(format!("boxes[{bi}].dimensions"), "must be > 0"));
+        }
+        for (ii, item) in b.items.iter().enumerate() {
+            let finite = item
+                .origin
+                .iter()
+                .chain(&item.dimensions)
+                .all(|v| v.is_finite());
+            if !finite || item.dimensions.iter().any(|d| *d <= 0.0) {
+                return Err(invalid(
+                    format!("boxes[{bi}].items[{ii}]"),
+                    "origin must be finite and dimensions > 0",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The colour of an item: its heat-map rank, else its own colour, else one derived from
+/// its refId (also when its colour does not parse, so a picture is never refused).
+fn item_colour(item: &model::ItemInput, heat: Option<&HeatMap>) -> Rgb {
+    if let Some(map) = heat {
+        return item
+            .sequence
+            .as_ref()
+            .and_then(|s| map.rank.get(s.as_str()))
+            .map_or(colour::NO_SEQUENCE, |&r| colour::heat(r, map.count));
+    }
+    item.color
+        .as_deref()
+        .and_then(colour::parse)
+        .unwrap_or_else(|| colour::for_ref_id(item.ref_id))
+}
+
+struct HeatMap<'a> {
+    rank: HashMap<&'a str, usize>,
+    count: usize,
+}
+
+/// Ranks of the distinct sequence values over all boxes: numeric order when every value
+/// is a number (aisle-bin 0401 < 1228), else text order.
+fn sequence_ranks(input: &RenderInput) -> HeatMap<'_> {
+    let mut values: Vec<&str> = input
+        .boxes
+        .iter()
+        .flat_map(|b| &b.items)
+        .filter_map(|i| i.sequence.as_deref())
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    let numbers: Option<Vec<f64>> = values
+        .iter()
+        .map(|v| v.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
+        .collect();
+    if let Some(nums) = numbers {
+        let mut paired: Vec<(f64, &str)> = nums.into_iter().zip(values.iter().copied()).collect();
+        paired.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+        values = paired.into_iter().map(|(_, v)| v).collect();
+    }
+    HeatMap {
+        count: values.len(),
+        rank: values
+            .into_iter()
+            .enumerate()
+            .map(|(r, v)| (v, r))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{BoxInput, ItemInput, Template};
+
+    fn item(index: u32, origin: [f64; 3], sequence: Option<&str>) -> ItemInput {
+        ItemInput {
+            index,
+            ref_id: 1,
+            origin,
+            dimensions: [1.0, 1.0, 1.0],
+            color: Some("red".into()),
+            sequence: sequence.map(String::from),
+        }
+    }
+
+    fn input(format: Format) -> RenderInput {
+        RenderInput {
+            eye: [1.0, 0.0, 0.0],
+            img_size: 100,
+            format,
+            template: Some(Template::Classic),
+            scale_extent: None,
+            sequence_heat_map: false,
+            include_scripts: true,
+            boxes: vec![BoxInput {
+                dimensions: [2.0, 1.0, 2.0],
+                items: vec![
+                    item(3, [1.0, 0.0, 0.0], Some("0401")),
+                    item(1, [0.0, 0.0, 0.0], Some("1228")),
+                    item(2, [0.0, 0.0, 1.0], Some("99")),
+                ],
+            }],
+        }
+    }
+
+    #[test]
+    fn depth_order_lists_item_indices_bottom_first_from_above() {
+        let out = render(&input(Format::Svg));
+        let out = out.unwrap_or_else(|e| RenderOutput {
+            boxes: vec![],
+            scripts: Some(e.to_string()),
+            styles: None,
+        });
+        assert_eq!(out.boxes.len(), 1, "{:?}", out.scripts);
+        assert_eq!(out.boxes[0].depth_order, vec![1, 2, 3]);
+        assert!(out.boxes[0].png.is_none());
+        assert!(out.scripts.is_some() && out.styles.is_some());
+    }
+
+    #[test]
+    fn png_output_is_base64_png() {
+        let out = render(&input(Format::Png)).map(|o| o.boxes);
+        let png = out
+            .ok()
+            .and_then(|b| b.into_iter().next())
+            .and_then(|b| b.png);
+        assert!(png.is_some_and(|p| p.starts_with("iVBORw0KGgo")));
+    }
+
+    #[test]
+    fn heat_map_ranks_sequences_numerically() {
+        let inp = input(Format::Svg);
+        let map = sequence_ranks(&inp);
+        assert_eq!(map.rank.get("99"), Some(&0));
+        assert_eq!(map.rank.get("0401"), Some(&1));
+        assert_eq!(map.rank.get("1228"), Some(&2));
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_place() {
+        let mut inp = input(Format::Svg);
+        inp.boxes[0].items[1].dimensions[2] = 0.0;
+        assert!(
+            matches!(render(&inp), Err(RenderError::Invalid { field, .. }) if field == "boxes[0].items[1]")
+        );
+        assert!(matches!(render_json("{"), Err(RenderError::Decode(_))));
+    }
+
+    #[test]
+    fn unknown_colours_fall_back_to_the_ref_id_colour() {
+        let mut i = item(1, [0.0; 3], None);
+        i.color = Some("no such colour".into());
+        assert_eq!(item_colour(&i, None), colour::for_ref_id(1));
+    }
+}
