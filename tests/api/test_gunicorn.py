@@ -48,7 +48,6 @@ def wait_until_serving(base_url: str, server: subprocess.Popen[bytes], log: Path
 def test_pack_under_gunicorn() -> None:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}/"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
     command = [
         str(GUNICORN),
         "-c",
@@ -60,6 +59,11 @@ def test_pack_under_gunicorn() -> None:
         "api.app:get_app()",
     ]
     with tempfile.TemporaryDirectory() as scratch:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
+            "CARTONIZE_DATA_DIR": str(Path(scratch) / "data"),
+        }
         log = Path(scratch) / "gunicorn.log"
         with log.open("wb") as log_file:
             server = subprocess.Popen(
