@@ -232,6 +232,9 @@ class PackLog:
         if found is None and self.flush_interval > 0:
             time.sleep(self.flush_interval + 0.1)
             found = self.store.get_pack(pack_uuid)
+        # Pruning runs at most every `prune_every`; an expired pack is gone for readers at once.
+        if found is not None and found.created_at < self.clock() - self.retention:
+            return None
         return found
 
     def flush(self) -> None:
@@ -244,7 +247,7 @@ class PackLog:
             if not batch and not prune:
                 return
             try:
-                self.store.save_packs(batch, self.retention if prune else None)
+                self.store.save_packs(batch, now - self.retention if prune else None)
             except Exception:
                 with self._lock:
                     self._pending[:0] = batch

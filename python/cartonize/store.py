@@ -24,7 +24,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal, TypeVar, get_args
 
@@ -379,9 +379,9 @@ class Store:
 
     # ------------------------------------------------------------------ packs
 
-    def save_packs(self, records: Sequence[PackRecord], retention: timedelta | None) -> None:
-        """Store packs in one transaction, deleting packs older than `retention` first."""
-        cutoff = _to_db(self._clock() - retention) if retention is not None else None
+    def save_packs(self, records: Sequence[PackRecord], prune_before: datetime | None) -> None:
+        """Store packs in one transaction, first deleting packs made before `prune_before`."""
+        cutoff = _to_db(prune_before) if prune_before is not None else None
 
         def insert(con: duckdb.DuckDBPyConnection) -> None:
             if cutoff is not None:

@@ -1,0 +1,92 @@
+"""The DuckDB store: migrations, accounts and keys, and several writer processes at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pytest
+from cartonize.store import MIGRATIONS, PackRecord, Store, StoreError, hash_key
+
+WRITERS = 4
+PACKS_PER_WRITER = 15
+
+
+def test_migrate_is_idempotent(tmp_path: Path) -> None:
+    store = Store(tmp_path / "data")
+    assert store.migrate() == len(MIGRATIONS)
+    assert Store(tmp_path / "data").migrate() == len(MIGRATIONS)
+    versions = store.transaction(
+        lambda con: con.execute("SELECT version FROM schema_version").fetchall()
+    )
+    assert versions == [(len(MIGRATIONS),)]
+
+
+def test_keys_are_stored_hashed_with_only_the_stem_in_clear(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.create_account("ACME", "free")
+    key, secret = store.create_key("ACME", "ci")
+    assert key.stem == secret[:10] and len(secret) >= 40
+    assert secret.encode() not in store.path.read_bytes()
+    rows = store.transaction(lambda con: con.execute("SELECT key_hash FROM api_keys").fetchall())
+    assert rows == [(hash_key(secret),)]
+    assert store.find_key(secret) == key
+    store.revoke_key(key.stem)
+    assert store.find_key(secret) is None
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (lambda s: s.create_account("ACME", "free"), "already exists"),
+        (lambda s: s.set_tier("NOBODY", "premium"), "no account"),
+        (lambda s: s.create_key("NOBODY", "x"), "no account"),
+        (lambda s: s.revoke_key("0123456789"), "no key"),
+        (lambda s: s.create_account("B", "gold"), "tier must be one of"),
+    ],
+)
+def test_store_refuses_impossible_changes(tmp_path: Path, action: object, message: str) -> None:
+    store = Store(tmp_path)
+    store.create_account("ACME", "free")
+    with pytest.raises(StoreError, match=message):
+        action(store)  # type: ignore[operator]
+
+
+def _write_packs(data_dir: str, writer: int) -> None:
+    store = Store(data_dir)
+    for n in range(PACKS_PER_WRITER):
+        record = PackRecord(
+            f"{writer}-{n}", datetime.now(UTC), None, None, f"O-{writer}", None, "{}", "{}", 0, 0
+        )
+        store.save_packs([record], None)
+        store.admit_unique("shared", f"{writer}-{n}", date(2026, 1, 1), 10_000)
+
+
+def test_writer_processes_lose_no_rows(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    Store(data_dir).migrate()
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_write_packs, args=(str(data_dir), w)) for w in range(WRITERS)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+        assert worker.exitcode == 0
+    store = Store(data_dir)
+    counts = store.transaction(
+        lambda con: con.execute(
+            "SELECT (SELECT count(*) FROM packs), (SELECT count(*) FROM daily_requests)"
+        ).fetchone()
+    )
+    assert counts == (WRITERS * PACKS_PER_WRITER, WRITERS * PACKS_PER_WRITER)
+
+
+def test_unique_admission_counts_distinct_fingerprints(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    day = date(2026, 1, 1)
+    admitted = [store.admit_unique("a", fp, day, 2) for fp in ["x", "x", "y", "z", "x", "y"]]
+    assert admitted == [True, True, True, False, True, True]
+    assert store.admit_unique("a", "z", date(2026, 1, 2), 2)
