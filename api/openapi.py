@@ -17,6 +17,7 @@ import falcon
 from cartonize.models import ErrorBody, PackRequest, PackResponse
 from pydantic.json_schema import models_json_schema
 
+from api.field_docs import FIELD_DOCS, SCHEMA_SECTIONS
 from api.resources import Limits, StoredPack, StoredPackList
 
 __all__ = ["DocsResource", "OpenApiResource", "openapi_document"]
@@ -78,6 +79,7 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
         ref_template=_REF,
     )
     schemas: dict[str, Any] = top["$defs"]
+    _describe_fields(schemas)
     pack = _operation(
         "Pack items into boxes",
         _ok("The pack response", "PackResponse"),
@@ -156,6 +158,74 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
     }
 
 
+#: Meanings of fields the contract's tables leave out, by schema ("*": any schema).
+_MORE_DOCS: dict[str, dict[str, str]] = {
+    "*": {
+        "dimensions": "Extents along x (height), y (width) and z (length)",
+        "centerOfMass": "Center of mass, relative to the object's origin corner",
+        "properties": "Free-form properties, returned unchanged",
+        "virtual": "A virtual item takes no space and is not counted in lenItems",
+        "quantity": "Number of identical units",
+        "origin": "Corner of the item (or box) nearest the box origin",
+        "x": "Height axis (up)",
+        "y": "Width axis",
+        "z": "Length axis",
+    },
+    "ErrorBody": {
+        "code": "The HTTP status of the answer",
+        "message": "What went wrong, in a few words",
+        "details": "Which field or limit, and why",
+    },
+    "ItemSet": {"dimensionSets": "Unit-of-measure ladder (each, 6-pack, case)"},
+    "Item": {
+        "index": "Position in the response, from 1; 0 is the box outline in pictures",
+        "uniqueId": "<refId>-<n>, n the unit's number within its item set",
+        "deltaCost": "Increase of the box's cost caused by this item",
+        "message": "Why a leftover was not packed",
+    },
+    "StoredPack": {
+        "packUuid": "Identifier of the pack transaction",
+        "createdAt": "When the pack started (UTC)",
+        "usedKeyStem": "Stem of the key the pack was made with",
+    },
+    "StoredPackList": {"packs": "Packs on this page, newest first"},
+    "StoredPackSummary": {
+        "orderId": "orderId of the request",
+        "requestId": "requestId of the request",
+        "usedKeyStem": "Stem of the key the pack was made with",
+    },
+}
+
+#: Fields the contract does not describe, or describes for this service differently.
+_OWN_DOCS = {
+    "key": "API key of older clients; prefer the Authorization header. Removed before the "
+    "request is fingerprinted or stored, and never echoed",
+    "timeout": "Seconds of compute allowed; reduced to the endpoint maximum when larger",
+    "requestFingerprint": "SHA-512 hex of the request's canonical JSON (defaults filled in, "
+    "key excluded)",
+    "responseFingerprint": "SHA-512 hex of the response's canonical JSON without timings, "
+    "packUuid and fingerprints",
+    "packUuid": "128 hex characters; GET /packs/{packUuid} returns the stored pack",
+}
+
+
+def _describe_fields(schemas: dict[str, Any]) -> None:
+    # Descriptions are added where a model has none: the pydantic models carry types,
+    # defaults and bounds, the contract carries what each field means.
+    for name, schema in schemas.items():
+        sections = [FIELD_DOCS[section] for section in SCHEMA_SECTIONS.get(name, ())]
+        for field, spec in schema.get("properties", {}).items():
+            if "description" in spec:
+                continue
+            if name in ("PackRequest", "PackResponse") and field in _OWN_DOCS:
+                spec["description"] = _OWN_DOCS[field]
+                continue
+            for docs in [*sections, _MORE_DOCS.get(name, {}), _MORE_DOCS["*"]]:
+                if field in docs:
+                    spec["description"] = docs[field]
+                    break
+
+
 class OpenApiResource:
     """`GET /openapi.json`."""
 
@@ -214,13 +284,16 @@ def render_docs(document: dict[str, Any]) -> str:
             parts.append(f"<pre>{e(json.dumps(schema, indent=1))}</pre>")
             continue
         required = set(schema.get("required", []))
-        parts.append("<table><tr><th>field</th><th>type</th><th>default</th><th>bounds</th></tr>")
+        parts.append(
+            "<table><tr><th>field</th><th>type</th><th>default</th><th>bounds</th>"
+            "<th>meaning</th></tr>"
+        )
         for field, spec in properties.items():
             mark = " (required)" if field in required else ""
             parts.append(
                 f"<tr><td><code>{e(field)}</code>{mark}</td><td>{e(_type_of(spec))}</td>"
                 f"<td>{e(json.dumps(spec['default'])) if 'default' in spec else ''}</td>"
-                f"<td>{e(_bounds_of(spec))}</td></tr>"
+                f"<td>{e(_bounds_of(spec))}</td><td>{e(spec.get('description', ''))}</td></tr>"
             )
         parts.append("</table>")
     parts.append("</body></html>")

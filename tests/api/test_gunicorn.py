@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -81,6 +82,13 @@ def test_pack_under_gunicorn() -> None:
 
             bad = httpx.post(base_url, content=b"[1, 2]", timeout=10.0)
             assert (bad.status_code, bad.json()["code"]) == (400, 400)
+
+            # Packs are batched per worker; the next GET may reach the other worker.
+            for n in range(4):
+                made = httpx.post(base_url, json={**PACK, "orderId": f"G-{n}"}, timeout=30.0)
+                stored = httpx.get(f"{base_url}packs/{made.json()['packUuid']}", timeout=30.0)
+                assert stored.status_code == 200, stored.text
+                assert stored.json()["response"]["orderId"] == f"G-{n}"
         finally:
             server.terminate()
             try:
@@ -88,3 +96,9 @@ def test_pack_under_gunicorn() -> None:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+        access = [json.loads(line) for line in log.read_text().splitlines() if '"path"' in line]
+        assert {(line["method"], line["status"]) for line in access} >= {
+            ("POST", 200),
+            ("POST", 400),
+            ("GET", 200),
+        }

@@ -333,6 +333,13 @@ def test_openapi_documents_models_routes_and_errors(store: Store) -> None:
     assert {"200", "400", "401", "413", "422", "429", "500"} <= set(pack["responses"])
     assert "77 items" in pack["description"]
     assert {"/packs", "/packs/{packUuid}", "/healthz", "/readyz"} <= set(document["paths"])
+    for name in ("PackRequest", "PackResponse", "ErrorBody", "Box", "ItemSet", "BoxType"):
+        undocumented = [
+            field
+            for field, spec in schemas[name]["properties"].items()
+            if not spec.get("description")
+        ]
+        assert undocumented == [], name
     page = c.simulate_get("/docs")
     assert page.headers["content-type"].startswith("text/html")
     assert (
