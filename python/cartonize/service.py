@@ -9,12 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import secrets
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,9 @@ def response_fingerprint(response: PackResponse) -> str:
     return fingerprint({k: v for k, v in data.items() if k not in RESPONSE_VOLATILE_FIELDS})
 
 
+_PACK_UUID = re.compile(r"[0-9a-f]{128}")
+
+
 def new_pack_uuid() -> str:
     """128 hex characters (512 random bits): unguessable, so it can name a keyless pack."""
     return secrets.token_hex(64)
@@ -136,7 +140,13 @@ class KeyRing:
 
 
 class RateLimiter:
-    """Request limits kept in the store, so that every worker process counts together."""
+    """Request limits kept in the store, so that every worker process counts together.
+
+    Within a day an address's set of requests only grows, so two answers can be cached in
+    the process without asking the store again: a request already admitted is admitted
+    again, and an address once at its limit stays there. Store work for keyless traffic is
+    then bounded by the limit per address and day, however many repeats are sent.
+    """
 
     def __init__(
         self,
@@ -150,14 +160,30 @@ class RateLimiter:
         self._clock = clock
         self.anonymous_daily_unique = anonymous_daily_unique
         self.key_requests_per_minute = key_requests_per_minute
+        self._day: date | None = None
+        self._admitted: set[tuple[str, str]] = set()
+        self._exhausted: set[str] = set()
+        self._lock = threading.Lock()
 
     def admit_anonymous(self, address: str, request_fingerprint: str) -> None:
         """Count a keyless request from `address`; raise TooManyRequests past the daily limit."""
         now = self._clock()
-        if self._store.admit_unique(
+        with self._lock:
+            if self._day != now.date():
+                self._day = now.date()
+                self._admitted.clear()
+                self._exhausted.clear()
+            if (address, request_fingerprint) in self._admitted:
+                return
+            exhausted = address in self._exhausted
+        if not exhausted and self._store.admit_unique(
             f"addr:{address}", request_fingerprint, now.date(), self.anonymous_daily_unique
         ):
+            with self._lock:
+                self._admitted.add((address, request_fingerprint))
             return
+        with self._lock:
+            self._exhausted.add(address)
         midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), now.tzinfo)
         raise TooManyRequests(
             details=(
@@ -229,7 +255,9 @@ class PackLog:
                 if record.pack_uuid == pack_uuid:
                     return record
         found = self.store.get_pack(pack_uuid)
-        if found is None and self.flush_interval > 0:
+        # Only a well-formed uuid can be waiting in another worker's batch; waiting for
+        # anything else would let junk requests hold a worker.
+        if found is None and self.flush_interval > 0 and _PACK_UUID.fullmatch(pack_uuid):
             time.sleep(self.flush_interval + 0.1)
             found = self.store.get_pack(pack_uuid)
         # Pruning runs at most every `prune_every`; an expired pack is gone for readers at once.

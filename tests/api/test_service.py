@@ -371,3 +371,38 @@ def test_access_log_is_json_without_keys_or_query_strings(
     assert lines[0]["key_stem"] == key[:10] and lines[1]["request_id"] == "abc-1"
     assert all(isinstance(line["duration_ms"], float) for line in lines)
     assert key not in caplog.text and "orderId" not in caplog.text
+
+
+# --------------------------------------------------------------------------- store traffic
+
+
+class CountingStore(Store):
+    """The real store, counting the rate-limit transactions it runs."""
+
+    admissions = 0
+
+    def admit_unique(self, scope: str, fingerprint: str, day: Any, limit: int) -> bool:
+        self.admissions += 1
+        return super().admit_unique(scope, fingerprint, day, limit)
+
+
+def test_repeats_and_exhausted_addresses_skip_the_store(tmp_path: Any, clock: Clock) -> None:
+    store = CountingStore(tmp_path / "data")
+    c = client(store, clock, anonymous_daily_limit=2)
+    for _ in range(5):
+        assert post(c, SMALL_PACK).status_code == 200
+    assert store.admissions == 1
+    assert post(c, {**SMALL_PACK, "orderId": "2"}).status_code == 200
+    for n in range(5):
+        assert post(c, {**SMALL_PACK, "orderId": f"new-{n}"}).status_code == 429
+    assert store.admissions == 3  # the first refusal asks the store; later ones do not
+    clock.now += timedelta(days=1)
+    assert post(c, {**SMALL_PACK, "orderId": "new-0"}).status_code == 200
+    assert store.admissions == 4
+
+
+def test_malformed_pack_uuid_is_404_without_waiting_for_a_flush(store: Store) -> None:
+    c = client(store, pack_flush_seconds=5.0)
+    started = datetime.now(UTC)
+    assert_error(c.simulate_get("/packs/not-a-uuid"), 404)
+    assert datetime.now(UTC) - started < timedelta(seconds=2)
