@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-from cartonize.store import MIGRATIONS, PackRecord, Store, StoreError, hash_key
+from cartonize.store import MIGRATIONS, PackRecord, Store, StoreError, StoreUnavailable, hash_key
 
 WRITERS = 4
 PACKS_PER_WRITER = 15
@@ -90,3 +92,44 @@ def test_unique_admission_counts_distinct_fingerprints(tmp_path: Path) -> None:
     admitted = [store.admit_unique("a", fp, day, 2) for fp in ["x", "x", "y", "z", "x", "y"]]
     assert admitted == [True, True, True, False, True, True]
     assert store.admit_unique("a", "z", date(2026, 1, 2), 2)
+
+
+HOLD = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+time.sleep(float(sys.argv[2]))
+con.close()
+"""
+
+
+def _hold_file(path: Path, seconds: float) -> subprocess.Popen[str]:
+    # A process that opens the file without our lock, as an operator's DuckDB shell would.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+def test_lock_errors_are_retried_until_the_file_is_free(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.migrate()
+    holder = _hold_file(store.path, 0.5)
+    try:
+        store.ping()
+    finally:
+        holder.wait(timeout=30)
+        holder.stdout.close()  # type: ignore[union-attr]
+
+
+def test_retries_are_bounded(tmp_path: Path) -> None:
+    store = Store(tmp_path, retries=2)
+    store.migrate()
+    holder = _hold_file(store.path, 5.0)
+    try:
+        with pytest.raises(StoreUnavailable, match="lock"):
+            store.ping()
+    finally:
+        holder.wait(timeout=30)
+        holder.stdout.close()  # type: ignore[union-attr]

@@ -218,7 +218,10 @@ class Store:
 
     def migrate(self) -> int:
         """Create the file or bring its schema to the latest version; return that version."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create {self.data_dir}: {exc}") from exc
         with self._connect() as con:
             con.execute("BEGIN TRANSACTION")
             con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -257,6 +260,8 @@ class Store:
             self._lock.acquire()
         except filelock.Timeout as exc:
             raise StoreUnavailable(f"{self.path} stayed locked") from exc
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot lock {self.path}: {exc}") from exc
         try:
             con = self._open_with_retry()
             try:

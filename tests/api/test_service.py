@@ -319,7 +319,8 @@ def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     result = client(Store(blocked / "data")).simulate_get("/readyz")
-    assert result.status_code >= 500 and result.json["code"] == result.status_code
+    assert_error(result, 503)
+    assert result.headers["Retry-After"] == "1"
 
 
 def test_openapi_documents_models_routes_and_errors(store: Store) -> None:
