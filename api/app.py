@@ -59,6 +59,8 @@ class AppConfig:
     anonymous_daily_limit: int = 10
     key_rate_limit: int = 0
     retention_days: float = 30.0
+    # 0 writes each pack before answering (tests, one-off apps); the environment default
+    # for gunicorn is 0.5, see `from_env`.
     pack_flush_seconds: float = 0.0
 
     @classmethod

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from cartonize.service import PackLog
 from cartonize.store import MIGRATIONS, PackRecord, Store, StoreError, StoreUnavailable, hash_key
 
 WRITERS = 4
@@ -133,3 +134,20 @@ def test_retries_are_bounded(tmp_path: Path) -> None:
     finally:
         holder.wait(timeout=30)
         holder.stdout.close()  # type: ignore[union-attr]
+
+
+def test_pack_log_keeps_packs_when_the_store_fails_and_caps_the_queue(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    log = PackLog(Store(blocked / "data"), max_pending=2)
+
+    def record(n: int) -> PackRecord:
+        return PackRecord(f"p{n}", datetime.now(UTC), None, None, None, None, "{}", "{}", 0, 0)
+
+    for n in range(3):
+        with pytest.raises(StoreUnavailable):
+            log.add(record(n))
+    assert [r.pack_uuid for r in log._pending] == ["p1", "p2"]
+    log.store = Store(tmp_path / "data")
+    log.flush()
+    assert log.get("p2") is not None and log.store.get_pack("p1") is not None

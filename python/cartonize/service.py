@@ -227,6 +227,9 @@ class PackLog:
     #: Old packs are deleted during a write at most this often, which keeps writes cheap.
     prune_every: timedelta = timedelta(minutes=1)
     clock: Clock = utc_now
+    #: Packs kept while the store cannot be written; beyond it the oldest are dropped,
+    #: since a worker that runs out of memory serves nobody.
+    max_pending: int = 50_000
     _pending: list[PackRecord] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _flush_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -238,6 +241,9 @@ class PackLog:
         """Queue `record` for the store (or write it now when not batching)."""
         with self._lock:
             self._pending.append(record)
+            if len(self._pending) > self.max_pending:
+                dropped = self._pending.pop(0)
+                logger.error("pack queue full; pack %s not stored", dropped.pack_uuid[:16])
             # Started on first use, not at construction: gunicorn forks workers after the
             # app is built, and threads do not survive a fork.
             if self.flush_interval > 0 and (self._thread is None or not self._thread.is_alive()):
