@@ -7,7 +7,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 DATA_DIR ?= $(CURDIR)/data
 BIND ?= 127.0.0.1:8080
 
-.PHONY: help run test develop lint typecheck rust-test py-test bench samples lock clean
+.PHONY: help run test develop lint typecheck rust-test py-test bench bench-load samples lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ bench: develop ## benchmarks (not tests); figures go to docs/benchmarks.md by ha
 
 samples: develop ## write the sample pictures of docs/pictures.md to docs/images/
 	$(BIN)/python docs/make_samples.py
+
+bench-load: develop ## load benchmark of the service under gunicorn (wrk if installed)
+	$(BIN)/python -m bench.load
 
 lock: ## re-pin Python dependencies from requirements.in
 	$(PYTHON) -m venv /tmp/cartonize-lock && /tmp/cartonize-lock/bin/pip install --quiet -r requirements.in

@@ -1,8 +1,15 @@
-"""Falcon WSGI app: `POST /` packs a request; every error leaves in the spec's error shape.
+"""Falcon WSGI app of the pack service; every error leaves in the spec's error shape.
 
-`create_app()` only wires; `get_app()` reads configuration from the environment for gunicorn:
+`create_app()` only wires injected parts; `get_app()` reads configuration from the
+environment for gunicorn:
 
+- `CARTONIZE_DATA_DIR`: directory of the store (default ./data).
 - `CARTONIZE_MAX_BODY_BYTES`: largest accepted request body (default 10 MiB); above: 413.
+- `CARTONIZE_MAX_ITEMS`: most items one request may pack (default 10000); above: 422.
+- `CARTONIZE_ANONYMOUS_DAILY_LIMIT`: unique keyless requests per address and day (10).
+- `CARTONIZE_KEY_RATE_LIMIT`: requests per minute per API key (default 0: no limit).
+- `CARTONIZE_RETENTION_DAYS`: how long packs are kept (default 30).
+- `CARTONIZE_PACK_FLUSH_SECONDS`: how often a worker writes its packs to the store (0.5).
 
 The endpoint maximum of the pack `timeout` (`CARTONIZE_MAX_TIMEOUT`) is applied by
 `cartonize.pack` itself, so the CLI and the endpoint share it.
@@ -10,75 +17,86 @@ The endpoint maximum of the pack `timeout` (`CARTONIZE_MAX_TIMEOUT`) is applied 
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import cartonize
 import falcon
-from cartonize.errors import CartonizeError, PayloadTooLarge, error_body
-from cartonize.models import PackRequest, PackResponse, parse_request
+from cartonize.errors import CartonizeError, TooManyRequests, error_body
+from cartonize.service import KeyRing, PackFn, PackLog, PackService, RateLimiter
+from cartonize.store import Clock, Store, StoreUnavailable, utc_now
 
-__all__ = ["AppConfig", "PackFn", "PackResource", "create_app", "get_app", "handle_error"]
+from api.access_log import AccessLog
+from api.openapi import DocsResource, OpenApiResource
+from api.resources import (
+    HealthResource,
+    Limits,
+    PackListResource,
+    PackResource,
+    ReadyResource,
+    StoredPackResource,
+)
+
+__all__ = ["AppConfig", "PackFn", "create_app", "get_app", "handle_error"]
 
 logger = logging.getLogger(__name__)
-
-PackFn = Callable[[PackRequest], PackResponse]
+ACCESS_LOGGER = "cartonize.access"
 
 
 @dataclass(frozen=True)
 class AppConfig:
-    """Limits of one deployment of the pack endpoint."""
+    """Limits and settings of one deployment of the pack service."""
 
     max_body_bytes: int = 10 * 1024 * 1024
+    max_items: int = 10_000
+    anonymous_daily_limit: int = 10
+    key_rate_limit: int = 0
+    retention_days: float = 30.0
+    # 0 writes each pack before answering (tests, one-off apps); the environment default
+    # for gunicorn is 0.5, see `from_env`.
+    pack_flush_seconds: float = 0.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
         """Read the configuration from `CARTONIZE_*` environment variables."""
         default = cls()
+
+        def get(name: str, value: float) -> str:
+            return environ.get(f"CARTONIZE_{name}", str(value))
+
         return cls(
-            max_body_bytes=int(environ.get("CARTONIZE_MAX_BODY_BYTES", default.max_body_bytes)),
+            max_body_bytes=int(get("MAX_BODY_BYTES", default.max_body_bytes)),
+            max_items=int(get("MAX_ITEMS", default.max_items)),
+            anonymous_daily_limit=int(get("ANONYMOUS_DAILY_LIMIT", default.anonymous_daily_limit)),
+            key_rate_limit=int(get("KEY_RATE_LIMIT", default.key_rate_limit)),
+            retention_days=float(get("RETENTION_DAYS", default.retention_days)),
+            # Batching is what lets two workers keep up with hundreds of packs a second.
+            pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
         )
-
-
-class PackResource:
-    """The pack endpoint: a JSON pack request in, a JSON pack response out."""
-
-    def __init__(self, pack_fn: PackFn, config: AppConfig) -> None:
-        self._pack = pack_fn
-        self._config = config
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        """Pack the request body; an empty body packs nothing."""
-        request = parse_request(self._read_body(req))
-        response = self._pack(request)
-        resp.content_type = falcon.MEDIA_JSON
-        resp.text = response.model_dump_json(by_alias=True, exclude_none=True)
-
-    def _read_body(self, req: falcon.Request) -> bytes:
-        limit = self._config.max_body_bytes
-        too_large = PayloadTooLarge(details=f"the request body limit is {limit} bytes")
-        if req.content_length is not None and req.content_length > limit:
-            raise too_large
-        # Read one byte past the limit: a chunked body has no Content-Length to trust.
-        body: bytes = req.bounded_stream.read(limit + 1)
-        if len(body) > limit:
-            raise too_large
-        return body
 
 
 def handle_error(req: falcon.Request, resp: falcon.Response, ex: Exception, params: Any) -> None:
     """Render any exception as the spec's error body; unexpected ones are logged, not shown."""
     if isinstance(ex, CartonizeError):
         status, body = ex.status, ex.to_body()
+        if isinstance(ex, TooManyRequests):
+            resp.set_header("Retry-After", str(ex.retry_after))
     elif isinstance(ex, falcon.HTTPError):
         # Falcon's own errors (unknown route, wrong method) in the same shape.
         status = ex.status_code
         body = error_body(status, ex.title or "error", ex.description)
         resp.set_headers(ex.headers or {})
+    elif isinstance(ex, StoreUnavailable):
+        logger.error("store unavailable in %s %s", req.method, req.path, exc_info=ex)
+        status, body = 503, error_body(503, "service unavailable", "the store is busy; retry")
+        resp.set_header("Retry-After", "1")
     else:
         logger.error("unexpected error in %s %s", req.method, req.path, exc_info=ex)
         status, body = 500, error_body(500, "internal error")
@@ -88,17 +106,57 @@ def handle_error(req: falcon.Request, resp: falcon.Response, ex: Exception, para
 
 
 def create_app(
-    pack_fn: PackFn | None = None, config: AppConfig | None = None
+    pack_fn: PackFn | None = None,
+    config: AppConfig | None = None,
+    *,
+    store: Store,
+    clock: Clock = utc_now,
+    access_log: logging.Logger | None = None,
 ) -> falcon.App[falcon.Request, falcon.Response]:
-    """Wire the pack endpoint; `pack_fn` defaults to `cartonize.pack`."""
-    app = falcon.App()
-    app.add_route("/", PackResource(pack_fn or cartonize.pack, config or AppConfig()))
+    """Wire the service; `pack_fn` defaults to `cartonize.pack`."""
+    config = config or AppConfig()
+    log = PackLog(
+        store,
+        flush_interval=config.pack_flush_seconds,
+        retention=timedelta(days=config.retention_days),
+        clock=clock,
+    )
+    keys = KeyRing(store)
+    limiter = RateLimiter(
+        store,
+        clock=clock,
+        anonymous_daily_unique=config.anonymous_daily_limit,
+        key_requests_per_minute=config.key_rate_limit,
+    )
+    service = PackService(pack_fn or cartonize.pack, log, clock)
+    limits = Limits(max_body_bytes=config.max_body_bytes, max_items=config.max_items)
+
+    app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
+    app.add_route("/", PackResource(service, keys, limiter, limits))
+    app.add_route("/packs", PackListResource(store, keys))
+    app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
+    app.add_route("/openapi.json", OpenApiResource(limits))
+    app.add_route("/docs", DocsResource(limits))
+    app.add_route("/healthz", HealthResource())
+    app.add_route("/readyz", ReadyResource(store))
     app.add_error_handler(Exception, handle_error)
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
+    if config.pack_flush_seconds > 0:
+        # Queued packs are written when the worker exits (gunicorn ends workers by SystemExit).
+        atexit.register(log.close)
     return app
 
 
 def get_app() -> falcon.App[falcon.Request, falcon.Response]:
     """Build the app from environment configuration (the gunicorn entry point)."""
-    return create_app(config=AppConfig.from_env())
+    access = logging.getLogger(ACCESS_LOGGER)
+    if not access.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        access.addHandler(handler)
+        access.setLevel(logging.INFO)
+        access.propagate = False
+    store = Store.from_env()
+    store.migrate()
+    return create_app(config=AppConfig.from_env(), store=store, access_log=access)

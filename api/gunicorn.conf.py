@@ -11,4 +11,5 @@ workers = int(os.environ.get("CARTONIZE_WORKERS", "2"))
 # A worker is killed after `timeout` seconds of silence: keep it above the longest pack the
 # endpoint allows (CARTONIZE_MAX_TIMEOUT, 30 s by default) plus time to render the response.
 timeout = max(60, int(float(os.environ.get("CARTONIZE_MAX_TIMEOUT", "30"))) + 30)
-accesslog = "-"
+# Access lines come from api.access_log as JSON, without query strings (keys could be there).
+accesslog = None

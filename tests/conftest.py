@@ -1,7 +1,11 @@
-"""Test-wide settings: hypothesis runs derandomised in CI so a run is repeatable."""
+"""Test-wide settings and fixtures: hypothesis runs derandomised in CI so a run is
+repeatable; `store` is a real DuckDB store in a fresh directory per test."""
 
 import os
+from pathlib import Path
 
+import pytest
+from cartonize.store import Store
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -12,3 +16,11 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """A migrated DuckDB store under the test's temporary directory."""
+    fresh = Store(tmp_path / "data")
+    fresh.migrate()
+    return fresh

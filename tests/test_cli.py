@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cartonize.cli import EXIT_STORE_ERROR, main
+from cartonize.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,3 +80,26 @@ def test_subcommand_required() -> None:
     result = run_cli()
     assert result.returncode == 2
     assert b"COMMAND" in result.stderr
+
+
+def test_accounts_and_keys_round_trip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CARTONIZE_DATA_DIR", str(tmp_path / "data"))
+    assert main(["accounts", "create", "--name", "ACME", "--tier", "premium"]) == 0
+    assert main(["accounts", "set-tier", "--name", "ACME", "--tier", "enterprise"]) == 0
+    assert main(["keys", "create", "--account", "ACME", "--name", "ci"]) == 0
+    created = capsys.readouterr().out
+    secret = created.split("key: ")[1].split()[0]
+    stem = secret[:10]
+    assert main(["accounts", "list"]) == 0
+    assert "ACME\ttier=enterprise" in capsys.readouterr().out
+    assert main(["keys", "list", "--account", "ACME"]) == 0
+    listed = capsys.readouterr().out
+    assert f"{stem}\taccount=ACME\tname=ci\tactive" in listed and secret not in listed
+    assert Store(tmp_path / "data").find_key(secret) is not None
+    assert main(["keys", "revoke", stem]) == 0
+    assert "revoked" in capsys.readouterr().out
+    assert Store(tmp_path / "data").find_key(secret) is None
+    assert main(["keys", "create", "--account", "NOBODY", "--name", "x"]) == EXIT_STORE_ERROR
+    assert "no account named 'NOBODY'" in capsys.readouterr().err

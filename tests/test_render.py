@@ -16,6 +16,7 @@ import pytest
 from cartonize import _core
 from cartonize.errors import InvalidRequest
 from cartonize.models import Item, PackResponse
+from cartonize.store import Store
 from falcon import testing
 from PIL import Image as PILImage
 
@@ -246,9 +247,9 @@ def test_top_down_png_shows_only_the_top_layer() -> None:
         assert (shown == own) == (item.origin is not None and item.origin.x == 1)
 
 
-def test_png_with_a_named_colour_is_422_naming_the_item() -> None:
+def test_png_with_a_named_colour_is_422_naming_the_item(store: Store) -> None:
     body = mixed_order(imageFormat="Png")
-    result = testing.TestClient(create_app()).simulate_post(
+    result = testing.TestClient(create_app(store=store)).simulate_post(
         "/", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
     )
     assert result.status_code == 422

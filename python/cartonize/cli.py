@@ -1,7 +1,8 @@
-"""Command line: `cartonize pack request.json` (or `-` for stdin) prints the pack response.
+"""Command line: `cartonize pack request.json` (or `-` for stdin) prints the pack response;
+`cartonize accounts ...` and `cartonize keys ...` manage the service's store under
+`CARTONIZE_DATA_DIR` (default ./data).
 
-Each subcommand is a function taking the parsed arguments and returning the exit status, so
-later subcommands (`accounts`, `keys`) plug into `_build_parser` the same way.
+Each subcommand is a function taking the parsed arguments and returning the exit status.
 """
 
 from __future__ import annotations
@@ -9,15 +10,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cartonize
 from cartonize.errors import BadRequest, CartonizeError
 from cartonize.models import parse_request
+from cartonize.store import TIERS, Account, ApiKey, Store, StoreError, Tier
 
-__all__ = ["EXIT_INVALID_INPUT", "main"]
+__all__ = ["EXIT_INVALID_INPUT", "EXIT_STORE_ERROR", "main"]
 
 EXIT_INVALID_INPUT = 2
+EXIT_STORE_ERROR = 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,7 +39,90 @@ def _build_parser() -> argparse.ArgumentParser:
     pack = commands.add_parser("pack", help="pack a JSON request and print the JSON response")
     pack.add_argument("request", help="path of the request JSON file, or - for stdin")
     pack.set_defaults(run=_pack)
+
+    accounts = commands.add_parser("accounts", help="manage accounts and their plan tiers")
+    account_commands = accounts.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = account_commands.add_parser("create", help="add an account")
+    create.add_argument("--name", required=True)
+    create.add_argument("--tier", choices=TIERS, default="free")
+    create.add_argument("--plan-id", help="plan identifier (generated when omitted)")
+    create.set_defaults(run=_store_command(_create_account))
+    account_commands.add_parser("list", help="list accounts").set_defaults(
+        run=_store_command(_list_accounts)
+    )
+    set_tier = account_commands.add_parser("set-tier", help="change an account's plan tier")
+    set_tier.add_argument("--name", required=True)
+    set_tier.add_argument("--tier", choices=TIERS, required=True)
+    set_tier.set_defaults(run=_store_command(_set_tier))
+
+    keys = commands.add_parser("keys", help="manage API keys")
+    key_commands = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create_key = key_commands.add_parser("create", help="issue a key; it is printed only once")
+    create_key.add_argument("--account", required=True)
+    create_key.add_argument("--name", required=True)
+    create_key.set_defaults(run=_store_command(_create_key))
+    list_keys = key_commands.add_parser("list", help="list keys by stem")
+    list_keys.add_argument("--account")
+    list_keys.set_defaults(run=_store_command(_list_keys))
+    revoke = key_commands.add_parser("revoke", help="revoke a key by its 10-character stem")
+    revoke.add_argument("stem")
+    revoke.set_defaults(run=_store_command(_revoke_key))
     return parser
+
+
+StoreCommand = Callable[[Store, argparse.Namespace], None]
+
+
+def _store_command(command: StoreCommand) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            command(Store.from_env(), args)
+        except StoreError as exc:
+            print(f"cartonize: {exc}", file=sys.stderr)
+            return EXIT_STORE_ERROR
+        return 0
+
+    return run
+
+
+def _create_account(store: Store, args: argparse.Namespace) -> None:
+    tier: Tier = args.tier
+    _print_account(store.create_account(args.name, tier, args.plan_id))
+
+
+def _list_accounts(store: Store, args: argparse.Namespace) -> None:
+    for account in store.list_accounts():
+        _print_account(account)
+
+
+def _set_tier(store: Store, args: argparse.Namespace) -> None:
+    tier: Tier = args.tier
+    _print_account(store.set_tier(args.name, tier))
+
+
+def _create_key(store: Store, args: argparse.Namespace) -> None:
+    key, secret = store.create_key(args.account, args.name)
+    _print_key(key)
+    print(f"key: {secret}")
+    print("This key is shown only once; only its stem is stored in clear.", file=sys.stderr)
+
+
+def _list_keys(store: Store, args: argparse.Namespace) -> None:
+    for key in store.list_keys(args.account):
+        _print_key(key)
+
+
+def _revoke_key(store: Store, args: argparse.Namespace) -> None:
+    _print_key(store.revoke_key(args.stem))
+
+
+def _print_account(account: Account) -> None:
+    print(f"{account.name}\ttier={account.tier}\tplan={account.plan_id}")
+
+
+def _print_key(key: ApiKey) -> None:
+    state = "active" if key.active else f"revoked {key.revoked_at:%Y-%m-%dT%H:%M:%SZ}"
+    print(f"{key.stem}\taccount={key.account_name}\tname={key.name}\t{state}")
 
 
 def _pack(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ __all__ = [
     "BadRequest",
     "CartonizeError",
     "InvalidRequest",
+    "NotFound",
     "PayloadTooLarge",
     "TooManyRequests",
     "Unauthorized",
@@ -51,6 +52,13 @@ class Unauthorized(CartonizeError):
     default_message = "unauthorized"
 
 
+class NotFound(CartonizeError):
+    """The addressed object (a stored pack) does not exist, or is not the caller's."""
+
+    status = 404
+    default_message = "not found"
+
+
 class PayloadTooLarge(CartonizeError):
     """Request body above the configured size limit."""
 
@@ -70,3 +78,10 @@ class TooManyRequests(CartonizeError):
 
     status = 429
     default_message = "too many requests"
+
+    def __init__(
+        self, message: str | None = None, details: str | None = None, retry_after: int = 60
+    ) -> None:
+        super().__init__(message, details)
+        #: Seconds until the limit resets: sent as the `Retry-After` header.
+        self.retry_after = retry_after

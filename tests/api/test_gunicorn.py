@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -48,7 +49,6 @@ def wait_until_serving(base_url: str, server: subprocess.Popen[bytes], log: Path
 def test_pack_under_gunicorn() -> None:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}/"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
     command = [
         str(GUNICORN),
         "-c",
@@ -60,6 +60,11 @@ def test_pack_under_gunicorn() -> None:
         "api.app:get_app()",
     ]
     with tempfile.TemporaryDirectory() as scratch:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
+            "CARTONIZE_DATA_DIR": str(Path(scratch) / "data"),
+        }
         log = Path(scratch) / "gunicorn.log"
         with log.open("wb") as log_file:
             server = subprocess.Popen(
@@ -77,6 +82,13 @@ def test_pack_under_gunicorn() -> None:
 
             bad = httpx.post(base_url, content=b"[1, 2]", timeout=10.0)
             assert (bad.status_code, bad.json()["code"]) == (400, 400)
+
+            # Packs are batched per worker; the next GET may reach the other worker.
+            for n in range(4):
+                made = httpx.post(base_url, json={**PACK, "orderId": f"G-{n}"}, timeout=30.0)
+                stored = httpx.get(f"{base_url}packs/{made.json()['packUuid']}", timeout=30.0)
+                assert stored.status_code == 200, stored.text
+                assert stored.json()["response"]["orderId"] == f"G-{n}"
         finally:
             server.terminate()
             try:
@@ -84,3 +96,9 @@ def test_pack_under_gunicorn() -> None:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+        access = [json.loads(line) for line in log.read_text().splitlines() if '"path"' in line]
+        assert {(line["method"], line["status"]) for line in access} >= {
+            ("POST", 200),
+            ("POST", 400),
+            ("GET", 200),
+        }

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from cartonize.errors import InvalidRequest
 from cartonize.models import PackRequest, PackResponse
+from cartonize.store import Store
 from falcon import testing
 
 from api.app import AppConfig, create_app
@@ -37,9 +38,11 @@ class RecordingPack:
         return PackResponse(order_id=request.order_id, warnings=request.warnings_for_request())
 
 
-def client_with(pack_fn: Any = None, **config: Any) -> testing.TestClient:
-    """A test client of the app built with `pack_fn` and `config`."""
-    return testing.TestClient(create_app(pack_fn or RecordingPack(), AppConfig(**config)))
+def client_with(store: Store, pack_fn: Any = None, **config: Any) -> testing.TestClient:
+    """A test client of the app built with `pack_fn` and `config` on `store`."""
+    return testing.TestClient(
+        create_app(pack_fn or RecordingPack(), AppConfig(**config), store=store)
+    )
 
 
 def post(client: testing.TestClient, body: bytes) -> testing.Result:
@@ -60,8 +63,8 @@ def assert_error(result: testing.Result, status: int, message: str) -> Wire:
 # ------------------------------------------------------------------------------ real engine
 
 
-def test_basic_pack_places_every_item() -> None:
-    result = post(testing.TestClient(create_app()), json.dumps(BASIC_PACK).encode())
+def test_basic_pack_places_every_item(store: Store) -> None:
+    result = post(testing.TestClient(create_app(store=store)), json.dumps(BASIC_PACK).encode())
     assert result.status_code == 200
     assert result.headers["content-type"] == "application/json"
     response = PackResponse.model_validate(result.json)
@@ -74,8 +77,8 @@ def test_basic_pack_places_every_item() -> None:
 
 
 @pytest.mark.parametrize("body", [b"", b"{}"])
-def test_empty_body_packs_nothing(body: bytes) -> None:
-    result = post(testing.TestClient(create_app()), body)
+def test_empty_body_packs_nothing(body: bytes, store: Store) -> None:
+    result = post(testing.TestClient(create_app(store=store)), body)
     assert result.status_code == 200
     response = PackResponse.model_validate(result.json)
     assert (response.boxes, response.leftovers, response.len_items) == ([], [], 0)
@@ -93,9 +96,9 @@ def test_empty_body_packs_nothing(body: bytes) -> None:
         (b"null", "request body must be a JSON object"),
     ],
 )
-def test_malformed_body_is_400(body: bytes, message: str) -> None:
+def test_malformed_body_is_400(body: bytes, message: str, store: Store) -> None:
     pack = RecordingPack()
-    assert_error(post(client_with(pack), body), 400, message)
+    assert_error(post(client_with(store, pack), body), 400, message)
     assert pack.requests == []
 
 
@@ -128,29 +131,31 @@ def with_item(**fields: Any) -> Wire:
         (with_item(weight="heavy"), "itemSets[0].weight: must be a number (got 'heavy')"),
     ],
 )
-def test_invalid_parameters_are_422_naming_the_field(request_body: Wire, details: str) -> None:
+def test_invalid_parameters_are_422_naming_the_field(
+    request_body: Wire, details: str, store: Store
+) -> None:
     pack = RecordingPack()
     body = assert_error(
-        post(client_with(pack), json.dumps(request_body).encode()), 422, "invalid request"
+        post(client_with(store, pack), json.dumps(request_body).encode()), 422, "invalid request"
     )
     assert body["details"] == details
     assert pack.requests == []
 
 
-def test_contradiction_raised_by_pack_is_422() -> None:
+def test_contradiction_raised_by_pack_is_422(store: Store) -> None:
     def contradicting(request: PackRequest) -> PackResponse:
         raise InvalidRequest(details="boxesMax: 1 box cannot hold the pre-packed 2")
 
-    body = assert_error(post(client_with(contradicting), b"{}"), 422, "invalid request")
+    body = assert_error(post(client_with(store, contradicting), b"{}"), 422, "invalid request")
     assert body["details"] == "boxesMax: 1 box cannot hold the pre-packed 2"
 
 
 # ------------------------------------------------------------------------------ 413, 404, 405
 
 
-def test_body_above_limit_is_413() -> None:
+def test_body_above_limit_is_413(store: Store) -> None:
     body = assert_error(
-        post(client_with(max_body_bytes=64), json.dumps(BASIC_PACK).encode()),
+        post(client_with(store, max_body_bytes=64), json.dumps(BASIC_PACK).encode()),
         413,
         "payload too large",
     )
@@ -160,8 +165,10 @@ def test_body_above_limit_is_413() -> None:
 @pytest.mark.parametrize(
     ("method", "path", "status"), [("GET", "/", 405), ("POST", "/pack/extra", 404)]
 )
-def test_routing_errors_use_the_error_shape(method: str, path: str, status: int) -> None:
-    result = client_with().simulate_request(method, path, body=b"{}")
+def test_routing_errors_use_the_error_shape(
+    method: str, path: str, status: int, store: Store
+) -> None:
+    result = client_with(store).simulate_request(method, path, body=b"{}")
     assert result.status_code == status
     assert result.json["code"] == status
     assert isinstance(result.json["message"], str)
@@ -170,12 +177,14 @@ def test_routing_errors_use_the_error_shape(method: str, path: str, status: int)
 # ------------------------------------------------------------------------------ 500
 
 
-def test_unexpected_error_is_500_without_traceback(caplog: pytest.LogCaptureFixture) -> None:
+def test_unexpected_error_is_500_without_traceback(
+    caplog: pytest.LogCaptureFixture, store: Store
+) -> None:
     def broken(request: PackRequest) -> PackResponse:
         raise RuntimeError("secret internal state 0xdeadbeef")
 
     with caplog.at_level(logging.ERROR, logger="api.app"):
-        result = post(client_with(broken), b"{}")
+        result = post(client_with(store, broken), b"{}")
     assert result.json == {"code": 500, "message": "internal error"}
     assert result.status_code == 500
     assert "deadbeef" not in result.text and "Traceback" not in result.text
@@ -183,20 +192,20 @@ def test_unexpected_error_is_500_without_traceback(caplog: pytest.LogCaptureFixt
     assert len(logged) == 1
 
 
-def test_validation_error_inside_pack_is_500_not_422() -> None:
+def test_validation_error_inside_pack_is_500_not_422(store: Store) -> None:
     # A response the engine builds wrongly is our bug, not the client's.
     def builds_bad_response(request: PackRequest) -> PackResponse:
         return PackResponse.model_validate({"lenBoxes": "many"})
 
-    assert_error(post(client_with(builds_bad_response), b"{}"), 500, "internal error")
+    assert_error(post(client_with(store, builds_bad_response), b"{}"), 500, "internal error")
 
 
 # ------------------------------------------------------------------------------ request handling
 
 
-def test_request_warnings_reach_the_response() -> None:
+def test_request_warnings_reach_the_response(store: Store) -> None:
     body = {**BASIC_PACK, "itemz": [], "itemOrientationSearchDepth": 9}
-    result = post(testing.TestClient(create_app()), json.dumps(body).encode())
+    result = post(testing.TestClient(create_app(store=store)), json.dumps(body).encode())
     assert result.status_code == 200
     warnings = result.json["warnings"]
     assert "unknown field 'itemz' ignored" in warnings

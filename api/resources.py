@@ -1,0 +1,258 @@
+"""Resources of the pack service: packing, stored packs, health.
+
+Order of checks on `POST /`: body size (413), JSON and fields (400, 422), key (401), item
+count (422), rate limits (429), then the pack. A request that fails early is not counted
+against the caller's daily limit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import cartonize
+import falcon
+from cartonize.errors import BadRequest, InvalidRequest, NotFound, PayloadTooLarge, Unauthorized
+from cartonize.models import PackRequest, ResponseModel, parse_request
+from cartonize.service import KeyRing, PackLog, PackService, RateLimiter, request_fingerprint
+from cartonize.store import ApiKey, Store
+from pydantic import Field
+
+__all__ = [
+    "HealthResource",
+    "Limits",
+    "PackListResource",
+    "PackResource",
+    "ReadyResource",
+    "StoredPack",
+    "StoredPackList",
+    "StoredPackResource",
+    "StoredPackSummary",
+    "authenticate",
+]
+
+MAX_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-request limits of the pack endpoint."""
+
+    max_body_bytes: int
+    max_items: int
+
+
+def authenticate(req: falcon.Request, keys: KeyRing, body_key: str | None) -> ApiKey | None:
+    """The caller's key from `Authorization: apikey <KEY>` or the body's `key`; 401 if wrong."""
+    header = req.get_header("Authorization")
+    header_key: str | None = None
+    if header is not None:
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() != "apikey" or not value.strip():
+            raise Unauthorized(details="send the key as 'Authorization: apikey <KEY>'")
+        header_key = value.strip()
+    if header_key and body_key and header_key != body_key:
+        raise Unauthorized(details="the Authorization header and the body carry different keys")
+    secret = header_key or body_key
+    if secret is None:
+        return None
+    key = keys.verify(secret)
+    if key is None:
+        raise Unauthorized(details="unknown or revoked API key")
+    req.context.key_stem = key.stem
+    return key
+
+
+def item_count(request: PackRequest) -> int:
+    """Units the engine would have to place: item set quantities, or the random items."""
+    units = sum(item_set.quantity for item_set in request.item_sets)
+    if request.random:
+        units += request.n * (request.random_max_quantity or request.n)
+    return units
+
+
+class PackResource:
+    """`POST /`: a JSON pack request in, a JSON pack response out."""
+
+    def __init__(
+        self, service: PackService, keys: KeyRing, limiter: RateLimiter, limits: Limits
+    ) -> None:
+        self._service = service
+        self._keys = keys
+        self._limiter = limiter
+        self._limits = limits
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Pack the request body; an empty body packs nothing."""
+        request = parse_request(self._read_body(req))
+        # The body key leaves the request before anything else can see, log or store it.
+        body_key = request.key.get_secret_value() if request.key is not None else None
+        request.key = None
+        key = authenticate(req, self._keys, body_key)
+        units = item_count(request)
+        if units > self._limits.max_items:
+            raise InvalidRequest(
+                details=(
+                    f"itemSets: {units} items exceed the limit of {self._limits.max_items} "
+                    "items per request"
+                )
+            )
+        request_print = request_fingerprint(request)
+        if key is None:
+            self._limiter.admit_anonymous(req.remote_addr, request_print)
+        else:
+            self._limiter.admit_key(key)
+        response = self._service.pack(request, key, request_print)
+        resp.content_type = falcon.MEDIA_JSON
+        resp.text = response.model_dump_json(by_alias=True, exclude_none=True)
+
+    def _read_body(self, req: falcon.Request) -> bytes:
+        limit = self._limits.max_body_bytes
+        too_large = PayloadTooLarge(details=f"the request body limit is {limit} bytes")
+        if req.content_length is not None and req.content_length > limit:
+            raise too_large
+        # Read one byte past the limit: a chunked body has no Content-Length to trust.
+        body: bytes = req.bounded_stream.read(limit + 1)
+        if len(body) > limit:
+            raise too_large
+        return body
+
+
+class StoredPackSummary(ResponseModel):
+    """One pack in a search result."""
+
+    pack_uuid: str = Field(description="Identifier to fetch the pack with GET /packs/{packUuid}")
+    created_at: datetime = Field(description="When the pack started (UTC)")
+    order_id: str | None = None
+    request_id: str | None = None
+    used_key_stem: str | None = Field(default=None, max_length=10)
+
+
+class StoredPackList(ResponseModel):
+    """A page of pack search results, newest first."""
+
+    packs: list[StoredPackSummary]
+    next_offset: int | None = Field(
+        default=None, description="Offset of the next page; absent on the last page"
+    )
+
+
+class StoredPack(ResponseModel):
+    """A stored pack transaction: the request as packed (defaults filled in) and the response."""
+
+    pack_uuid: str
+    created_at: datetime
+    used_key_stem: str | None = Field(default=None, max_length=10)
+    pack_time: float = Field(description="Seconds spent packing")
+    total_time: float = Field(description="Seconds spent on the whole response")
+    request: dict[str, Any] = Field(description="The pack request, without its key")
+    response: dict[str, Any] = Field(description="The pack response as it was sent")
+
+
+class StoredPackResource:
+    """`GET /packs/{packUuid}`: a stored pack; a keyed pack needs a key of its account."""
+
+    def __init__(self, log: PackLog, keys: KeyRing) -> None:
+        self._log = log
+        self._keys = keys
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, pack_uuid: str) -> None:
+        """Return the pack, or 404 when it is unknown, expired, or another account's."""
+        key = authenticate(req, self._keys, None)
+        record = self._log.get(pack_uuid)
+        if record is None:
+            raise NotFound(details="no pack with this packUuid (packs are kept for a while)")
+        if record.account_id is not None:
+            if key is None:
+                raise Unauthorized(details="this pack was made with an API key; send a key")
+            if key.account_id != record.account_id:
+                # Not 403: whether another account's pack exists is not the caller's business.
+                raise NotFound(details="no pack with this packUuid (packs are kept for a while)")
+        stored = StoredPack(
+            pack_uuid=record.pack_uuid,
+            created_at=record.created_at,
+            used_key_stem=record.key_stem,
+            pack_time=record.pack_time,
+            total_time=record.total_time,
+            request=json.loads(record.request_json),
+            response=json.loads(record.response_json),
+        )
+        resp.content_type = falcon.MEDIA_JSON
+        resp.text = stored.model_dump_json(by_alias=True, exclude_none=True)
+
+
+class PackListResource:
+    """`GET /packs?orderId=&requestId=&limit=&offset=`: the caller's account's packs."""
+
+    def __init__(self, store: Store, keys: KeyRing) -> None:
+        self._store = store
+        self._keys = keys
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Search packs by orderId and/or requestId; a key is required (packs are private)."""
+        key = authenticate(req, self._keys, None)
+        if key is None:
+            raise Unauthorized(details="searching packs needs an API key")
+        limit = _int_param(req, "limit", 20, 1, MAX_PAGE_SIZE)
+        offset = _int_param(req, "offset", 0, 0, None)
+        rows = self._store.find_packs(
+            key.account_id,
+            order_id=req.get_param("orderId"),
+            request_id=req.get_param("requestId"),
+            limit=limit + 1,
+            offset=offset,
+        )
+        page = StoredPackList(
+            packs=[
+                StoredPackSummary(
+                    pack_uuid=row.pack_uuid,
+                    created_at=row.created_at,
+                    order_id=row.order_id,
+                    request_id=row.request_id,
+                    used_key_stem=row.key_stem,
+                )
+                for row in rows[:limit]
+            ],
+            next_offset=offset + limit if len(rows) > limit else None,
+        )
+        resp.content_type = falcon.MEDIA_JSON
+        resp.text = page.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def _int_param(req: falcon.Request, name: str, default: int, low: int, high: int | None) -> int:
+    raw = req.get_param(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(details=f"{name}: must be an integer (got {raw[:40]!r})") from None
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f">= {low}"
+        raise BadRequest(details=f"{name}: must be {bound} (got {value})")
+    return value
+
+
+class HealthResource:
+    """`GET /healthz`: the process answers."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Always 200 while the worker runs."""
+        resp.content_type = falcon.MEDIA_JSON
+        resp.text = '{"status":"ok"}'
+
+
+class ReadyResource:
+    """`GET /readyz`: the store opens and the engine is loaded."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """200 when ready; 503 in the error shape otherwise."""
+        self._store.ping()
+        body = {"status": "ready", "engine": cartonize.__version__}
+        resp.content_type = falcon.MEDIA_JSON
+        resp.text = json.dumps(body)

@@ -1,0 +1,343 @@
+"""The pack service around `pack()`: fingerprints, pack uuids, keys, limits and the pack log.
+
+`pack()` stays a pure function of the request; everything that depends on who asked, when,
+or what was asked before lives here, so the CLI and tests can still call `pack()` alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from cartonize.errors import TooManyRequests
+from cartonize.models import PackRequest, PackResponse
+from cartonize.store import ApiKey, Clock, PackRecord, Store, utc_now
+
+__all__ = [
+    "RESPONSE_VOLATILE_FIELDS",
+    "KeyRing",
+    "PackFn",
+    "PackLog",
+    "PackService",
+    "RateLimiter",
+    "canonical_json",
+    "fingerprint",
+    "request_fingerprint",
+    "response_fingerprint",
+]
+
+logger = logging.getLogger(__name__)
+
+PackFn = Callable[[PackRequest], PackResponse]
+
+#: Response fields that differ between two packs of the same content: left out of the
+#: response fingerprint so that equal results have equal fingerprints.
+RESPONSE_VOLATILE_FIELDS = frozenset(
+    {
+        "packTime",
+        "renderTime",
+        "totalTime",
+        "startedAt",
+        "packUuid",
+        "requestFingerprint",
+        "responseFingerprint",
+    }
+)
+
+
+def canonical_json(value: Any) -> bytes:
+    """JSON with sorted keys and no whitespace: one text for one content."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode()
+
+
+def fingerprint(value: Any) -> str:
+    """SHA-512 hex of the canonical JSON of `value`."""
+    return hashlib.sha512(canonical_json(value)).hexdigest()
+
+
+def request_wire(request: PackRequest) -> dict[str, Any]:
+    """The request as JSON data, defaults filled in; the API key is excluded by the model."""
+    data: dict[str, Any] = request.model_dump(mode="json", by_alias=True)
+    return data
+
+
+def request_fingerprint(request: PackRequest) -> str:
+    """Fingerprint of the request's content: two requests that pack alike share it.
+
+    Defaults are filled in before hashing, so `{}` and `{"usableSpace": 0.85}` are one request.
+    """
+    return fingerprint(request_wire(request))
+
+
+def response_fingerprint(response: PackResponse) -> str:
+    """Fingerprint of the response without timings, uuid and the fingerprints themselves."""
+    data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return fingerprint({k: v for k, v in data.items() if k not in RESPONSE_VOLATILE_FIELDS})
+
+
+_PACK_UUID = re.compile(r"[0-9a-f]{128}")
+
+
+def new_pack_uuid() -> str:
+    """128 hex characters (512 random bits): unguessable, so it can name a keyless pack."""
+    return secrets.token_hex(64)
+
+
+# --------------------------------------------------------------------------- keys
+
+
+class KeyRing:
+    """Verifies API keys against the store, caching hits until any key changes.
+
+    Every request would otherwise open the database. A revocation touches a marker file in
+    the data directory; a changed marker empties every process's cache before the next
+    lookup, so a revoked key stops working at once, in every worker.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._marker: Path = store.keys_changed_marker()
+        self._cache: dict[str, ApiKey] = {}
+        self._marker_seen: float | None = None
+        self._lock = threading.Lock()
+
+    def verify(self, secret: str) -> ApiKey | None:
+        """The active key `secret` is, or None."""
+        with self._lock:
+            self._drop_cache_if_keys_changed()
+            cached = self._cache.get(secret)
+        if cached is not None:
+            return cached
+        key = self._store.find_key(secret)
+        if key is not None:
+            with self._lock:
+                self._cache[secret] = key
+        return key
+
+    def _drop_cache_if_keys_changed(self) -> None:
+        try:
+            mtime = self._marker.stat().st_mtime_ns / 1e9
+        except FileNotFoundError:
+            mtime = 0.0
+        if mtime != self._marker_seen:
+            self._cache.clear()
+            self._marker_seen = mtime
+
+
+# --------------------------------------------------------------------------- limits
+
+
+class RateLimiter:
+    """Request limits kept in the store, so that every worker process counts together.
+
+    Within a day an address's set of requests only grows, so two answers can be cached in
+    the process without asking the store again: a request already admitted is admitted
+    again, and an address once at its limit stays there. Store work for keyless traffic is
+    then bounded by the limit per address and day, however many repeats are sent.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock = utc_now,
+        anonymous_daily_unique: int = 10,
+        key_requests_per_minute: int = 0,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self.anonymous_daily_unique = anonymous_daily_unique
+        self.key_requests_per_minute = key_requests_per_minute
+        self._day: date | None = None
+        self._admitted: set[tuple[str, str]] = set()
+        self._exhausted: set[str] = set()
+        self._lock = threading.Lock()
+
+    def admit_anonymous(self, address: str, request_fingerprint: str) -> None:
+        """Count a keyless request from `address`; raise TooManyRequests past the daily limit."""
+        now = self._clock()
+        with self._lock:
+            if self._day != now.date():
+                self._day = now.date()
+                self._admitted.clear()
+                self._exhausted.clear()
+            if (address, request_fingerprint) in self._admitted:
+                return
+            exhausted = address in self._exhausted
+        if not exhausted and self._store.admit_unique(
+            f"addr:{address}", request_fingerprint, now.date(), self.anonymous_daily_unique
+        ):
+            with self._lock:
+                self._admitted.add((address, request_fingerprint))
+            return
+        with self._lock:
+            self._exhausted.add(address)
+        midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), now.tzinfo)
+        raise TooManyRequests(
+            details=(
+                f"requests without an API key are limited to {self.anonymous_daily_unique} "
+                "unique requests per day; send a key with 'Authorization: apikey <KEY>'"
+            ),
+            retry_after=max(1, int((midnight - now).total_seconds() + 0.999)),
+        )
+
+    def admit_key(self, key: ApiKey) -> None:
+        """Count a keyed request; raise TooManyRequests past the per-minute limit (0: none)."""
+        limit = self.key_requests_per_minute
+        if limit <= 0:
+            return
+        now = self._clock()
+        window = now.replace(second=0, microsecond=0)
+        if self._store.admit_window(f"key:{key.stem}", window, limit):
+            return
+        raise TooManyRequests(
+            details=f"this key is limited to {limit} requests per minute",
+            retry_after=max(1, int((window + timedelta(minutes=1) - now).total_seconds() + 0.999)),
+        )
+
+
+# --------------------------------------------------------------------------- pack log
+
+
+@dataclass
+class PackLog:
+    """Stores every pack; writes are batched because opening the database costs ~20-80 ms.
+
+    With `flush_interval` 0 each pack is written before the response leaves (tests, CLI).
+    Otherwise a background thread writes the batch every `flush_interval` seconds, so a pack
+    reaches the file at most about that long after its response; `get` waits that long once
+    before it reports a pack that another worker may still hold as unknown.
+    """
+
+    store: Store
+    flush_interval: float = 0.0
+    retention: timedelta = timedelta(days=30)
+    #: Old packs are deleted during a write at most this often, which keeps writes cheap.
+    prune_every: timedelta = timedelta(minutes=1)
+    clock: Clock = utc_now
+    #: Packs kept while the store cannot be written; beyond it the oldest are dropped,
+    #: since a worker that runs out of memory serves nobody.
+    max_pending: int = 50_000
+    _pending: list[PackRecord] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _flush_lock: threading.Lock = field(default_factory=threading.Lock)
+    _wake: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+    _last_prune: datetime | None = None
+
+    def add(self, record: PackRecord) -> None:
+        """Queue `record` for the store (or write it now when not batching)."""
+        with self._lock:
+            self._pending.append(record)
+            if len(self._pending) > self.max_pending:
+                dropped = self._pending.pop(0)
+                logger.error("pack queue full; pack %s not stored", dropped.pack_uuid[:16])
+            # Started on first use, not at construction: gunicorn forks workers after the
+            # app is built, and threads do not survive a fork.
+            if self.flush_interval > 0 and (self._thread is None or not self._thread.is_alive()):
+                self._thread = threading.Thread(
+                    target=self._run, name="pack-log-flush", daemon=True
+                )
+                self._thread.start()
+        if self.flush_interval <= 0:
+            self.flush()
+
+    def get(self, pack_uuid: str) -> PackRecord | None:
+        """The pack with this uuid: queued here, stored, or flushed by another worker soon."""
+        with self._lock:
+            for record in self._pending:
+                if record.pack_uuid == pack_uuid:
+                    return record
+        found = self.store.get_pack(pack_uuid)
+        # Only a well-formed uuid can be waiting in another worker's batch; waiting for
+        # anything else would let junk requests hold a worker.
+        if found is None and self.flush_interval > 0 and _PACK_UUID.fullmatch(pack_uuid):
+            time.sleep(self.flush_interval + 0.1)
+            found = self.store.get_pack(pack_uuid)
+        # Pruning runs at most every `prune_every`; an expired pack is gone for readers at once.
+        if found is not None and found.created_at < self.clock() - self.retention:
+            return None
+        return found
+
+    def flush(self) -> None:
+        """Write every queued pack in one transaction; on failure they stay queued."""
+        with self._flush_lock:
+            with self._lock:
+                batch, self._pending = self._pending, []
+            now = self.clock()
+            prune = self._last_prune is None or now - self._last_prune >= self.prune_every
+            if not batch and not prune:
+                return
+            try:
+                self.store.save_packs(batch, now - self.retention if prune else None)
+            except Exception:
+                with self._lock:
+                    self._pending[:0] = batch
+                raise
+            if prune:
+                self._last_prune = now
+
+    def close(self) -> None:
+        """Stop the flush thread and write what is queued."""
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        with self._lock:
+            pending = bool(self._pending)
+        if pending:
+            self.flush()
+
+    def _run(self) -> None:
+        while not self._wake.wait(self.flush_interval):
+            try:
+                self.flush()
+            except Exception:
+                logger.exception("writing packs to the store failed; retrying")
+
+
+# --------------------------------------------------------------------------- service
+
+
+class PackService:
+    """Packs a request for a caller: stamps fingerprints, uuid and key stem, stores the pack."""
+
+    def __init__(self, pack_fn: PackFn, log: PackLog, clock: Clock = utc_now) -> None:
+        self._pack = pack_fn
+        self._log = log
+        self._clock = clock
+
+    def pack(self, request: PackRequest, key: ApiKey | None, request_print: str) -> PackResponse:
+        """Pack `request` (whose fingerprint the caller computed) and record the result."""
+        started = self._clock()
+        response = self._pack(request)
+        response.used_key_stem = key.stem if key else None
+        response.request_fingerprint = request_print
+        response.response_fingerprint = response_fingerprint(response)
+        response.pack_uuid = new_pack_uuid()
+        self._log.add(
+            PackRecord(
+                pack_uuid=response.pack_uuid,
+                created_at=started,
+                account_id=key.account_id if key else None,
+                key_stem=response.used_key_stem,
+                order_id=request.order_id,
+                request_id=request.request_id,
+                request_json=canonical_json(request_wire(request)).decode(),
+                response_json=response.model_dump_json(by_alias=True, exclude_none=True),
+                pack_time=response.pack_time,
+                total_time=response.total_time,
+            )
+        )
+        return response

@@ -1,0 +1,409 @@
+"""The pack service through falcon's test client on a real store: keys, limits, stored packs."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from cartonize.models import PackRequest, PackResponse
+from cartonize.service import request_fingerprint
+from cartonize.store import Store
+from falcon import testing
+
+from api.app import AppConfig, create_app
+
+Wire = dict[str, Any]
+
+SMALL_PACK: Wire = {
+    "orderId": "S-1",
+    "requestId": "R-1",
+    "itemSets": [{"refId": 1, "dimensions": {"x": 1, "y": 2, "z": 3}, "weight": 1, "quantity": 3}],
+    "boxTypes": [{"refId": 7, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 10}],
+    "includeImages": False,
+}
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """Noon UTC on a fixed day."""
+    return Clock(datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC))
+
+
+def client(
+    store: Store,
+    clock: Clock | None = None,
+    pack_fn: Any = None,
+    access_log: logging.Logger | None = None,
+    **config: Any,
+) -> testing.TestClient:
+    """A test client of the real app (real engine unless `pack_fn`) on `store`."""
+    app = create_app(
+        pack_fn,
+        AppConfig(**config),
+        store=store,
+        clock=clock or Clock(datetime.now(UTC)),
+        access_log=access_log,
+    )
+    return testing.TestClient(app)
+
+
+def post(
+    c: testing.TestClient, body: Wire | bytes, key: str | None = None, addr: str = "10.0.0.1"
+) -> testing.Result:
+    """POST `body` to `/`, with `key` in the Authorization header when given."""
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["Authorization"] = f"apikey {key}"
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return c.simulate_post("/", body=raw, headers=headers, remote_addr=addr)
+
+
+def keyed(store: Store, account: str = "ACME") -> str:
+    """A fresh key of `account` (created with the account if needed)."""
+    if account not in {a.name for a in store.list_accounts()}:
+        store.create_account(account, "premium")
+    return store.create_key(account, "test")[1]
+
+
+def assert_error(result: testing.Result, status: int) -> Wire:
+    """Status and the spec's error shape; return the body."""
+    assert result.status_code == status, result.text
+    body: Wire = result.json
+    assert set(body) <= {"code", "message", "details"} and body["code"] == status
+    return body
+
+
+# --------------------------------------------------------------------------- keys, 401
+
+
+def test_key_in_header_is_used_and_only_its_stem_returned(store: Store) -> None:
+    key = keyed(store)
+    result = post(client(store), SMALL_PACK, key=key)
+    assert result.status_code == 200
+    assert result.json["usedKeyStem"] == key[:10]
+    assert key not in result.text
+
+
+def test_key_in_body_is_accepted_removed_and_never_echoed(store: Store) -> None:
+    key = keyed(store)
+    seen: list[PackRequest] = []
+
+    def recording(request: PackRequest) -> PackResponse:
+        seen.append(request)
+        return PackResponse()
+
+    c = client(store, pack_fn=recording)
+    result = post(c, {**SMALL_PACK, "key": key})
+    assert result.json["usedKeyStem"] == key[:10]
+    assert seen[0].key is None
+    assert key not in result.text
+    stored = c.simulate_get(f"/packs/{result.json['packUuid']}", headers={"Authorization": key})
+    assert_error(stored, 401)  # wrong scheme
+    stored = c.simulate_get(
+        f"/packs/{result.json['packUuid']}", headers={"Authorization": f"apikey {key}"}
+    )
+    assert stored.status_code == 200 and key not in stored.text
+
+
+@pytest.mark.parametrize(
+    "authorization", ["apikey wrong-key-0123456789", "Bearer abc", "apikey ", "apikey"]
+)
+def test_wrong_key_is_401(store: Store, authorization: str) -> None:
+    keyed(store)
+    result = client(store).simulate_post(
+        "/", json=SMALL_PACK, headers={"Authorization": authorization}
+    )
+    assert_error(result, 401)
+
+
+def test_revoked_key_is_401_at_once(store: Store) -> None:
+    key = keyed(store)
+    c = client(store)
+    assert post(c, SMALL_PACK, key=key).status_code == 200
+    store.revoke_key(key[:10])
+    assert_error(post(c, SMALL_PACK, key=key), 401)
+
+
+def test_header_and_body_keys_must_agree(store: Store) -> None:
+    key, other = keyed(store), keyed(store)
+    assert_error(post(client(store), {**SMALL_PACK, "key": other}, key=key), 401)
+
+
+# --------------------------------------------------------------------------- limits, 422, 429
+
+
+def test_item_count_above_limit_is_422_naming_the_limit(store: Store) -> None:
+    c = client(store, max_items=5)
+    body = assert_error(
+        post(c, {**SMALL_PACK, "itemSets": [{**SMALL_PACK["itemSets"][0], "quantity": 6}]}), 422
+    )
+    assert "limit of 5 items" in body["details"]
+    assert post(c, SMALL_PACK).status_code == 200
+
+
+def test_anonymous_limit_counts_unique_requests_per_address(store: Store, clock: Clock) -> None:
+    c = client(store, clock, anonymous_daily_limit=3)
+    for n in range(3):
+        request = {**SMALL_PACK, "orderId": f"O-{n}"}
+        assert post(c, request).status_code == 200
+        # The same request again is not a new unique request.
+        assert post(c, request).status_code == 200
+    limited = post(c, {**SMALL_PACK, "orderId": "O-3"})
+    body = assert_error(limited, 429)
+    assert "3 unique requests per day" in body["details"]
+    assert limited.headers["Retry-After"] == str(12 * 3600)  # until midnight UTC
+    # Old requests still pass, other addresses and keyed callers are not affected.
+    assert post(c, {**SMALL_PACK, "orderId": "O-0"}).status_code == 200
+    assert post(c, {**SMALL_PACK, "orderId": "O-3"}, addr="10.0.0.2").status_code == 200
+    assert post(c, {**SMALL_PACK, "orderId": "O-3"}, key=keyed(store)).status_code == 200
+    clock.now += timedelta(days=1)
+    assert post(c, {**SMALL_PACK, "orderId": "O-3"}).status_code == 200
+
+
+def test_default_anonymous_limit_is_ten_and_repeated_random_pack_counts_once(
+    store: Store,
+) -> None:
+    c = client(store)
+    random_pack = {"random": True, "n": 2, "includeImages": False}
+    for _ in range(3):
+        assert post(c, random_pack).status_code == 200
+    for n in range(9):
+        assert post(c, {**SMALL_PACK, "orderId": f"O-{n}"}).status_code == 200
+    assert_error(post(c, {**SMALL_PACK, "orderId": "O-9"}), 429)
+
+
+def test_per_key_rate_limit(store: Store, clock: Clock) -> None:
+    key = keyed(store)
+    c = client(store, clock, key_rate_limit=2)
+    assert [post(c, SMALL_PACK, key=key).status_code for _ in range(3)] == [200, 200, 429]
+    clock.now += timedelta(minutes=1)
+    assert post(c, SMALL_PACK, key=key).status_code == 200
+
+
+# --------------------------------------------------------------------------- 500
+
+
+def test_failing_pack_is_500_logged_not_leaked(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(request: PackRequest) -> PackResponse:
+        raise RuntimeError("engine state 0xfeedface")
+
+    with caplog.at_level(logging.ERROR, logger="api.app"):
+        result = post(client(store, pack_fn=broken), SMALL_PACK)
+    assert result.json == {"code": 500, "message": "internal error"}
+    assert "feedface" not in result.text
+    assert any(r.exc_info and "feedface" in str(r.exc_info[1]) for r in caplog.records)
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+
+def test_fingerprints_ignore_key_order_whitespace_and_key(store: Store) -> None:
+    key = keyed(store)
+    c = client(store)
+    compact = json.dumps(SMALL_PACK, separators=(",", ":")).encode()
+    reordered = json.dumps(dict(reversed(list(SMALL_PACK.items()))), indent=4).encode()
+    first = post(c, compact).json
+    second = post(c, {**json.loads(reordered), "key": key}).json
+    assert first["requestFingerprint"] == second["requestFingerprint"]
+    assert first["responseFingerprint"] != second["responseFingerprint"]  # usedKeyStem differs
+    third = post(c, reordered).json
+    assert first["responseFingerprint"] == third["responseFingerprint"]
+    assert first["packUuid"] != third["packUuid"]
+    assert len(first["requestFingerprint"]) == 128 and len(first["packUuid"]) == 128
+
+
+def test_fingerprints_differ_for_different_content(store: Store) -> None:
+    c = client(store)
+    first = post(c, SMALL_PACK).json
+    other = {**SMALL_PACK, "itemSets": [{**SMALL_PACK["itemSets"][0], "quantity": 4}]}
+    second = post(c, other).json
+    assert first["requestFingerprint"] != second["requestFingerprint"]
+    assert first["responseFingerprint"] != second["responseFingerprint"]
+
+
+def test_request_fingerprint_fills_defaults() -> None:
+    assert request_fingerprint(PackRequest()) == request_fingerprint(
+        PackRequest.model_validate({"usableSpace": 0.85})
+    )
+
+
+# --------------------------------------------------------------------------- stored packs
+
+
+def test_keyless_pack_is_retrievable_by_uuid(store: Store) -> None:
+    c = client(store)
+    packed = post(c, SMALL_PACK).json
+    stored = c.simulate_get(f"/packs/{packed['packUuid']}")
+    assert stored.status_code == 200
+    assert stored.json["response"]["responseFingerprint"] == packed["responseFingerprint"]
+    assert stored.json["request"]["orderId"] == "S-1"
+
+
+def test_keyed_pack_needs_a_key_of_its_account(store: Store) -> None:
+    owner, colleague, stranger = keyed(store), keyed(store), keyed(store, "OTHER")
+    c = client(store)
+    uuid = post(c, SMALL_PACK, key=owner).json["packUuid"]
+    path = f"/packs/{uuid}"
+    assert_error(c.simulate_get(path), 401)
+    assert_error(c.simulate_get(path, headers={"Authorization": f"apikey {stranger}"}), 404)
+    found = c.simulate_get(path, headers={"Authorization": f"apikey {colleague}"})
+    assert found.status_code == 200 and found.json["usedKeyStem"] == owner[:10]
+
+
+def test_unknown_pack_is_404(store: Store) -> None:
+    assert_error(client(store).simulate_get("/packs/" + "0" * 128), 404)
+
+
+def test_retention_removes_old_packs_on_write(store: Store, clock: Clock) -> None:
+    c = client(store, clock, retention_days=30)
+    old = post(c, SMALL_PACK).json["packUuid"]
+    clock.now += timedelta(days=29)
+    assert c.simulate_get(f"/packs/{old}").status_code == 200
+    recent = post(c, {**SMALL_PACK, "orderId": "later"}).json["packUuid"]
+    clock.now += timedelta(days=2)
+    post(c, {**SMALL_PACK, "orderId": "latest"})
+    assert_error(c.simulate_get(f"/packs/{old}"), 404)
+    assert store.get_pack(old) is None  # deleted from the file, not only hidden
+    assert c.simulate_get(f"/packs/{recent}").status_code == 200
+
+
+def test_pack_search_by_order_and_request_id_is_paged(store: Store, clock: Clock) -> None:
+    key, stranger = keyed(store), keyed(store, "OTHER")
+    c = client(store, clock)
+    auth = {"Authorization": f"apikey {key}"}
+    uuids = []
+    for n in range(5):
+        clock.now += timedelta(seconds=1)
+        uuids.append(post(c, {**SMALL_PACK, "requestId": f"R-{n % 2}"}, key=key).json["packUuid"])
+    post(c, SMALL_PACK, key=stranger)
+    post(c, SMALL_PACK)
+    first = c.simulate_get("/packs", params={"orderId": "S-1", "limit": "2"}, headers=auth).json
+    assert [p["packUuid"] for p in first["packs"]] == uuids[::-1][:2]
+    assert first["nextOffset"] == 2
+    last = c.simulate_get(
+        "/packs", params={"orderId": "S-1", "limit": "2", "offset": "4"}, headers=auth
+    ).json
+    assert [p["packUuid"] for p in last["packs"]] == [uuids[0]] and "nextOffset" not in last
+    by_request = c.simulate_get("/packs", params={"requestId": "R-1"}, headers=auth).json
+    assert {p["packUuid"] for p in by_request["packs"]} == {uuids[1], uuids[3]}
+    assert_error(c.simulate_get("/packs", params={"orderId": "S-1"}), 401)
+    assert_error(c.simulate_get("/packs", params={"limit": "0"}, headers=auth), 400)
+
+
+# --------------------------------------------------------------------------- ops endpoints
+
+
+def test_health_and_readiness(store: Store) -> None:
+    c = client(store)
+    assert c.simulate_get("/healthz").json == {"status": "ok"}
+    ready = c.simulate_get("/readyz")
+    assert ready.status_code == 200 and ready.json["status"] == "ready"
+
+
+def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    result = client(Store(blocked / "data")).simulate_get("/readyz")
+    assert_error(result, 503)
+    assert result.headers["Retry-After"] == "1"
+
+
+def test_openapi_documents_models_routes_and_errors(store: Store) -> None:
+    c = client(store, max_items=77)
+    document = c.simulate_get("/openapi.json").json
+    assert document["openapi"].startswith("3.1")
+    schemas = document["components"]["schemas"]
+    usable = schemas["PackRequest"]["properties"]["usableSpace"]
+    assert (usable["default"], usable["minimum"], usable["maximum"]) == (0.85, 0.0, 1.0)
+    pack = document["paths"]["/"]["post"]
+    assert {"200", "400", "401", "413", "422", "429", "500"} <= set(pack["responses"])
+    assert "77 items" in pack["description"]
+    assert {"/packs", "/packs/{packUuid}", "/healthz", "/readyz"} <= set(document["paths"])
+    for name in ("PackRequest", "PackResponse", "ErrorBody", "Box", "ItemSet", "BoxType"):
+        undocumented = [
+            field
+            for field, spec in schemas[name]["properties"].items()
+            if not spec.get("description")
+        ]
+        assert undocumented == [], name
+    page = c.simulate_get("/docs")
+    assert page.headers["content-type"].startswith("text/html")
+    assert (
+        "usableSpace" in page.text
+        and "<script" not in page.text
+        and "http" not in page.text.replace("/openapi.json", "")
+    )
+
+
+# --------------------------------------------------------------------------- access log
+
+
+def test_access_log_is_json_without_keys_or_query_strings(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    key = keyed(store)
+    access = logging.getLogger("test.access")
+    c = client(store, access_log=access)
+    with caplog.at_level(logging.INFO, logger="test.access"):
+        post(c, {**SMALL_PACK, "key": key})
+        c.simulate_get(
+            "/packs", query_string=f"orderId=S-1&key={key}", headers={"X-Request-Id": "abc-1"}
+        )
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "test.access"]
+    assert [(line["method"], line["path"], line["status"]) for line in lines] == [
+        ("POST", "/", 200),
+        ("GET", "/packs", 401),
+    ]
+    assert lines[0]["key_stem"] == key[:10] and lines[1]["request_id"] == "abc-1"
+    assert all(isinstance(line["duration_ms"], float) for line in lines)
+    assert key not in caplog.text and "orderId" not in caplog.text
+
+
+# --------------------------------------------------------------------------- store traffic
+
+
+class CountingStore(Store):
+    """The real store, counting the rate-limit transactions it runs."""
+
+    admissions = 0
+
+    def admit_unique(self, scope: str, fingerprint: str, day: Any, limit: int) -> bool:
+        self.admissions += 1
+        return super().admit_unique(scope, fingerprint, day, limit)
+
+
+def test_repeats_and_exhausted_addresses_skip_the_store(tmp_path: Any, clock: Clock) -> None:
+    store = CountingStore(tmp_path / "data")
+    c = client(store, clock, anonymous_daily_limit=2)
+    for _ in range(5):
+        assert post(c, SMALL_PACK).status_code == 200
+    assert store.admissions == 1
+    assert post(c, {**SMALL_PACK, "orderId": "2"}).status_code == 200
+    for n in range(5):
+        assert post(c, {**SMALL_PACK, "orderId": f"new-{n}"}).status_code == 429
+    assert store.admissions == 3  # the first refusal asks the store; later ones do not
+    clock.now += timedelta(days=1)
+    assert post(c, {**SMALL_PACK, "orderId": "new-0"}).status_code == 200
+    assert store.admissions == 4
+
+
+def test_malformed_pack_uuid_is_404_without_waiting_for_a_flush(store: Store) -> None:
+    c = client(store, pack_flush_seconds=5.0)
+    started = datetime.now(UTC)
+    assert_error(c.simulate_get("/packs/not-a-uuid"), 404)
+    assert datetime.now(UTC) - started < timedelta(seconds=2)
