@@ -164,6 +164,7 @@ mod tests {
         PlacementRule {
             priority: [0, 1, 2],
             prefer_given: true,
+            min_reach: [1, 1, 1],
         }
     }
 
