@@ -2,7 +2,7 @@
 //! offered, in the order offered.
 
 use crate::extreme_points::ExtremePoints;
-use crate::geometry::{Cuboid, Vec3};
+use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::orientation::Perm;
 
@@ -12,6 +12,17 @@ const FAILED_MEMORY: usize = 32;
 
 /// Weight comparisons allow this much rounding in the caller's sums.
 const WEIGHT_SLACK: f64 = 1e-9;
+
+/// How the extreme point for a unit is chosen among the feasible ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Merit {
+    /// The first feasible point in priority order (fills floor layers).
+    #[default]
+    FirstPoint,
+    /// The point whose residual space the unit fills most tightly (least
+    /// slack summed over the axes; Crainic et al.'s RS merit), ties by priority.
+    ResidualSpace,
+}
 
 /// How placements are chosen inside a box.
 #[derive(Debug, Clone, Copy)]
@@ -23,6 +34,8 @@ pub struct PlacementRule {
     /// Smallest extent along each axis of any item of the pack, so points
     /// too tight for every item are dropped early.
     pub min_reach: Vec3,
+    /// Which feasible point wins.
+    pub merit: Merit,
 }
 
 /// One unit placed in the box.
@@ -106,6 +119,9 @@ impl<'a> BoxFill<'a> {
     /// The best point and rotation for `k`: the first point in priority order
     /// with a feasible rotation, and there the flattest rotation.
     fn find_place(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        if self.rule.merit == Merit::ResidualSpace {
+            return self.find_tightest(k);
+        }
         let split = if self.rule.prefer_given {
             1
         } else {
@@ -145,6 +161,44 @@ impl<'a> BoxFill<'a> {
         None
     }
 
+    /// The feasible point and rotation leaving the least residual slack.
+    /// Points come in priority order, so a strict improvement is needed to
+    /// move off an earlier point.
+    fn find_tightest(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        let split = if self.rule.prefer_given {
+            1
+        } else {
+            k.shapes.len()
+        };
+        let (given, others) = k.shapes.split_at(split.min(k.shapes.len()));
+        for pass in [given, others] {
+            let mut best: Option<(Len, Vec3, Vec3, Perm)> = None;
+            for ep in self.eps.iter() {
+                for (shape, perm) in pass {
+                    if (0..3).any(|a| shape[a] > ep.residual[a]) {
+                        continue;
+                    }
+                    let slack: Len = (0..3).map(|a| ep.residual[a] - shape[a]).sum();
+                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack) {
+                        continue;
+                    }
+                    let cand = Cuboid {
+                        origin: ep.point,
+                        size: *shape,
+                    };
+                    if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+                        continue;
+                    }
+                    best = Some((slack, ep.point, *shape, *perm));
+                }
+            }
+            if let Some((_, point, shape, perm)) = best {
+                return Some((point, shape, perm));
+            }
+        }
+        None
+    }
+
     /// Item volume placed so far, in the caller's cubic units.
     pub fn volume_used(&self) -> f64 {
         self.box_kind.volume - self.volume_left
@@ -165,6 +219,7 @@ mod tests {
             priority: [0, 1, 2],
             prefer_given: true,
             min_reach: [1, 1, 1],
+            merit: Merit::FirstPoint,
         }
     }
 
@@ -186,6 +241,35 @@ mod tests {
         let placed = (0..9).filter(|&i| fill.try_add(i, 0, &kinds)).count();
         assert_eq!(placed, 8);
         assert!((fill.volume_used() - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn residual_space_merit_prefers_the_tighter_point() {
+        // After a 6×10×5 block at the origin the free points are (0,0,5) with
+        // reach 10×10×5 and (6,0,0) with reach 4×10×10. A 4×10×5 block fits
+        // both; the first point in x-priority is (0,0,5), the tighter (6,0,0).
+        let bk = BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        });
+        let locked = |d: [f64; 3]| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight: 0.0,
+                quantity: 1,
+                free_axes: Some(vec![]),
+            })
+        };
+        let kinds = vec![locked([6.0, 10.0, 5.0]), locked([4.0, 10.0, 5.0])];
+        let second_origin = |merit| {
+            let mut fill = BoxFill::new(&bk, PlacementRule { merit, ..rule() });
+            assert!(fill.try_add(0, 0, &kinds) && fill.try_add(1, 1, &kinds));
+            fill.units[1].cuboid.origin
+        };
+        assert_eq!(second_origin(Merit::FirstPoint), [0, 0, 50_000]);
+        assert_eq!(second_origin(Merit::ResidualSpace), [60_000, 0, 0]);
     }
 
     #[test]

@@ -13,23 +13,23 @@ pub mod geometry;
 pub mod kinds;
 pub mod model;
 pub mod orientation;
+mod portfolio;
 pub mod select;
 pub mod sort;
 
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::time::Instant;
 
 pub use error::CoreError;
 pub use model::{PackInput, PackOutput};
 
 use deadline::Deadline;
-use fill::PlacementRule;
+use fill::{Merit, PlacementRule};
 use geometry::len_to_f64;
 use kinds::{BoxKind, Kind};
 use model::{Goal, Leftover, PackedBox, Placement};
-use select::{pack_order, Context, Packing, UnitRef};
-use sort::{candidates, cmp_f64, order_kinds, sort_name};
+use select::{Context, Packing, UnitRef};
+use sort::{cmp_f64, sort_name};
 
 /// Engine version, reported as `version` in responses.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -56,6 +56,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         priority: opts.coord_order,
         prefer_given: opts.orientation_preferred,
         min_reach,
+        merit: Merit::FirstPoint,
     };
     let ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
 
@@ -68,35 +69,34 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         });
     }
 
-    let tries = candidates(
-        opts.item_sort,
-        opts.item_sort_reverse,
-        opts.item_sort_dual_direction,
-    );
-    let orders: Vec<Vec<UnitRef>> = tries
-        .iter()
-        .map(|(sort, reverse)| {
-            expand(
-                &order_kinds(*sort, *reverse, &kinds, &quantities, &boxes),
-                &quantities,
-            )
-        })
-        .collect();
+    let base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
     let work = total_units.saturating_mul(boxes.len() as u64);
-    let results = run_candidates(&orders, &ctx, &deadline, work);
-    let timed_out = results.iter().any(Option::is_none);
-    let mut best: Option<(Packing, usize)> = None;
-    for (i, packing) in results.into_iter().enumerate() {
-        let Some(packing) = packing else { continue };
-        let better = match &best {
-            None => true,
-            Some((b, _)) => compare_packings(&packing, b, opts.goal) == Ordering::Less,
-        };
-        if better {
-            best = Some((packing, i));
+    let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
+    let mut timed_out = found.timed_out;
+    let mut strategies = base;
+    // Extra strategies only pay off when several boxes are needed; a
+    // one-box answer keeps the speed of the requested orderings.
+    let several = found.best.as_ref().is_some_and(|(p, _)| p.boxes.len() > 1);
+    if several && !deadline.expired() {
+        let extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        let more = portfolio::run(&extra, &ctx, &deadline, work, false);
+        timed_out |= more.timed_out;
+        let offset = strategies.len();
+        strategies.extend(extra);
+        if let Some((p, i)) = more.best {
+            let better = match &found.best {
+                None => true,
+                Some((b, _)) => compare_packings(&p, b, opts.goal) == Ordering::Less,
+            };
+            if better {
+                found.best = Some((p, offset + i));
+            }
         }
     }
-    let best = best.map(|(packing, i)| (packing, &orders[i], tries[i].0, tries[i].1));
+    let best = found.best.map(|(packing, i)| {
+        let s = &strategies[i];
+        (packing, &s.order, s.sort, s.reverse)
+    });
     let Some((packing, order, sort, reverse)) = best else {
         return Ok(PackOutput::default());
     };
@@ -160,65 +160,8 @@ fn invalid(field: String, message: &str) -> CoreError {
     }
 }
 
-/// Below this much work (units × box types) one thread packs every ordering;
-/// above it the orderings are shared among the machine's cores.
-const PARALLEL_WORK: u64 = 2_000;
-
-/// Packs every ordering; the first always completes, the others give `None`
-/// once the deadline has passed. Results keep the orderings' positions, so
-/// the choice among them does not depend on thread timing.
-fn run_candidates(
-    orders: &[Vec<UnitRef>],
-    ctx: &Context<'_>,
-    deadline: &Deadline,
-    work: u64,
-) -> Vec<Option<Packing>> {
-    let threads = if work > PARALLEL_WORK {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(orders.len())
-    } else {
-        1
-    };
-    let run = |i: usize| pack_order(&orders[i], ctx, deadline, i == 0);
-    if threads <= 1 {
-        return (0..orders.len()).map(run).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<Packing>> = vec![None; orders.len()];
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                        if i >= orders.len() {
-                            break;
-                        }
-                        done.push((i, run(i)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for handle in handles {
-            // A worker only panics on a bug; its orderings then count as not finished.
-            if let Ok(done) = handle.join() {
-                for (i, packing) in done {
-                    results[i] = packing;
-                }
-            }
-        }
-    });
-    if results[0].is_none() {
-        results[0] = run(0);
-    }
-    results
-}
-
 /// Units in kind order, each kind's units together.
-fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
+pub(crate) fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
     kind_order
         .iter()
         .flat_map(|&k| (0..quantities[k]).map(move |unit| UnitRef { kind: k, unit }))
@@ -226,7 +169,7 @@ fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
 }
 
 /// Fewer leftovers first; then the goal; then fewer boxes.
-fn compare_packings(a: &Packing, b: &Packing, goal: Goal) -> Ordering {
+pub(crate) fn compare_packings(a: &Packing, b: &Packing, goal: Goal) -> Ordering {
     let left = a.leftovers.len().cmp(&b.leftovers.len());
     let cost = cmp_f64(a.cost, b.cost);
     let count = a.boxes.len().cmp(&b.boxes.len());
