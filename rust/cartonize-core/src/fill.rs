@@ -76,6 +76,25 @@ impl<'a> BoxFill<'a> {
         }
     }
 
+    /// A box holding exactly `units` where they already are (placed under
+    /// any rule), ready to take more under `rule`.
+    pub fn rebuild(
+        box_kind: &'a BoxKind,
+        rule: PlacementRule,
+        units: &[PlacedUnit],
+        kinds: &[Kind],
+    ) -> Self {
+        let mut fill = BoxFill::new(box_kind, rule);
+        for u in units {
+            fill.cuboids.push(u.cuboid);
+            fill.eps.add_item(&u.cuboid, &fill.cuboids);
+            fill.units.push(*u);
+            fill.payload += kinds[u.kind].weight;
+            fill.volume_left -= kinds[u.kind].volume;
+        }
+        fill
+    }
+
     /// Places one unit of `kinds[kind]` if it fits anywhere; returns whether it did.
     pub fn try_add(&mut self, slot: usize, kind: usize, kinds: &[Kind]) -> bool {
         let k = &kinds[kind];

@@ -10,6 +10,7 @@ pub mod error;
 pub mod extreme_points;
 pub mod fill;
 pub mod geometry;
+pub mod improve;
 pub mod kinds;
 pub mod model;
 pub mod orientation;
@@ -95,6 +96,17 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     }
     let best = found.best.map(|(packing, i)| {
         let s = &strategies[i];
+        let packing = match improvement_deadline(opts.timeout, started) {
+            Some(until) => {
+                let rule = PlacementRule {
+                    merit: s.plan.merit,
+                    ..ctx.rule
+                };
+                let mut rng = improve::Rng::new(seed_of(input));
+                improve::improve(packing, &s.order, &ctx, rule, &until, &mut rng)
+            }
+            None => packing,
+        };
         (packing, &s.order, s.sort, s.reverse)
     });
     let Some((packing, order, sort, reverse)) = best else {
@@ -110,6 +122,37 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     }
     out.pack_time = started.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Share of the request's `timeout` the improvement phase may use; the rest
+/// is left for the orderings already run, rendering and the service around.
+const IMPROVE_SHARE: f64 = 0.5;
+
+/// When improvement must stop, or `None` when the request has no timeout
+/// (then there is no improvement phase) or its share is already spent.
+fn improvement_deadline(timeout: Option<f64>, started: Instant) -> Option<Deadline> {
+    let budget = timeout.filter(|t| t.is_finite() && *t > 0.0)? * IMPROVE_SHARE;
+    let left = budget - started.elapsed().as_secs_f64();
+    (left > 0.0).then(|| Deadline::after(Some(left)))
+}
+
+/// A seed that depends only on the input, so a search with a given amount of
+/// time behaves the same on every run.
+fn seed_of(input: &PackInput) -> u64 {
+    // FNV-1a over the numbers that shape the packing.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        h ^= v;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for item in &input.items {
+        item.dimensions.iter().for_each(|d| mix(d.to_bits()));
+        mix(u64::from(item.quantity));
+    }
+    for b in &input.box_types {
+        b.dimensions.iter().for_each(|d| mix(d.to_bits()));
+    }
+    h
 }
 
 /// Decodes a JSON [`PackInput`], packs it and encodes the [`PackOutput`].

@@ -190,12 +190,39 @@ fn best_fit(
     must_finish: bool,
     leftovers: &mut Vec<(usize, String)>,
 ) -> Option<Vec<FilledBox>> {
-    let mut open: Vec<(usize, BoxFill<'_>)> = Vec::new();
-    let mut candidates: Vec<usize> = Vec::new();
-    for &slot in slots {
+    let mut open = Vec::new();
+    for chunk in slots.chunks(BEST_FIT_CHUNK) {
         if !must_finish && deadline.expired() {
             return None;
         }
+        best_fit_into(&mut open, order, chunk, ctx, rule, leftovers);
+    }
+    Some(
+        open.into_iter()
+            .map(|(box_type, fill)| FilledBox {
+                box_type,
+                units: fill.units,
+                payload: fill.payload,
+            })
+            .collect(),
+    )
+}
+
+/// Units best-fit assigns between two looks at the deadline.
+const BEST_FIT_CHUNK: usize = 64;
+
+/// Best-fit assignment of `slots`, in order, into the boxes already `open`
+/// (box type, fill) and new ones; a unit no box type takes goes to `leftovers`.
+pub(crate) fn best_fit_into<'a>(
+    open: &mut Vec<(usize, BoxFill<'a>)>,
+    order: &[UnitRef],
+    slots: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    leftovers: &mut Vec<(usize, String)>,
+) {
+    let mut candidates: Vec<usize> = Vec::new();
+    for &slot in slots {
         let kind = order[slot].kind;
         candidates.clear();
         candidates.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
@@ -210,26 +237,15 @@ fn best_fit(
         {
             continue;
         }
-        let Some(b) = type_for_new_box(kind, ctx) else {
-            leftovers.push((slot, "no box type could take this item".to_string()));
-            continue;
-        };
-        let mut fill = BoxFill::new(&ctx.boxes[b], rule);
-        if fill.try_add(slot, kind, ctx.kinds) {
-            open.push((b, fill));
-        } else {
-            leftovers.push((slot, "no box type could take this item".to_string()));
+        let placed = type_for_new_box(kind, ctx).and_then(|b| {
+            let mut fill = BoxFill::new(&ctx.boxes[b], rule);
+            fill.try_add(slot, kind, ctx.kinds).then_some((b, fill))
+        });
+        match placed {
+            Some(opened) => open.push(opened),
+            None => leftovers.push((slot, "no box type could take this item".to_string())),
         }
     }
-    Some(
-        open.into_iter()
-            .map(|(box_type, fill)| FilledBox {
-                box_type,
-                units: fill.units,
-                payload: fill.payload,
-            })
-            .collect(),
-    )
 }
 
 /// The box type best-fit opens for a unit of `kind`: the lowest cost per
@@ -367,7 +383,12 @@ fn compare_trials(a: &Trial<'_>, b: &Trial<'_>, ctx: &Context<'_>) -> Ordering {
 }
 
 /// Moves each box's contents into a cheaper box type when they all fit.
-fn downsize(boxes: &mut [FilledBox], order: &[UnitRef], ctx: &Context<'_>, rule: PlacementRule) {
+pub(crate) fn downsize(
+    boxes: &mut [FilledBox],
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+) {
     let mut by_cost: Vec<usize> = (0..ctx.boxes.len()).collect();
     by_cost.sort_by(|a, b| {
         let (x, y) = (&ctx.boxes[*a], &ctx.boxes[*b]);

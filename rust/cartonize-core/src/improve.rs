@@ -1,0 +1,292 @@
+//! Improvement under a time budget: ruin and recreate. A few boxes are
+//! emptied and their units best-fit back into the other boxes and new ones;
+//! the result is kept when it is no worse. Runs only when the request sets
+//! a `timeout`, so a request without one stays fast and fully deterministic.
+
+use std::cmp::Ordering;
+
+use crate::compare_packings;
+use crate::deadline::Deadline;
+use crate::fill::{BoxFill, PlacementRule};
+use crate::model::Goal;
+use crate::select::{best_fit_into, downsize, Context, FilledBox, Packing, UnitRef};
+use crate::sort::cmp_f64;
+
+/// Iterations in a row without a better box count (or cost) after which the
+/// search gives up before the deadline.
+const STALL_LIMIT: u32 = 30_000;
+
+/// Most boxes emptied in one iteration.
+const MAX_RUINED: usize = 4;
+
+/// A small deterministic generator (SplitMix64); the seed comes from the input.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator whose sequence depends only on `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n` > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// How good a set of boxes is: the goal's measure (box count or cost), then
+/// how unevenly full the boxes are (sum of squared fill ratios, higher is
+/// better), which rewards moves that drain a box towards empty.
+#[derive(Debug, Clone, Copy)]
+struct Score {
+    primary: f64,
+    concentration: f64,
+}
+
+impl Score {
+    fn of(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> Self {
+        let primary = match ctx.goal {
+            Goal::MostItems => open.len() as f64,
+            Goal::LowestCost => open
+                .iter()
+                .map(|(b, f)| ctx.boxes[*b].cost(ctx.boxes[*b].weight_tare + f.payload))
+                .sum(),
+        };
+        let concentration = open
+            .iter()
+            .map(|(_, f)| {
+                let r = f.volume_used() / f.box_kind.volume.max(f64::MIN_POSITIVE);
+                r * r
+            })
+            .sum();
+        Score {
+            primary,
+            concentration,
+        }
+    }
+
+    /// Whether `self` is at least as good as `other`.
+    fn no_worse_than(&self, other: &Score) -> bool {
+        match cmp_f64(self.primary, other.primary) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            Ordering::Equal => self.concentration >= other.concentration,
+        }
+    }
+}
+
+/// Improves `packing` until `until` passes or the search stalls, and returns
+/// the better of the two (the input when nothing better was found).
+pub fn improve(
+    packing: Packing,
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+    until: &Deadline,
+    rng: &mut Rng,
+) -> Packing {
+    if packing.boxes.len() < 2 {
+        return packing;
+    }
+    let mut open: Vec<(usize, BoxFill<'_>)> = packing
+        .boxes
+        .iter()
+        .map(|b| {
+            let fill = BoxFill::rebuild(&ctx.boxes[b.box_type], rule, &b.units, ctx.kinds);
+            (b.box_type, fill)
+        })
+        .collect();
+    let mut score = Score::of(&open, ctx);
+    let floor = count_floor(&open, ctx);
+    let mut stall = 0u32;
+    let mut leftovers = Vec::new();
+    while stall < STALL_LIMIT && open.len() > floor && !until.expired() {
+        stall += 1;
+        let ruined = pick_ruined(&open, rng);
+        let mut slots: Vec<usize> = Vec::new();
+        let mut kept: Vec<(usize, BoxFill<'_>)> = Vec::with_capacity(open.len());
+        for (i, entry) in open.iter().enumerate() {
+            if ruined.contains(&i) {
+                slots.extend(entry.1.units.iter().map(|u| u.slot));
+            } else {
+                kept.push(entry.clone());
+            }
+        }
+        reorder(&mut slots, order, ctx, rng);
+        leftovers.clear();
+        best_fit_into(&mut kept, order, &slots, ctx, rule, &mut leftovers);
+        if !leftovers.is_empty() {
+            continue;
+        }
+        let candidate = Score::of(&kept, ctx);
+        if candidate.no_worse_than(&score) {
+            if cmp_f64(candidate.primary, score.primary) == Ordering::Less {
+                stall = 0;
+            }
+            score = candidate;
+            open = kept;
+        }
+    }
+    let mut boxes: Vec<FilledBox> = open
+        .into_iter()
+        .map(|(box_type, fill)| FilledBox {
+            box_type,
+            units: fill.units,
+            payload: fill.payload,
+        })
+        .collect();
+    downsize(&mut boxes, order, ctx, rule);
+    let improved = Packing {
+        cost: boxes.iter().map(|b| b.cost(ctx)).sum(),
+        boxes,
+        leftovers: packing.leftovers.clone(),
+    };
+    if compare_packings(&improved, &packing, ctx.goal) == Ordering::Less {
+        improved
+    } else {
+        packing
+    }
+}
+
+/// No packing of these units needs fewer boxes than their volume over the
+/// largest box's; reaching it ends the search when box count is the goal.
+fn count_floor(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> usize {
+    if ctx.goal == Goal::LowestCost && ctx.boxes.len() > 1 {
+        return 0;
+    }
+    let used: f64 = open.iter().map(|(_, f)| f.volume_used()).sum();
+    let largest = ctx.boxes.iter().map(|b| b.volume).fold(0.0, f64::max);
+    if largest > 0.0 {
+        // Slack for float sums: a floor one too low only costs search time.
+        (used / largest * (1.0 - 1e-9)).ceil() as usize
+    } else {
+        0
+    }
+}
+
+/// The boxes to empty: two to [`MAX_RUINED`], half the time including the
+/// least-full box (the likeliest to disappear), the rest at random.
+fn pick_ruined(open: &[(usize, BoxFill<'_>)], rng: &mut Rng) -> Vec<usize> {
+    let n = open.len();
+    let count = (2 + rng.below(MAX_RUINED - 1)).min(n);
+    let mut picked = Vec::with_capacity(count);
+    if rng.below(2) == 0 {
+        let emptiest = (0..n).min_by(|&a, &b| {
+            let ratio = |i: usize| open[i].1.volume_used() / open[i].1.box_kind.volume;
+            cmp_f64(ratio(a), ratio(b)).then(a.cmp(&b))
+        });
+        picked.extend(emptiest);
+    }
+    while picked.len() < count {
+        let i = rng.below(n);
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    picked
+}
+
+/// Orders units to reinsert: by volume, largest first, with a random
+/// relative jitter of up to 30% on most iterations so orders vary.
+fn reorder(slots: &mut [usize], order: &[UnitRef], ctx: &Context<'_>, rng: &mut Rng) {
+    let jitter = if rng.below(4) == 0 { 0.0 } else { 0.3 };
+    let mut keyed: Vec<(f64, usize)> = slots
+        .iter()
+        .map(|&s| {
+            let v = ctx.kinds[order[s].kind].volume;
+            (v * (1.0 + jitter * (rng.unit() - 0.5)), s)
+        })
+        .collect();
+    keyed.sort_by(|a, b| cmp_f64(b.0, a.0).then(a.1.cmp(&b.1)));
+    for (dst, (_, s)) in slots.iter_mut().zip(keyed) {
+        *dst = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fill::Merit;
+    use crate::kinds::{BoxKind, Kind};
+    use crate::model::{BoxTypeInput, ItemKindInput, ValueTiebreaker};
+
+    #[test]
+    fn rng_depends_only_on_its_seed() {
+        let draw = |seed| {
+            let mut r = Rng::new(seed);
+            (0..5).map(|_| r.below(1000)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
+    }
+
+    #[test]
+    fn ruin_and_recreate_merges_half_empty_boxes() {
+        // Four 10×10×5 slabs, one per 10-cube box: two boxes suffice.
+        let kinds = vec![Kind::new(&ItemKindInput {
+            dimensions: [10.0, 10.0, 5.0],
+            weight: 0.0,
+            quantity: 4,
+            free_axes: Some(vec![]),
+        })];
+        let boxes = vec![BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        })];
+        let rule = PlacementRule {
+            priority: [0, 1, 2],
+            prefer_given: true,
+            min_reach: [1, 1, 1],
+            merit: Merit::FirstPoint,
+        };
+        let ctx = Context::new(
+            &kinds,
+            &boxes,
+            rule,
+            Goal::MostItems,
+            ValueTiebreaker::Volume,
+        );
+        let order: Vec<UnitRef> = (0..4).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let one_each: Vec<FilledBox> = (0..4)
+            .map(|slot| {
+                let mut fill = BoxFill::new(&boxes[0], rule);
+                assert!(fill.try_add(slot, 0, &kinds));
+                FilledBox {
+                    box_type: 0,
+                    units: fill.units,
+                    payload: 0.0,
+                }
+            })
+            .collect();
+        let spread = Packing {
+            cost: 4000.0,
+            boxes: one_each,
+            leftovers: Vec::new(),
+        };
+        let until = Deadline::after(Some(5.0));
+        let better = improve(spread, &order, &ctx, rule, &until, &mut Rng::new(1));
+        assert_eq!(better.boxes.len(), 2);
+        let mut slots: Vec<usize> = better
+            .boxes
+            .iter()
+            .flat_map(|b| b.units.iter().map(|u| u.slot))
+            .collect();
+        slots.sort_unstable();
+        assert_eq!(slots, vec![0, 1, 2, 3]);
+    }
+}
