@@ -48,6 +48,13 @@ pub struct PlacedUnit {
     pub perm: Perm,
 }
 
+/// A free place found for a unit: where it goes and how it is turned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spot {
+    pub cuboid: Cuboid,
+    pub perm: Perm,
+}
+
 /// A box being filled.
 #[derive(Debug, Clone)]
 pub struct BoxFill<'a> {
@@ -97,42 +104,56 @@ impl<'a> BoxFill<'a> {
 
     /// Places one unit of `kinds[kind]` if it fits anywhere; returns whether it did.
     pub fn try_add(&mut self, slot: usize, kind: usize, kinds: &[Kind]) -> bool {
-        let k = &kinds[kind];
-        if self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK {
-            return false;
-        }
-        if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
-            return false;
-        }
-        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
-            return false;
-        }
-        match self.find_place(k) {
-            Some((origin, shape, perm)) => {
-                let cuboid = Cuboid {
-                    origin,
-                    size: shape,
-                };
-                self.cuboids.push(cuboid);
-                self.eps.add_item(&cuboid, &self.cuboids);
-                self.units.push(PlacedUnit {
-                    slot,
-                    kind,
-                    cuboid,
-                    perm,
-                });
-                self.payload += k.weight;
-                self.volume_left -= k.volume;
+        match self.find_spot(kind, kinds) {
+            Some(spot) => {
+                self.commit(slot, kind, kinds, spot);
                 true
             }
-            None => {
-                if self.failed.len() == FAILED_MEMORY {
-                    self.failed.remove(0);
-                }
-                self.failed.push(kind);
-                false
-            }
+            None => false,
         }
+    }
+
+    /// Where one unit of `kinds[kind]` would go, without placing it. Only the
+    /// memory of kinds that found no place changes, and that stays true for
+    /// this box as long as nothing is removed from it.
+    pub fn find_spot(&mut self, kind: usize, kinds: &[Kind]) -> Option<Spot> {
+        let k = &kinds[kind];
+        if self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK {
+            return None;
+        }
+        if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
+            return None;
+        }
+        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
+            return None;
+        }
+        let found = self.find_place(k).map(|(origin, size, perm)| Spot {
+            cuboid: Cuboid { origin, size },
+            perm,
+        });
+        if found.is_none() {
+            if self.failed.len() == FAILED_MEMORY {
+                self.failed.remove(0);
+            }
+            self.failed.push(kind);
+        }
+        found
+    }
+
+    /// Places one unit of `kinds[kind]` at a spot [`BoxFill::find_spot`] gave
+    /// for it, with nothing added to the box in between.
+    pub fn commit(&mut self, slot: usize, kind: usize, kinds: &[Kind], spot: Spot) {
+        let k = &kinds[kind];
+        self.cuboids.push(spot.cuboid);
+        self.eps.add_item(&spot.cuboid, &self.cuboids);
+        self.units.push(PlacedUnit {
+            slot,
+            kind,
+            cuboid: spot.cuboid,
+            perm: spot.perm,
+        });
+        self.payload += k.weight;
+        self.volume_left -= k.volume;
     }
 
     /// The best point and rotation for `k`: the first point in priority order

@@ -9,7 +9,7 @@ use crate::compare_packings;
 use crate::deadline::Deadline;
 use crate::fill::{BoxFill, PlacementRule};
 use crate::model::Goal;
-use crate::select::{best_fit_into, downsize, Context, FilledBox, Packing, UnitRef};
+use crate::select::{downsize, type_for_new_box, Context, FilledBox, Packing, UnitRef};
 use crate::sort::cmp_f64;
 
 /// Iterations in a row without a better box count (or cost) after which the
@@ -112,32 +112,36 @@ pub fn improve(
     let mut score = Score::of(&open, ctx);
     let floor = count_floor(&open, ctx);
     let mut stall = 0u32;
-    let mut leftovers = Vec::new();
     while stall < STALL_LIMIT && open.len() > floor && !until.expired() {
         stall += 1;
-        let ruined = pick_ruined(&open, rng);
-        let mut slots: Vec<usize> = Vec::new();
-        let mut kept: Vec<(usize, BoxFill<'_>)> = Vec::with_capacity(open.len());
-        for (i, entry) in open.iter().enumerate() {
-            if ruined.contains(&i) {
-                slots.extend(entry.1.units.iter().map(|u| u.slot));
-            } else {
-                kept.push(entry.clone());
-            }
-        }
+        let mut ruined = pick_ruined(&open, rng);
+        // Take the ruined boxes out, highest index first so indices hold.
+        ruined.sort_unstable_by(|a, b| b.cmp(a));
+        let removed: Vec<(usize, (usize, BoxFill<'_>))> =
+            ruined.iter().map(|&i| (i, open.remove(i))).collect();
+        let mut slots: Vec<usize> = removed
+            .iter()
+            .flat_map(|(_, (_, f))| f.units.iter().map(|u| u.slot))
+            .collect();
         reorder(&mut slots, order, ctx, rng);
-        leftovers.clear();
-        best_fit_into(&mut kept, order, &slots, ctx, rule, &mut leftovers);
-        if !leftovers.is_empty() {
-            continue;
-        }
-        let candidate = Score::of(&kept, ctx);
-        if candidate.no_worse_than(&score) {
+        let kept = open.len();
+        let mut backups: Vec<(usize, BoxFill<'_>)> = Vec::new();
+        let complete = reinsert(&mut open, kept, &mut backups, order, &slots, ctx, rule);
+        let candidate = Score::of(&open, ctx);
+        if complete && candidate.no_worse_than(&score) {
             if cmp_f64(candidate.primary, score.primary) == Ordering::Less {
                 stall = 0;
             }
             score = candidate;
-            open = kept;
+        } else {
+            // Undo: drop new boxes, restore changed ones, put the ruined back.
+            open.truncate(kept);
+            for (i, fill) in backups {
+                open[i].1 = fill;
+            }
+            for (i, entry) in removed.into_iter().rev() {
+                open.insert(i, entry);
+            }
         }
     }
     let mut boxes: Vec<FilledBox> = open
@@ -159,6 +163,52 @@ pub fn improve(
     } else {
         packing
     }
+}
+
+/// Best-fit of `slots` into `open` (fullest first) and new boxes. Each of the
+/// first `kept` boxes is copied to `backups` before its first change, so the
+/// caller can undo. Returns false when some unit found no box at all.
+fn reinsert<'a>(
+    open: &mut Vec<(usize, BoxFill<'a>)>,
+    kept: usize,
+    backups: &mut Vec<(usize, BoxFill<'a>)>,
+    order: &[UnitRef],
+    slots: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+) -> bool {
+    let mut candidates: Vec<usize> = Vec::new();
+    for &slot in slots {
+        let kind = order[slot].kind;
+        candidates.clear();
+        candidates.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
+        candidates.sort_by(|&a, &b| {
+            cmp_f64(open[b].1.volume_used(), open[a].1.volume_used()).then(a.cmp(&b))
+        });
+        let mut placed = false;
+        for &i in &candidates {
+            if let Some(spot) = open[i].1.find_spot(kind, ctx.kinds) {
+                if i < kept && !backups.iter().any(|(j, _)| *j == i) {
+                    backups.push((i, open[i].1.clone()));
+                }
+                open[i].1.commit(slot, kind, ctx.kinds, spot);
+                placed = true;
+                break;
+            }
+        }
+        if placed {
+            continue;
+        }
+        let Some(b) = type_for_new_box(kind, ctx) else {
+            return false;
+        };
+        let mut fill = BoxFill::new(&ctx.boxes[b], rule);
+        if !fill.try_add(slot, kind, ctx.kinds) {
+            return false;
+        }
+        open.push((b, fill));
+    }
+    true
 }
 
 /// No packing of these units needs fewer boxes than their volume over the
@@ -288,5 +338,61 @@ mod tests {
             .collect();
         slots.sort_unstable();
         assert_eq!(slots, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn improved_packings_keep_every_unit_once_without_overlap() {
+        // 60 locked boxes of pseudo-random sizes into 10-cubes.
+        let mut rng = Rng::new(42);
+        let kinds: Vec<Kind> = (0..60)
+            .map(|_| {
+                let side = |r: &mut Rng| 2.0 + r.below(6) as f64;
+                Kind::new(&ItemKindInput {
+                    dimensions: [side(&mut rng), side(&mut rng), side(&mut rng)],
+                    weight: 0.0,
+                    quantity: 1,
+                    free_axes: Some(vec![]),
+                })
+            })
+            .collect();
+        let boxes = vec![BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        })];
+        let rule = PlacementRule {
+            priority: [0, 1, 2],
+            prefer_given: true,
+            min_reach: [1, 1, 1],
+            merit: Merit::FirstPoint,
+        };
+        let ctx = Context::new(
+            &kinds,
+            &boxes,
+            rule,
+            Goal::MostItems,
+            ValueTiebreaker::Volume,
+        );
+        let order: Vec<UnitRef> = (0..60).map(|kind| UnitRef { kind, unit: 0 }).collect();
+        let never = Deadline::after(None);
+        let start =
+            crate::select::pack_order(&order, &ctx, crate::select::Plan::BASE, &never, true);
+        let Some(start) = start else {
+            unreachable!("a pack that must finish returns a packing")
+        };
+        let before = start.boxes.len();
+        let until = Deadline::after(Some(0.05));
+        let after = improve(start, &order, &ctx, rule, &until, &mut Rng::new(3));
+        assert!(after.boxes.len() <= before);
+        let mut seen = vec![0; 60];
+        for b in &after.boxes {
+            for (i, u) in b.units.iter().enumerate() {
+                seen[u.slot] += 1;
+                assert!((0..3).all(|a| u.cuboid.end(a) <= boxes[0].dims[a]));
+                assert!(b.units[..i].iter().all(|v| !v.cuboid.overlaps(&u.cuboid)));
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1));
     }
 }

@@ -213,7 +213,7 @@ const BEST_FIT_CHUNK: usize = 64;
 
 /// Best-fit assignment of `slots`, in order, into the boxes already `open`
 /// (box type, fill) and new ones; a unit no box type takes goes to `leftovers`.
-pub(crate) fn best_fit_into<'a>(
+fn best_fit_into<'a>(
     open: &mut Vec<(usize, BoxFill<'a>)>,
     order: &[UnitRef],
     slots: &[usize],
@@ -251,7 +251,7 @@ pub(crate) fn best_fit_into<'a>(
 /// The box type best-fit opens for a unit of `kind`: the lowest cost per
 /// volume (`most-items`: the largest), larger first on ties, so a box has
 /// room for what follows; the downsize pass shrinks it afterwards.
-fn type_for_new_box(kind: usize, ctx: &Context<'_>) -> Option<usize> {
+pub(crate) fn type_for_new_box(kind: usize, ctx: &Context<'_>) -> Option<usize> {
     let rate = |b: usize| {
         let bk = &ctx.boxes[b];
         match ctx.goal {
