@@ -88,6 +88,43 @@ impl Score {
     }
 }
 
+/// Runs one independent [`improve`] chain per core (seeds `seed`, `seed + 1`,
+/// ...) and keeps the best result; ties go to the lowest chain, so the
+/// outcome depends on the time given, never on which thread finishes first.
+pub fn improve_on_all_cores(
+    packing: Packing,
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+    until: &Deadline,
+    seed: u64,
+) -> Packing {
+    let chains = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if chains <= 1 || packing.boxes.len() < 2 {
+        return improve(packing, order, ctx, rule, until, &mut Rng::new(seed));
+    }
+    let start = &packing;
+    let results: Vec<Option<Packing>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..chains as u64)
+            .map(|c| {
+                scope.spawn(move || {
+                    let mut rng = Rng::new(seed.wrapping_add(c));
+                    improve(start.clone(), order, ctx, rule, until, &mut rng)
+                })
+            })
+            .collect();
+        // A chain only panics on a bug; it then simply does not count.
+        handles.into_iter().map(|h| h.join().ok()).collect()
+    });
+    let mut best = packing;
+    for p in results.into_iter().flatten() {
+        if compare_packings(&p, &best, ctx.goal) == Ordering::Less {
+            best = p;
+        }
+    }
+    best
+}
+
 /// Improves `packing` until `until` passes or the search stalls, and returns
 /// the better of the two (the input when nothing better was found).
 pub fn improve(

@@ -102,8 +102,8 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
                     merit: s.plan.merit,
                     ..ctx.rule
                 };
-                let mut rng = improve::Rng::new(seed_of(input));
-                improve::improve(packing, &s.order, &ctx, rule, &until, &mut rng)
+                let seed = seed_of(input);
+                improve::improve_on_all_cores(packing, &s.order, &ctx, rule, &until, seed)
             }
             None => packing,
         };
