@@ -16,6 +16,9 @@ use crate::sort::cmp_f64;
 /// search gives up before the deadline.
 const STALL_LIMIT: u32 = 30_000;
 
+/// Length of the late-acceptance history.
+const LATE_ACCEPTANCE: usize = 200;
+
 /// Most boxes emptied in one iteration.
 const MAX_RUINED: usize = 4;
 
@@ -78,12 +81,17 @@ impl Score {
         }
     }
 
-    /// Whether `self` is at least as good as `other`.
-    fn no_worse_than(&self, other: &Score) -> bool {
-        match cmp_f64(self.primary, other.primary) {
+    /// Late acceptance (Burke & Bykov): never a worse goal measure; at the
+    /// same measure, a concentration no worse than the current one or than
+    /// the one [`LATE_ACCEPTANCE`] steps ago, which lets the search cross
+    /// plateaus that strict hill climbing cannot.
+    fn acceptable(&self, current: &Score, late: f64) -> bool {
+        match cmp_f64(self.primary, current.primary) {
             Ordering::Less => true,
             Ordering::Greater => false,
-            Ordering::Equal => self.concentration >= other.concentration,
+            Ordering::Equal => {
+                self.concentration >= current.concentration || self.concentration >= late
+            }
         }
     }
 }
@@ -149,8 +157,12 @@ pub fn improve(
     let mut score = Score::of(&open, ctx);
     let floor = count_floor(&open, ctx);
     let mut stall = 0u32;
+    let mut history = vec![score.concentration; LATE_ACCEPTANCE];
+    let mut step = 0usize;
     while stall < STALL_LIMIT && open.len() > floor && !until.expired() {
         stall += 1;
+        step += 1;
+        let late = &mut history[step % LATE_ACCEPTANCE];
         let mut ruined = pick_ruined(&open, rng);
         // Take the ruined boxes out, highest index first so indices hold.
         ruined.sort_unstable_by(|a, b| b.cmp(a));
@@ -161,16 +173,21 @@ pub fn improve(
             .flat_map(|(_, (_, f))| f.units.iter().map(|u| u.slot))
             .collect();
         reorder(&mut slots, order, ctx, rng);
+
         let kept = open.len();
         let mut backups: Vec<(usize, BoxFill<'_>)> = Vec::new();
         let complete = reinsert(&mut open, kept, &mut backups, order, &slots, ctx, rule);
         let candidate = Score::of(&open, ctx);
-        if complete && candidate.no_worse_than(&score) {
+        if complete && candidate.acceptable(&score, *late) {
             if cmp_f64(candidate.primary, score.primary) == Ordering::Less {
                 stall = 0;
+                history.fill(candidate.concentration);
+            } else {
+                *late = score.concentration;
             }
             score = candidate;
         } else {
+            *late = score.concentration;
             // Undo: drop new boxes, restore changed ones, put the ruined back.
             open.truncate(kept);
             for (i, fill) in backups {
@@ -309,6 +326,20 @@ mod tests {
     use crate::fill::Merit;
     use crate::kinds::{BoxKind, Kind};
     use crate::model::{BoxTypeInput, ItemKindInput, ValueTiebreaker};
+
+    #[test]
+    fn late_acceptance_never_takes_more_boxes() {
+        let score = |primary, concentration| Score {
+            primary,
+            concentration,
+        };
+        let current = score(10.0, 5.0);
+        assert!(score(9.0, 0.0).acceptable(&current, 9.0));
+        assert!(!score(11.0, 9.0).acceptable(&current, 0.0));
+        assert!(score(10.0, 5.5).acceptable(&current, 9.0));
+        assert!(score(10.0, 4.0).acceptable(&current, 3.0));
+        assert!(!score(10.0, 4.0).acceptable(&current, 4.5));
+    }
 
     #[test]
     fn rng_depends_only_on_its_seed() {
