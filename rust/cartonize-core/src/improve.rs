@@ -40,7 +40,7 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n.max(1) as u64) as usize
     }
 

@@ -96,7 +96,9 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     }
     let best = found.best.map(|(packing, i)| {
         let s = &strategies[i];
-        let packing = match improvement_deadline(opts.timeout, started) {
+        let wanted = opts.improve.unwrap_or(opts.timeout.is_some());
+        let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
+        let packing = match until {
             Some(until) => {
                 let rule = PlacementRule {
                     merit: s.plan.merit,
@@ -269,5 +271,50 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
         boxes,
         leftovers,
         ..PackOutput::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{BoxTypeInput, ItemKindInput, Options};
+
+    /// 80 locked items of pseudo-random sides 2..=7 into 10-cubes.
+    fn scattered(timeout: Option<f64>, improve: Option<bool>) -> PackInput {
+        // Seed 9 is one where the orderings alone need 9 boxes and 8 suffice.
+        let mut rng = improve::Rng::new(9);
+        let items = (0..80)
+            .map(|_| ItemKindInput {
+                dimensions: [0, 1, 2].map(|_| 2.0 + rng.below(6) as f64),
+                weight: 0.0,
+                quantity: 1,
+                free_axes: Some(vec![]),
+            })
+            .collect();
+        PackInput {
+            items,
+            box_types: vec![BoxTypeInput {
+                dimensions: [10.0, 10.0, 10.0],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: None,
+            }],
+            options: Options {
+                goal: Goal::MostItems,
+                timeout,
+                improve,
+                ..Options::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_timeout_buys_improvement_unless_switched_off() -> Result<(), CoreError> {
+        let plain = pack(&scattered(None, None))?.boxes.len();
+        let improved = pack(&scattered(Some(0.6), None))?.boxes.len();
+        let capped = pack(&scattered(Some(0.6), Some(false)))?.boxes.len();
+        assert!(improved < plain);
+        assert_eq!(capped, plain);
+        Ok(())
     }
 }
