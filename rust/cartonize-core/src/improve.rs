@@ -174,9 +174,20 @@ pub fn improve(
             .collect();
         reorder(&mut slots, order, ctx, rng);
 
+        // New boxes take the type of a ruined box: under lowest-cost a move
+        // then pays off exactly when it needs fewer of them.
+        let new_type = removed.first().map(|(_, (b, _))| *b);
         let kept = open.len();
         let mut backups: Vec<(usize, BoxFill<'_>)> = Vec::new();
-        let complete = reinsert(&mut open, kept, &mut backups, order, &slots, ctx, rule);
+        let complete = reinsert(
+            &mut open,
+            kept,
+            &mut backups,
+            (order, &slots),
+            new_type,
+            ctx,
+            rule,
+        );
         let candidate = Score::of(&open, ctx);
         if complete && candidate.acceptable(&score, *late) {
             if cmp_f64(candidate.primary, score.primary) == Ordering::Less {
@@ -219,15 +230,16 @@ pub fn improve(
     }
 }
 
-/// Best-fit of `slots` into `open` (fullest first) and new boxes. Each of the
-/// first `kept` boxes is copied to `backups` before its first change, so the
-/// caller can undo. Returns false when some unit found no box at all.
+/// Best-fit of `slots` (positions in `order`) into `open` (fullest first) and
+/// new boxes, of type `new_type` when it can hold the unit. Each of the first
+/// `kept` boxes is copied to `backups` before its first change, so the caller
+/// can undo. Returns false when some unit found no box at all.
 fn reinsert<'a>(
     open: &mut Vec<(usize, BoxFill<'a>)>,
     kept: usize,
     backups: &mut Vec<(usize, BoxFill<'a>)>,
-    order: &[UnitRef],
-    slots: &[usize],
+    (order, slots): (&[UnitRef], &[usize]),
+    new_type: Option<usize>,
     ctx: &Context<'a>,
     rule: PlacementRule,
 ) -> bool {
@@ -253,7 +265,8 @@ fn reinsert<'a>(
         if placed {
             continue;
         }
-        let Some(b) = type_for_new_box(kind, ctx) else {
+        let preferred = new_type.filter(|&b| ctx.holds[b][kind]);
+        let Some(b) = preferred.or_else(|| type_for_new_box(kind, ctx)) else {
             return false;
         };
         let mut fill = BoxFill::new(&ctx.boxes[b], rule);
@@ -326,6 +339,65 @@ mod tests {
     use crate::fill::Merit;
     use crate::kinds::{BoxKind, Kind};
     use crate::model::{BoxTypeInput, ItemKindInput, ValueTiebreaker};
+
+    #[test]
+    fn new_boxes_take_the_ruined_type_under_lowest_cost() {
+        // Slabs 6 and 4 thick sit in two small boxes. Together they fill one
+        // small box; a move that opened the large box (the same cost per
+        // volume, so best-fit's own choice) would cost more and be refused.
+        let slab = |t: f64| {
+            Kind::new(&ItemKindInput {
+                dimensions: [10.0, 10.0, t],
+                weight: 0.0,
+                quantity: 1,
+                free_axes: Some(vec![]),
+            })
+        };
+        let kinds = vec![slab(6.0), slab(4.0)];
+        let cube = |side: f64| {
+            BoxKind::new(&BoxTypeInput {
+                dimensions: [side; 3],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: None,
+            })
+        };
+        let boxes = vec![cube(10.0), cube(20.0)];
+        let rule = PlacementRule {
+            priority: [0, 1, 2],
+            prefer_given: true,
+            min_reach: [1, 1, 1],
+            merit: Merit::FirstPoint,
+        };
+        let ctx = Context::new(
+            &kinds,
+            &boxes,
+            rule,
+            Goal::LowestCost,
+            ValueTiebreaker::Volume,
+        );
+        let order: Vec<UnitRef> = (0..2).map(|kind| UnitRef { kind, unit: 0 }).collect();
+        let apart: Vec<FilledBox> = (0..2)
+            .map(|slot| {
+                let mut fill = BoxFill::new(&boxes[0], rule);
+                assert!(fill.try_add(slot, slot, &kinds));
+                FilledBox {
+                    box_type: 0,
+                    units: fill.units,
+                    payload: 0.0,
+                }
+            })
+            .collect();
+        let start = Packing {
+            cost: 2000.0,
+            boxes: apart,
+            leftovers: Vec::new(),
+        };
+        let until = Deadline::after(Some(5.0));
+        let merged = improve(start, &order, &ctx, rule, &until, &mut Rng::new(5));
+        let types: Vec<usize> = merged.boxes.iter().map(|b| b.box_type).collect();
+        assert_eq!(types, vec![0]);
+    }
 
     #[test]
     fn late_acceptance_never_takes_more_boxes() {
