@@ -295,20 +295,22 @@ fn count_floor(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> usize {
 }
 
 /// The boxes to empty: two to [`MAX_RUINED`], half the time including the
-/// least-full box (the likeliest to disappear), the rest at random.
+/// least-full box (the likeliest to disappear), the rest each the emptier of
+/// two random boxes: emptier boxes are likelier to vanish and cheaper to
+/// re-pack (same bins per iteration on MPV, about 20% more iterations).
 fn pick_ruined(open: &[(usize, BoxFill<'_>)], rng: &mut Rng) -> Vec<usize> {
     let n = open.len();
     let count = (2 + rng.below(MAX_RUINED - 1)).min(n);
     let mut picked = Vec::with_capacity(count);
+    let fill_ratio = |i: usize| open[i].1.volume_used() / open[i].1.box_kind.volume;
     if rng.below(2) == 0 {
-        let emptiest = (0..n).min_by(|&a, &b| {
-            let ratio = |i: usize| open[i].1.volume_used() / open[i].1.box_kind.volume;
-            cmp_f64(ratio(a), ratio(b)).then(a.cmp(&b))
-        });
+        let emptiest =
+            (0..n).min_by(|&a, &b| cmp_f64(fill_ratio(a), fill_ratio(b)).then(a.cmp(&b)));
         picked.extend(emptiest);
     }
     while picked.len() < count {
-        let i = rng.below(n);
+        let (a, b) = (rng.below(n), rng.below(n));
+        let i = if fill_ratio(b) < fill_ratio(a) { b } else { a };
         if !picked.contains(&i) {
             picked.push(i);
         }
