@@ -135,6 +135,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "coordOrder": req.coord_order or [0, 1, 2],
             "orientationPreferred": req.item_initial_orientation_preferred,
             "timeout": timeout,
+            # The engine spends half of an explicit timeout improving the
+            # packing; the service's own cap must not cost every request that.
+            "improve": req.timeout is not None,
         },
     }
     try:

@@ -2,7 +2,7 @@
 //! offered, in the order offered.
 
 use crate::extreme_points::ExtremePoints;
-use crate::geometry::{Cuboid, Vec3};
+use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::orientation::Perm;
 
@@ -12,6 +12,17 @@ const FAILED_MEMORY: usize = 32;
 
 /// Weight comparisons allow this much rounding in the caller's sums.
 const WEIGHT_SLACK: f64 = 1e-9;
+
+/// How the extreme point for a unit is chosen among the feasible ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Merit {
+    /// The first feasible point in priority order (fills floor layers).
+    #[default]
+    FirstPoint,
+    /// The point whose residual space the unit fills most tightly (least
+    /// slack summed over the axes; Crainic et al.'s RS merit), ties by priority.
+    ResidualSpace,
+}
 
 /// How placements are chosen inside a box.
 #[derive(Debug, Clone, Copy)]
@@ -23,6 +34,8 @@ pub struct PlacementRule {
     /// Smallest extent along each axis of any item of the pack, so points
     /// too tight for every item are dropped early.
     pub min_reach: Vec3,
+    /// Which feasible point wins.
+    pub merit: Merit,
 }
 
 /// One unit placed in the box.
@@ -31,6 +44,13 @@ pub struct PlacedUnit {
     /// The caller's handle for the unit.
     pub slot: usize,
     pub kind: usize,
+    pub cuboid: Cuboid,
+    pub perm: Perm,
+}
+
+/// A free place found for a unit: where it goes and how it is turned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spot {
     pub cuboid: Cuboid,
     pub perm: Perm,
 }
@@ -63,49 +83,85 @@ impl<'a> BoxFill<'a> {
         }
     }
 
+    /// A box holding exactly `units` where they already are (placed under
+    /// any rule), ready to take more under `rule`.
+    pub fn rebuild(
+        box_kind: &'a BoxKind,
+        rule: PlacementRule,
+        units: &[PlacedUnit],
+        kinds: &[Kind],
+    ) -> Self {
+        let mut fill = BoxFill::new(box_kind, rule);
+        for u in units {
+            fill.cuboids.push(u.cuboid);
+            fill.eps.add_item(&u.cuboid, &fill.cuboids);
+            fill.units.push(*u);
+            fill.payload += kinds[u.kind].weight;
+            fill.volume_left -= kinds[u.kind].volume;
+        }
+        fill
+    }
+
     /// Places one unit of `kinds[kind]` if it fits anywhere; returns whether it did.
     pub fn try_add(&mut self, slot: usize, kind: usize, kinds: &[Kind]) -> bool {
-        let k = &kinds[kind];
-        if self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK {
-            return false;
-        }
-        if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
-            return false;
-        }
-        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
-            return false;
-        }
-        match self.find_place(k) {
-            Some((origin, shape, perm)) => {
-                let cuboid = Cuboid {
-                    origin,
-                    size: shape,
-                };
-                self.cuboids.push(cuboid);
-                self.eps.add_item(&cuboid, &self.cuboids);
-                self.units.push(PlacedUnit {
-                    slot,
-                    kind,
-                    cuboid,
-                    perm,
-                });
-                self.payload += k.weight;
-                self.volume_left -= k.volume;
+        match self.find_spot(kind, kinds) {
+            Some(spot) => {
+                self.commit(slot, kind, kinds, spot);
                 true
             }
-            None => {
-                if self.failed.len() == FAILED_MEMORY {
-                    self.failed.remove(0);
-                }
-                self.failed.push(kind);
-                false
-            }
+            None => false,
         }
+    }
+
+    /// Where one unit of `kinds[kind]` would go, without placing it. Only the
+    /// memory of kinds that found no place changes, and that stays true for
+    /// this box as long as nothing is removed from it.
+    pub fn find_spot(&mut self, kind: usize, kinds: &[Kind]) -> Option<Spot> {
+        let k = &kinds[kind];
+        if self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK {
+            return None;
+        }
+        if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
+            return None;
+        }
+        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
+            return None;
+        }
+        let found = self.find_place(k).map(|(origin, size, perm)| Spot {
+            cuboid: Cuboid { origin, size },
+            perm,
+        });
+        if found.is_none() {
+            if self.failed.len() == FAILED_MEMORY {
+                self.failed.remove(0);
+            }
+            self.failed.push(kind);
+        }
+        found
+    }
+
+    /// Places one unit of `kinds[kind]` at a spot [`BoxFill::find_spot`] gave
+    /// for it, with nothing added to the box in between.
+    pub fn commit(&mut self, slot: usize, kind: usize, kinds: &[Kind], spot: Spot) {
+        let k = &kinds[kind];
+        self.cuboids.push(spot.cuboid);
+        self.eps.add_item(&spot.cuboid, &self.cuboids);
+        self.units.push(PlacedUnit {
+            slot,
+            kind,
+            cuboid: spot.cuboid,
+            perm: spot.perm,
+        });
+        self.payload += k.weight;
+        self.volume_left -= k.volume;
     }
 
     /// The best point and rotation for `k`: the first point in priority order
     /// with a feasible rotation, and there the flattest rotation.
     fn find_place(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        if self.rule.merit == Merit::ResidualSpace {
+            return self.find_tightest(k);
+        }
         let split = if self.rule.prefer_given {
             1
         } else {
@@ -145,6 +201,44 @@ impl<'a> BoxFill<'a> {
         None
     }
 
+    /// The feasible point and rotation leaving the least residual slack.
+    /// Points come in priority order, so a strict improvement is needed to
+    /// move off an earlier point.
+    fn find_tightest(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        let split = if self.rule.prefer_given {
+            1
+        } else {
+            k.shapes.len()
+        };
+        let (given, others) = k.shapes.split_at(split.min(k.shapes.len()));
+        for pass in [given, others] {
+            let mut best: Option<(Len, Vec3, Vec3, Perm)> = None;
+            for ep in self.eps.iter() {
+                for (shape, perm) in pass {
+                    if (0..3).any(|a| shape[a] > ep.residual[a]) {
+                        continue;
+                    }
+                    let slack: Len = (0..3).map(|a| ep.residual[a] - shape[a]).sum();
+                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack) {
+                        continue;
+                    }
+                    let cand = Cuboid {
+                        origin: ep.point,
+                        size: *shape,
+                    };
+                    if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+                        continue;
+                    }
+                    best = Some((slack, ep.point, *shape, *perm));
+                }
+            }
+            if let Some((_, point, shape, perm)) = best {
+                return Some((point, shape, perm));
+            }
+        }
+        None
+    }
+
     /// Item volume placed so far, in the caller's cubic units.
     pub fn volume_used(&self) -> f64 {
         self.box_kind.volume - self.volume_left
@@ -165,6 +259,7 @@ mod tests {
             priority: [0, 1, 2],
             prefer_given: true,
             min_reach: [1, 1, 1],
+            merit: Merit::FirstPoint,
         }
     }
 
@@ -186,6 +281,35 @@ mod tests {
         let placed = (0..9).filter(|&i| fill.try_add(i, 0, &kinds)).count();
         assert_eq!(placed, 8);
         assert!((fill.volume_used() - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn residual_space_merit_prefers_the_tighter_point() {
+        // After a 6×10×5 block at the origin the free points are (0,0,5) with
+        // reach 10×10×5 and (6,0,0) with reach 4×10×10. A 4×10×5 block fits
+        // both; the first point in x-priority is (0,0,5), the tighter (6,0,0).
+        let bk = BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        });
+        let locked = |d: [f64; 3]| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight: 0.0,
+                quantity: 1,
+                free_axes: Some(vec![]),
+            })
+        };
+        let kinds = vec![locked([6.0, 10.0, 5.0]), locked([4.0, 10.0, 5.0])];
+        let second_origin = |merit| {
+            let mut fill = BoxFill::new(&bk, PlacementRule { merit, ..rule() });
+            assert!(fill.try_add(0, 0, &kinds) && fill.try_add(1, 1, &kinds));
+            fill.units[1].cuboid.origin
+        };
+        assert_eq!(second_origin(Merit::FirstPoint), [0, 0, 50_000]);
+        assert_eq!(second_origin(Merit::ResidualSpace), [60_000, 0, 0]);
     }
 
     #[test]

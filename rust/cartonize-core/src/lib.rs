@@ -10,26 +10,27 @@ pub mod error;
 pub mod extreme_points;
 pub mod fill;
 pub mod geometry;
+pub mod improve;
 pub mod kinds;
 pub mod model;
 pub mod orientation;
+mod portfolio;
 pub mod select;
 pub mod sort;
 
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::time::Instant;
 
 pub use error::CoreError;
 pub use model::{PackInput, PackOutput};
 
 use deadline::Deadline;
-use fill::PlacementRule;
+use fill::{Merit, PlacementRule};
 use geometry::len_to_f64;
 use kinds::{BoxKind, Kind};
 use model::{Goal, Leftover, PackedBox, Placement};
-use select::{pack_order, Context, Packing, UnitRef};
-use sort::{candidates, cmp_f64, order_kinds, sort_name};
+use select::{Context, Packing, UnitRef};
+use sort::{cmp_f64, sort_name};
 
 /// Engine version, reported as `version` in responses.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -56,6 +57,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         priority: opts.coord_order,
         prefer_given: opts.orientation_preferred,
         min_reach,
+        merit: Merit::FirstPoint,
     };
     let ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
 
@@ -68,35 +70,47 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         });
     }
 
-    let tries = candidates(
-        opts.item_sort,
-        opts.item_sort_reverse,
-        opts.item_sort_dual_direction,
-    );
-    let orders: Vec<Vec<UnitRef>> = tries
-        .iter()
-        .map(|(sort, reverse)| {
-            expand(
-                &order_kinds(*sort, *reverse, &kinds, &quantities, &boxes),
-                &quantities,
-            )
-        })
-        .collect();
+    let base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
     let work = total_units.saturating_mul(boxes.len() as u64);
-    let results = run_candidates(&orders, &ctx, &deadline, work);
-    let timed_out = results.iter().any(Option::is_none);
-    let mut best: Option<(Packing, usize)> = None;
-    for (i, packing) in results.into_iter().enumerate() {
-        let Some(packing) = packing else { continue };
-        let better = match &best {
-            None => true,
-            Some((b, _)) => compare_packings(&packing, b, opts.goal) == Ordering::Less,
-        };
-        if better {
-            best = Some((packing, i));
+    let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
+    let mut timed_out = found.timed_out;
+    let mut strategies = base;
+    // Extra strategies only pay off when several boxes are needed; a
+    // one-box answer keeps the speed of the requested orderings.
+    let several = found.best.as_ref().is_some_and(|(p, _)| p.boxes.len() > 1);
+    if several && !deadline.expired() {
+        let extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        let more = portfolio::run(&extra, &ctx, &deadline, work, false);
+        timed_out |= more.timed_out;
+        let offset = strategies.len();
+        strategies.extend(extra);
+        if let Some((p, i)) = more.best {
+            let better = match &found.best {
+                None => true,
+                Some((b, _)) => compare_packings(&p, b, opts.goal) == Ordering::Less,
+            };
+            if better {
+                found.best = Some((p, offset + i));
+            }
         }
     }
-    let best = best.map(|(packing, i)| (packing, &orders[i], tries[i].0, tries[i].1));
+    let best = found.best.map(|(packing, i)| {
+        let s = &strategies[i];
+        let wanted = opts.improve.unwrap_or(opts.timeout.is_some());
+        let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
+        let packing = match until {
+            Some(until) => {
+                let rule = PlacementRule {
+                    merit: s.plan.merit,
+                    ..ctx.rule
+                };
+                let seed = seed_of(input);
+                improve::improve_on_all_cores(packing, &s.order, &ctx, rule, &until, seed)
+            }
+            None => packing,
+        };
+        (packing, &s.order, s.sort, s.reverse)
+    });
     let Some((packing, order, sort, reverse)) = best else {
         return Ok(PackOutput::default());
     };
@@ -110,6 +124,37 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     }
     out.pack_time = started.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Share of the request's `timeout` the improvement phase may use; the rest
+/// is left for the orderings already run, rendering and the service around.
+const IMPROVE_SHARE: f64 = 0.5;
+
+/// When improvement must stop, or `None` when the request has no timeout
+/// (then there is no improvement phase) or its share is already spent.
+fn improvement_deadline(timeout: Option<f64>, started: Instant) -> Option<Deadline> {
+    let budget = timeout.filter(|t| t.is_finite() && *t > 0.0)? * IMPROVE_SHARE;
+    let left = budget - started.elapsed().as_secs_f64();
+    (left > 0.0).then(|| Deadline::after(Some(left)))
+}
+
+/// A seed that depends only on the input, so a search with a given amount of
+/// time behaves the same on every run.
+fn seed_of(input: &PackInput) -> u64 {
+    // FNV-1a over the numbers that shape the packing.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        h ^= v;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for item in &input.items {
+        item.dimensions.iter().for_each(|d| mix(d.to_bits()));
+        mix(u64::from(item.quantity));
+    }
+    for b in &input.box_types {
+        b.dimensions.iter().for_each(|d| mix(d.to_bits()));
+    }
+    h
 }
 
 /// Decodes a JSON [`PackInput`], packs it and encodes the [`PackOutput`].
@@ -160,65 +205,8 @@ fn invalid(field: String, message: &str) -> CoreError {
     }
 }
 
-/// Below this much work (units × box types) one thread packs every ordering;
-/// above it the orderings are shared among the machine's cores.
-const PARALLEL_WORK: u64 = 2_000;
-
-/// Packs every ordering; the first always completes, the others give `None`
-/// once the deadline has passed. Results keep the orderings' positions, so
-/// the choice among them does not depend on thread timing.
-fn run_candidates(
-    orders: &[Vec<UnitRef>],
-    ctx: &Context<'_>,
-    deadline: &Deadline,
-    work: u64,
-) -> Vec<Option<Packing>> {
-    let threads = if work > PARALLEL_WORK {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(orders.len())
-    } else {
-        1
-    };
-    let run = |i: usize| pack_order(&orders[i], ctx, deadline, i == 0);
-    if threads <= 1 {
-        return (0..orders.len()).map(run).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<Packing>> = vec![None; orders.len()];
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                        if i >= orders.len() {
-                            break;
-                        }
-                        done.push((i, run(i)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for handle in handles {
-            // A worker only panics on a bug; its orderings then count as not finished.
-            if let Ok(done) = handle.join() {
-                for (i, packing) in done {
-                    results[i] = packing;
-                }
-            }
-        }
-    });
-    if results[0].is_none() {
-        results[0] = run(0);
-    }
-    results
-}
-
 /// Units in kind order, each kind's units together.
-fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
+pub(crate) fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
     kind_order
         .iter()
         .flat_map(|&k| (0..quantities[k]).map(move |unit| UnitRef { kind: k, unit }))
@@ -226,7 +214,7 @@ fn expand(kind_order: &[usize], quantities: &[u32]) -> Vec<UnitRef> {
 }
 
 /// Fewer leftovers first; then the goal; then fewer boxes.
-fn compare_packings(a: &Packing, b: &Packing, goal: Goal) -> Ordering {
+pub(crate) fn compare_packings(a: &Packing, b: &Packing, goal: Goal) -> Ordering {
     let left = a.leftovers.len().cmp(&b.leftovers.len());
     let cost = cmp_f64(a.cost, b.cost);
     let count = a.boxes.len().cmp(&b.boxes.len());
@@ -283,5 +271,51 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
         boxes,
         leftovers,
         ..PackOutput::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{BoxTypeInput, ItemKindInput, Options};
+
+    /// 80 locked items of pseudo-random sides 2..=7 into 10-cubes.
+    fn scattered(timeout: Option<f64>, improve: Option<bool>) -> PackInput {
+        // Seed 9 is one where the orderings alone need 9 boxes and 8 suffice.
+        let mut rng = improve::Rng::new(9);
+        let items = (0..80)
+            .map(|_| ItemKindInput {
+                dimensions: [0, 1, 2].map(|_| 2.0 + rng.below(6) as f64),
+                weight: 0.0,
+                quantity: 1,
+                free_axes: Some(vec![]),
+            })
+            .collect();
+        PackInput {
+            items,
+            box_types: vec![BoxTypeInput {
+                dimensions: [10.0, 10.0, 10.0],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: None,
+            }],
+            options: Options {
+                goal: Goal::MostItems,
+                timeout,
+                improve,
+                ..Options::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_timeout_buys_improvement_unless_switched_off() -> Result<(), CoreError> {
+        // A generous budget: the search stops at the volume bound (8) long before it.
+        let plain = pack(&scattered(None, None))?.boxes.len();
+        let improved = pack(&scattered(Some(4.0), None))?.boxes.len();
+        let capped = pack(&scattered(Some(4.0), Some(false)))?.boxes.len();
+        assert!(improved < plain);
+        assert_eq!(capped, plain);
+        Ok(())
     }
 }

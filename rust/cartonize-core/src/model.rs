@@ -101,6 +101,12 @@ pub struct Options {
     /// Seconds; the best complete packing found by then is returned.
     #[serde(default)]
     pub timeout: Option<f64>,
+    /// Spend up to half of `timeout` improving the best packing (ruin and
+    /// recreate). Absent: improve exactly when `timeout` is given. The service
+    /// passes `false` when `timeout` is only its own cap, so requests that did
+    /// not ask for a time budget stay fast.
+    #[serde(default)]
+    pub improve: Option<bool>,
 }
 
 impl Default for Options {
@@ -114,6 +120,7 @@ impl Default for Options {
             coord_order: default_coord_order(),
             orientation_preferred: true,
             timeout: None,
+            improve: None,
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use crate::deadline::Deadline;
-use crate::fill::{BoxFill, PlacedUnit, PlacementRule};
+use crate::fill::{BoxFill, Merit, PlacedUnit, PlacementRule};
 use crate::kinds::{BoxKind, Kind};
 use crate::model::{Goal, ValueTiebreaker};
 use crate::sort::cmp_f64;
@@ -74,6 +74,33 @@ pub struct Packing {
     pub cost: f64,
 }
 
+/// How units are assigned to boxes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One box at a time: trial-fill every box type with all remaining units,
+    /// open the best trial, repeat.
+    Sequential,
+    /// All boxes stay open: each unit goes into the fullest open box that
+    /// takes it, and a new box is opened only when none does (EP-BFD,
+    /// Crainic, Perboli & Tadei 2008).
+    BestFit,
+}
+
+/// One way of packing an ordering: the assignment mode and the point merit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub mode: Mode,
+    pub merit: Merit,
+}
+
+impl Plan {
+    /// The engine's original plan: sequential boxes, first feasible point.
+    pub const BASE: Plan = Plan {
+        mode: Mode::Sequential,
+        merit: Merit::FirstPoint,
+    };
+}
+
 /// A trial fill of one box type with the remaining units.
 struct Trial<'a> {
     fill: BoxFill<'a>,
@@ -88,9 +115,14 @@ struct Trial<'a> {
 pub fn pack_order(
     order: &[UnitRef],
     ctx: &Context<'_>,
+    plan: Plan,
     deadline: &Deadline,
     must_finish: bool,
 ) -> Option<Packing> {
+    let rule = PlacementRule {
+        merit: plan.merit,
+        ..ctx.rule
+    };
     let mut leftovers = Vec::new();
     let mut remaining: Vec<usize> = Vec::with_capacity(order.len());
     for (slot, u) in order.iter().enumerate() {
@@ -100,12 +132,26 @@ pub fn pack_order(
             leftovers.push((slot, unfit_reason(&ctx.kinds[u.kind], ctx.boxes)));
         }
     }
-    let mut boxes = Vec::new();
+    let mut boxes = match plan.mode {
+        Mode::Sequential => Vec::new(),
+        Mode::BestFit => best_fit(
+            order,
+            &remaining,
+            ctx,
+            rule,
+            deadline,
+            must_finish,
+            &mut leftovers,
+        )?,
+    };
+    if plan.mode == Mode::BestFit {
+        remaining.clear();
+    }
     while !remaining.is_empty() {
         if !must_finish && deadline.expired() {
             return None;
         }
-        let Some(trial) = choose_box(order, &remaining, ctx) else {
+        let Some(trial) = choose_box(order, &remaining, ctx, rule) else {
             // Unreachable in practice: every remaining unit fits some empty box.
             for slot in remaining.drain(..) {
                 leftovers.push((slot, "no box type could take this item".to_string()));
@@ -123,7 +169,7 @@ pub fn pack_order(
             payload: trial.fill.payload,
         });
     }
-    downsize(&mut boxes, order, ctx);
+    downsize(&mut boxes, order, ctx, rule);
     let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
     leftovers.sort_by_key(|(slot, _)| *slot);
     Some(Packing {
@@ -133,9 +179,104 @@ pub fn pack_order(
     })
 }
 
+/// Assigns `slots` in order to open boxes, fullest box first; opens a box of
+/// [`type_for_new_box`] when no open box takes a unit.
+fn best_fit(
+    order: &[UnitRef],
+    slots: &[usize],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+    deadline: &Deadline,
+    must_finish: bool,
+    leftovers: &mut Vec<(usize, String)>,
+) -> Option<Vec<FilledBox>> {
+    let mut open = Vec::new();
+    for chunk in slots.chunks(BEST_FIT_CHUNK) {
+        if !must_finish && deadline.expired() {
+            return None;
+        }
+        best_fit_into(&mut open, order, chunk, ctx, rule, leftovers);
+    }
+    Some(
+        open.into_iter()
+            .map(|(box_type, fill)| FilledBox {
+                box_type,
+                units: fill.units,
+                payload: fill.payload,
+            })
+            .collect(),
+    )
+}
+
+/// Units best-fit assigns between two looks at the deadline.
+const BEST_FIT_CHUNK: usize = 64;
+
+/// Best-fit assignment of `slots`, in order, into the boxes already `open`
+/// (box type, fill) and new ones; a unit no box type takes goes to `leftovers`.
+fn best_fit_into<'a>(
+    open: &mut Vec<(usize, BoxFill<'a>)>,
+    order: &[UnitRef],
+    slots: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    leftovers: &mut Vec<(usize, String)>,
+) {
+    let mut candidates: Vec<usize> = Vec::new();
+    for &slot in slots {
+        let kind = order[slot].kind;
+        candidates.clear();
+        candidates.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
+        // Fullest first, so space left in nearly full boxes gets used; the
+        // index keeps ties deterministic.
+        candidates.sort_by(|&a, &b| {
+            cmp_f64(open[b].1.volume_used(), open[a].1.volume_used()).then(a.cmp(&b))
+        });
+        if candidates
+            .iter()
+            .any(|&i| open[i].1.try_add(slot, kind, ctx.kinds))
+        {
+            continue;
+        }
+        let placed = type_for_new_box(kind, ctx).and_then(|b| {
+            let mut fill = BoxFill::new(&ctx.boxes[b], rule);
+            fill.try_add(slot, kind, ctx.kinds).then_some((b, fill))
+        });
+        match placed {
+            Some(opened) => open.push(opened),
+            None => leftovers.push((slot, "no box type could take this item".to_string())),
+        }
+    }
+}
+
+/// The box type best-fit opens for a unit of `kind`: the lowest cost per
+/// volume (`most-items`: the largest), larger first on ties, so a box has
+/// room for what follows; the downsize pass shrinks it afterwards.
+pub(crate) fn type_for_new_box(kind: usize, ctx: &Context<'_>) -> Option<usize> {
+    let rate = |b: usize| {
+        let bk = &ctx.boxes[b];
+        match ctx.goal {
+            Goal::LowestCost => bk.cost(bk.weight_tare) / bk.volume.max(f64::MIN_POSITIVE),
+            Goal::MostItems => 0.0,
+        }
+    };
+    (0..ctx.boxes.len())
+        .filter(|&b| ctx.holds[b][kind])
+        .min_by(|&a, &b| {
+            cmp_f64(rate(a), rate(b))
+                .then(cmp_f64(ctx.boxes[b].volume, ctx.boxes[a].volume))
+                .then(a.cmp(&b))
+        })
+}
+
 /// Fills a fresh box of type `b` with `slots`, in order.
-fn fill_box<'a>(b: usize, order: &[UnitRef], slots: &[usize], ctx: &Context<'a>) -> BoxFill<'a> {
-    let mut fill = BoxFill::new(&ctx.boxes[b], ctx.rule);
+fn fill_box<'a>(
+    b: usize,
+    order: &[UnitRef],
+    slots: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+) -> BoxFill<'a> {
+    let mut fill = BoxFill::new(&ctx.boxes[b], rule);
     // Smallest volume among the units still to offer, to stop once nothing can fit.
     let mut min_after = vec![f64::INFINITY; slots.len() + 1];
     for i in (0..slots.len()).rev() {
@@ -154,7 +295,12 @@ fn fill_box<'a>(b: usize, order: &[UnitRef], slots: &[usize], ctx: &Context<'a>)
 }
 
 /// Tries every box type on the remaining units and keeps the best trial.
-fn choose_box<'a>(order: &[UnitRef], remaining: &[usize], ctx: &Context<'a>) -> Option<Trial<'a>> {
+fn choose_box<'a>(
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+) -> Option<Trial<'a>> {
     let remaining_volume: f64 = remaining
         .iter()
         .map(|s| ctx.kinds[order[*s].kind].volume)
@@ -164,7 +310,7 @@ fn choose_box<'a>(order: &[UnitRef], remaining: &[usize], ctx: &Context<'a>) -> 
         if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) {
             continue;
         }
-        let fill = fill_box(b, order, remaining, ctx);
+        let fill = fill_box(b, order, remaining, ctx, rule);
         if fill.is_empty() {
             continue;
         }
@@ -237,7 +383,12 @@ fn compare_trials(a: &Trial<'_>, b: &Trial<'_>, ctx: &Context<'_>) -> Ordering {
 }
 
 /// Moves each box's contents into a cheaper box type when they all fit.
-fn downsize(boxes: &mut [FilledBox], order: &[UnitRef], ctx: &Context<'_>) {
+pub(crate) fn downsize(
+    boxes: &mut [FilledBox],
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+) {
     let mut by_cost: Vec<usize> = (0..ctx.boxes.len()).collect();
     by_cost.sort_by(|a, b| {
         let (x, y) = (&ctx.boxes[*a], &ctx.boxes[*b]);
@@ -258,7 +409,7 @@ fn downsize(boxes: &mut [FilledBox], order: &[UnitRef], ctx: &Context<'_>) {
             if !slots.iter().all(|s| ctx.holds[b][order[*s].kind]) {
                 continue;
             }
-            let fill = fill_box(b, order, &slots, ctx);
+            let fill = fill_box(b, order, &slots, ctx, rule);
             if fill.units.len() == slots.len() {
                 *filled = FilledBox {
                     box_type: b,
@@ -285,5 +436,59 @@ fn unfit_reason(kind: &Kind, boxes: &[BoxKind]) -> String {
         "item is heavier than any box type can carry".to_string()
     } else {
         "item is larger than every box type in every allowed orientation".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BoxTypeInput, ItemKindInput};
+
+    fn slab(thickness: f64) -> Kind {
+        Kind::new(&ItemKindInput {
+            dimensions: [10.0, 10.0, thickness],
+            weight: 0.0,
+            quantity: 1,
+            free_axes: Some(vec![]),
+        })
+    }
+
+    #[test]
+    fn best_fit_uses_the_gap_in_the_fuller_box() {
+        // Slabs 6, 8, 2, 4 thick into 10-deep boxes. Filling one box at a
+        // time puts 6+2 together and needs three boxes; best fit sends the 2
+        // to the fuller box (8) and then 6+4 share one: two boxes.
+        let kinds = vec![slab(6.0), slab(8.0), slab(2.0), slab(4.0)];
+        let boxes = vec![BoxKind::new(&BoxTypeInput {
+            dimensions: [10.0, 10.0, 10.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        })];
+        let rule = PlacementRule {
+            priority: [0, 1, 2],
+            prefer_given: true,
+            min_reach: [1, 1, 1],
+            merit: Merit::FirstPoint,
+        };
+        let ctx = Context::new(
+            &kinds,
+            &boxes,
+            rule,
+            Goal::MostItems,
+            ValueTiebreaker::Volume,
+        );
+        let order: Vec<UnitRef> = (0..4).map(|kind| UnitRef { kind, unit: 0 }).collect();
+        let deadline = Deadline::after(None);
+        let count = |mode| {
+            let plan = Plan {
+                mode,
+                merit: Merit::FirstPoint,
+            };
+            pack_order(&order, &ctx, plan, &deadline, true)
+                .map(|p| (p.boxes.len(), p.leftovers.len()))
+        };
+        assert_eq!(count(Mode::Sequential), Some((3, 0)));
+        assert_eq!(count(Mode::BestFit), Some((2, 0)));
     }
 }

@@ -126,6 +126,66 @@ pub fn order_kinds(
     order
 }
 
+/// Orderings the engine adds to `combined` and `all` when the request is
+/// small enough; they are not wire sorts, so a win reports the requested one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtraSort {
+    /// Height (the most significant placement axis) bands of this many
+    /// percent of the tallest box, taller bands first, larger base area first
+    /// within a band (Crainic, Perboli & Tadei 2008, "clustered height-area").
+    ClusteredHeightArea(u32),
+    /// Larger base area first, then taller.
+    AreaHeight,
+}
+
+/// Height along `axis` and base area of a kind as it is likely placed: as
+/// given when locked, lying on its largest face when free.
+fn height_area(k: &Kind, axis: usize) -> (f64, f64) {
+    if k.free {
+        let [l, m, s] = sides(k);
+        (s, l * m)
+    } else {
+        let d = k.dims.map(len_to_f64);
+        let area: f64 = (0..3).filter(|&a| a != axis).map(|a| d[a]).product();
+        (d[axis], area)
+    }
+}
+
+/// Kind indices in the order of an [`ExtraSort`]; `axis` is the height axis.
+pub fn order_kinds_extra(
+    sort: ExtraSort,
+    axis: usize,
+    kinds: &[Kind],
+    boxes: &[BoxKind],
+) -> Vec<usize> {
+    let tallest = boxes
+        .iter()
+        .map(|b| len_to_f64(b.dims[axis]))
+        .fold(0.0, f64::max);
+    let keys: Vec<(f64, f64)> = kinds
+        .iter()
+        .map(|k| {
+            let (h, area) = height_area(k, axis);
+            match sort {
+                ExtraSort::ClusteredHeightArea(percent) => {
+                    let band = tallest * f64::from(percent.max(1)) / 100.0;
+                    (-(h / band).floor(), -area)
+                }
+                ExtraSort::AreaHeight => (-area, -h),
+            }
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..kinds.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ka, kb) = (keys[a], keys[b]);
+        ka.0.total_cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then_with(|| kinds[b].volume.total_cmp(&kinds[a].volume))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
 /// Orders two finite scores, treating NaN as equal (never produced here).
 pub fn cmp_f64(a: f64, b: f64) -> Ordering {
     a.partial_cmp(&b).unwrap_or(Ordering::Equal)
@@ -160,6 +220,36 @@ mod tests {
         assert_eq!(o(ItemSort::ShortestDimension, false), vec![0, 2, 1]);
         assert_eq!(o(ItemSort::SetVolume, false), vec![2, 1, 0]);
         assert_eq!(o(ItemSort::Weight, false), vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn clustered_height_area_bands_heights_then_sorts_by_area() {
+        let locked = |d: [f64; 3]| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight: 1.0,
+                quantity: 1,
+                free_axes: Some(vec![]),
+            })
+        };
+        // Heights 50 and 45 share the 40..60 band (20% of a 100-high box); 30 is lower.
+        let kinds = vec![
+            locked([30.0, 90.0, 90.0]),
+            locked([45.0, 20.0, 20.0]),
+            locked([50.0, 10.0, 10.0]),
+        ];
+        let boxes = vec![BoxKind::new(&crate::model::BoxTypeInput {
+            dimensions: [100.0, 100.0, 100.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+        })];
+        let band = order_kinds_extra(ExtraSort::ClusteredHeightArea(20), 0, &kinds, &boxes);
+        assert_eq!(band, vec![1, 2, 0]);
+        let fine = order_kinds_extra(ExtraSort::ClusteredHeightArea(1), 0, &kinds, &boxes);
+        assert_eq!(fine, vec![2, 1, 0]);
+        let area = order_kinds_extra(ExtraSort::AreaHeight, 0, &kinds, &boxes);
+        assert_eq!(area, vec![0, 1, 2]);
     }
 
     #[test]

@@ -1,0 +1,257 @@
+//! The strategies one pack tries (orderings × plans) and running them,
+//! on several threads for large requests, with a result independent of timing.
+
+use std::cmp::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+
+use crate::deadline::Deadline;
+use crate::fill::Merit;
+use crate::kinds::{BoxKind, Kind};
+use crate::model::{ItemSort, Options};
+use crate::select::{pack_order, Context, Mode, Packing, Plan, UnitRef};
+use crate::sort::{candidates, order_kinds, order_kinds_extra, ExtraSort};
+use crate::{compare_packings, expand};
+
+/// One way to pack the request: an ordering of the units and a plan.
+pub struct Strategy {
+    pub order: Vec<UnitRef>,
+    pub plan: Plan,
+    /// The sort reported when this strategy wins.
+    pub sort: ItemSort,
+    pub reverse: bool,
+}
+
+/// Extra strategies are tried, in priority order, while the work of all
+/// strategies (units × box types each) stays within this. Requests whose
+/// requested orderings alone exceed it get no extras, so big orders keep
+/// their speed; MPV-sized ones (200 units, one box type) get 20 extras.
+const EXTRA_WORK: u64 = 4_800;
+
+/// The plans tried besides [`Plan::BASE`], most useful first.
+const EXTRA_PLANS: [Plan; 3] = [
+    Plan {
+        mode: Mode::BestFit,
+        merit: Merit::FirstPoint,
+    },
+    Plan {
+        mode: Mode::BestFit,
+        merit: Merit::ResidualSpace,
+    },
+    Plan {
+        mode: Mode::Sequential,
+        merit: Merit::ResidualSpace,
+    },
+];
+
+/// Orderings `combined` and `all` add to their wire sorts, most useful first.
+const EXTRA_SORTS: [ExtraSort; 4] = [
+    ExtraSort::ClusteredHeightArea(10),
+    ExtraSort::ClusteredHeightArea(20),
+    ExtraSort::ClusteredHeightArea(5),
+    ExtraSort::AreaHeight,
+];
+
+/// Every ordering the request asks for, with the base plan.
+pub fn base_strategies(
+    opts: &Options,
+    kinds: &[Kind],
+    quantities: &[u32],
+    boxes: &[BoxKind],
+) -> Vec<Strategy> {
+    candidates(
+        opts.item_sort,
+        opts.item_sort_reverse,
+        opts.item_sort_dual_direction,
+    )
+    .into_iter()
+    .map(|(sort, reverse)| Strategy {
+        order: expand(
+            &order_kinds(sort, reverse, kinds, quantities, boxes),
+            quantities,
+        ),
+        plan: Plan::BASE,
+        sort,
+        reverse,
+    })
+    .collect()
+}
+
+/// Within [`EXTRA_WORK`]: the requested orderings under the other plans,
+/// then, for `combined`/`all`, extra orderings under every plan (reported as
+/// the requested sort, since they are not wire sorts).
+pub fn extra_strategies(
+    opts: &Options,
+    kinds: &[Kind],
+    quantities: &[u32],
+    boxes: &[BoxKind],
+    base: &[Strategy],
+) -> Vec<Strategy> {
+    let units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
+    let each = units.saturating_mul(boxes.len() as u64).max(1);
+    let room = EXTRA_WORK.saturating_sub(each.saturating_mul(base.len() as u64)) / each;
+    let Ok(room) = usize::try_from(room) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for plan in EXTRA_PLANS {
+        for s in base {
+            out.push(Strategy {
+                order: s.order.clone(),
+                plan,
+                sort: s.sort,
+                reverse: s.reverse,
+            });
+        }
+    }
+    if matches!(opts.item_sort, ItemSort::Combined | ItemSort::All) {
+        for extra in EXTRA_SORTS {
+            if out.len() >= room {
+                break;
+            }
+            let kind_order = order_kinds_extra(extra, opts.coord_order[0], kinds, boxes);
+            let order = expand(&kind_order, quantities);
+            for plan in std::iter::once(Plan::BASE).chain(EXTRA_PLANS) {
+                out.push(Strategy {
+                    order: order.clone(),
+                    plan,
+                    sort: opts.item_sort,
+                    reverse: false,
+                });
+            }
+        }
+    }
+    out.truncate(room);
+    out
+}
+
+/// What running a list of strategies found.
+pub struct Found {
+    /// The best packing and its strategy's index; earlier strategies win ties.
+    pub best: Option<(Packing, usize)>,
+    /// Some strategy was cut short by the deadline.
+    pub timed_out: bool,
+}
+
+/// Below this much work (units × box types) one thread packs every ordering;
+/// above it the orderings are shared among the machine's cores.
+const PARALLEL_WORK: u64 = 2_000;
+
+/// Packs every strategy; with `first_must_finish` the first always completes,
+/// the others give up once the deadline has passed. The choice depends only on
+/// the strategies' positions, never on thread timing.
+pub fn run(
+    strategies: &[Strategy],
+    ctx: &Context<'_>,
+    deadline: &Deadline,
+    work: u64,
+    first_must_finish: bool,
+) -> Found {
+    let results = run_all(strategies, ctx, deadline, work, first_must_finish);
+    let timed_out = results.iter().any(Option::is_none);
+    let mut best: Option<(Packing, usize)> = None;
+    for (i, packing) in results.into_iter().enumerate() {
+        let Some(packing) = packing else { continue };
+        let better = match &best {
+            None => true,
+            Some((b, _)) => compare_packings(&packing, b, ctx.goal) == Ordering::Less,
+        };
+        if better {
+            best = Some((packing, i));
+        }
+    }
+    Found { best, timed_out }
+}
+
+fn run_all(
+    strategies: &[Strategy],
+    ctx: &Context<'_>,
+    deadline: &Deadline,
+    work: u64,
+    first_must_finish: bool,
+) -> Vec<Option<Packing>> {
+    let threads = if work > PARALLEL_WORK {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(strategies.len())
+    } else {
+        1
+    };
+    let must = |i: usize| first_must_finish && i == 0;
+    let run = |i: usize| {
+        let s = &strategies[i];
+        pack_order(&s.order, ctx, s.plan, deadline, must(i))
+    };
+    if threads <= 1 {
+        return (0..strategies.len()).map(run).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<Packing>> = vec![None; strategies.len()];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, AtomicOrdering::Relaxed);
+                        if i >= strategies.len() {
+                            break;
+                        }
+                        done.push((i, run(i)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for handle in handles {
+            // A worker only panics on a bug; its strategies then count as not finished.
+            if let Ok(done) = handle.join() {
+                for (i, packing) in done {
+                    results[i] = packing;
+                }
+            }
+        }
+    });
+    if first_must_finish && results.first().is_some_and(Option::is_none) {
+        results[0] = run(0);
+    }
+    results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BoxTypeInput, ItemKindInput};
+
+    fn setup(units: u32, box_types: usize) -> (Vec<Kind>, Vec<u32>, Vec<BoxKind>) {
+        let kinds = vec![Kind::new(&ItemKindInput {
+            dimensions: [1.0, 2.0, 3.0],
+            weight: 0.0,
+            quantity: units,
+            free_axes: None,
+        })];
+        let boxes = (0..box_types)
+            .map(|i| {
+                BoxKind::new(&BoxTypeInput {
+                    dimensions: [10.0 + i as f64, 10.0, 10.0],
+                    weight_max: 0.0,
+                    weight_tare: 0.0,
+                    price: None,
+                })
+            })
+            .collect();
+        (kinds, vec![units], boxes)
+    }
+
+    #[test]
+    fn extra_strategies_stay_within_the_work_budget() {
+        let opts = Options::default();
+        let cases = [(200, 1, 20), (100, 1, 28), (1000, 3, 0), (400, 3, 0)];
+        for (units, box_types, expected) in cases {
+            let (kinds, q, boxes) = setup(units, box_types);
+            let base = base_strategies(&opts, &kinds, &q, &boxes);
+            assert_eq!(base.len(), 4);
+            let extra = extra_strategies(&opts, &kinds, &q, &boxes, &base);
+            assert_eq!(extra.len(), expected, "{units} units, {box_types} types");
+        }
+    }
+}
