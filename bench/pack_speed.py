@@ -142,6 +142,14 @@ def timed_pack(request: Wire) -> tuple[Wire, float]:
     return response.model_dump(by_alias=True, exclude_none=True), wall_ms
 
 
+def median_render_ms(requests: Sequence[Wire]) -> float:
+    """Median ``renderTime`` (SVG pictures) of the same requests with images on, so render
+    time can be read next to pack time."""
+    return statistics.median(
+        float(cartonize.pack({**r, "includeImages": True}).render_time) * 1000 for r in requests
+    )
+
+
 def percentile(values: Sequence[float], q: int) -> float:
     """The q-th percentile (inclusive method, so small samples stay within their range)."""
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
@@ -169,6 +177,9 @@ def run_small_orders(orders: int, seed: int) -> Workload:
             "median pack ms": statistics.median(pack_ms),
             "p90 pack ms": percentile(pack_ms, 90),
             "median wall ms": statistics.median(wall_ms),
+            "median render ms (svg)": median_render_ms(
+                [small_order(seed + n) for n in range(min(orders, 50))]
+            ),
         }
     return workload
 
@@ -203,6 +214,7 @@ def run_large_order(repeats: int, seed: int) -> Workload:
         "leftovers": response["lenLeftovers"],
         "volume bound": bound,
         "boxes / bound": response["lenBoxes"] / bound,
+        "render ms (svg)": median_render_ms([request]),
         "utilisation": response["totalVolumeNet"] / response["totalVolume"],
     }
     return workload
