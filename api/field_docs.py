@@ -1,5 +1,6 @@
 """What each wire field means, per schema, from the contract (service-spec.md, sections
-A, B, C, D and F); `api.openapi` adds these as descriptions where a model has none.
+A to F) and, where it says "not shown", reference.md and the public schema 1.9.2;
+`api.openapi` adds these as descriptions where a model has none.
 
 Generated once from the spec's tables; edit here when the contract changes.
 """
@@ -47,7 +48,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "cohortMax": "Max contiguous cohorts per item type in one container",
         "allowableOverhang": "Amount an item may overhang lower items, in the dimension unit",
         "placementStyle": "default (defers to coordOrder), corner (minimize distance to rear bottom corner), wedge (to middle of bottom back edge), mound (to center of carton bottom), orb",
-        "itemSort": "See item sort table below",
+        "itemSort": "Order in which items are tried: default (volume, descending), largest-box-needed (volume of the smallest box type that fits the item, descending), largest-girth (2*(width + height), descending), largest-length-plus-girth, longest-dimension (descending), shortest-dimension (ascending), largest-cross-section (product of the two greatest dimensions, descending), set-volume (item set volume, descending), weight (descending), density (weight per unit volume, descending), combined (the default: a recommended set of sorts, lowest totalCost wins) or all (every sort, lowest totalCost wins)",
         "itemSortReverse": "Reverse the itemSort",
         "itemSortDualDirection": "Use both normal and reversed itemSorts",
         "itemInitialOrientationBestForBox": "Use as first orientation the one giving the highest multiple of items per remaining dimension; suited to high quantities of single item types; yields to orientation locking and to itemOrientationSearchDepth greater than 0 when a better result is found",
@@ -103,7 +104,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
     "BoxTypeGenerator": {
         "boxTypeDefaults": "Defaults for all generated box types",
         "operation": "cartesian (needs axis lists and ranges in options) or pack-as-is (generates one box per item, optionally restricted by an itemMatch exclude rule, with rate and price information so the choice between shipping as is and overboxing can be weighed; a price of -1 in boxTypeDefaults favors as-is by the smallest meaningful amount)",
-        "options": "See below",
+        "options": "Axis lists and ranges (cartesian), limits, price components and trimming of the generated box types",
     },
     "PackResponse": {
         "boxes": "Packed boxes with their items",
@@ -167,6 +168,103 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "depthOrder": "item.index values in the order used by the render, back to front relative to eye; shows a feasible placement order (eye x=1 gives a top-down view, bottom layer first; eye z=1 gives an end-on view, farthest items first)",
         "depthOrderString": "Text form of depth order",
     },
+    # Nested request and response types: section C's PropertyConstraint and outer, section
+    # D's options, axis range, limit and price component, section E's Rule, and the types
+    # reference.md fills in where the contract says "not shown" (public schema 1.9.2).
+    "PropertyConstraint": {
+        "key": "Key of the items' properties entry to limit; its numeric values are summed per unit (not per item set) over the box's items",
+        "max": "Max allowed sum of the property's values in one box; null: no limit",
+        "aggregate": "How the items' values are combined; sum (the default) is the only supported function",
+        "value": "Current sum of the property in this box (returned); in a box type, the value the box starts from; null counts as 0",
+    },
+    "Outer": {
+        "dimensions": "Outer dimensions x (height), y (width), z (length); on return, when dimensionChange was given, the inner dimensions plus dimensionChange",
+        "dimensionChange": "Difference of each outer dimension from the inner one (inner x 10 with change x 0.25 gives outer x 10.25); informational, and used by pack-sequence rules with the boxes-to-items reduce method",
+    },
+    "RateTable": {
+        "carrier": "Carrier of a built-in rate table; used together with service and zone",
+        "service": "Service of the carrier's built-in rate table; used together with carrier and zone",
+        "zone": "Zone of the carrier's built-in rate table; used together with carrier and service",
+        "rates": "Rate for each weight breakpoint, in the currency unit of price (default USD cents): rates[i] is charged for a rating weight up to weights[i]; same length as weights",
+        "weights": "Weight breakpoints, ascending, one per rate (same length as rates); a rating weight above the last breakpoint, up to the box's weightMax, is charged the last rate",
+        "priceIncreaseRate": "Slope of the linear rate model, in currency units per weight unit: rate = priceIncreaseRate * rating weight + basePrice; an alternative to carrier tables and breakpoints",
+        "basePrice": "Intercept of the linear rate model (rate = priceIncreaseRate * rating weight + basePrice), in currency units; e.g. the lightest package's rate minus priceIncreaseRate times its weight",
+        "dimFactor": "Dimensional weight divisor, in volume units per weight unit (139: 139 cubic inches per pound): dimensional weight = box volume / dimFactor, and the rating weight is the larger of gross and dimensional weight; -1 disables dimensional weight, also for built-in carrier tables",
+    },
+    "Subspace": {
+        "originInParent": "Origin of this subspace in the coordinates of its immediate parent (box or item)",
+        "parentBoxIndex": "id (Box.id, 0-based) of the box this subspace lives in",
+        "parentItemIndex": "index (Item.index) of the item whose internal space this is; null when the parent is a box",
+    },
+    "DimensionSet": {
+        "dimensions": "Dimensions x (height), y (width), z (length) of one unit of this size, e.g. the case's outer dimensions; when unknown, give axisMultipliers instead",
+        "axisMultipliers": "Multiples of the base item's dimensions along x, y and z forming one unit (x 1, y 2, z 3 for a 3x2 six-pack); quantityDivisor defaults to their product",
+        "quantityDivisor": "Number of base items (eaches) in one unit of this size, >= 1; default: the product of axisMultipliers",
+        "weight": "Weight of one unit of this size including its packaging, >= 0; default: the base item's weight times quantityDivisor",
+        "unitOfMeasure": "Label of this unit (each, 6-pack, case); the first dimension set defaults to each",
+    },
+    "GeneratorOptions": {
+        "xList": "Available lengths along x (height), each > 0, for the cartesian operation; an axis given only by a list is never trimmed",
+        "yList": "Available lengths along y (width), each > 0, for the cartesian operation; an axis given only by a list is never trimmed",
+        "zList": "Available lengths along z (length), each > 0, for the cartesian operation; an axis given only by a list is never trimmed",
+        "xRange": "Range of available lengths along x (height) for the cartesian operation",
+        "yRange": "Range of available lengths along y (width) for the cartesian operation",
+        "zRange": "Range of available lengths along z (length) for the cartesian operation",
+        "limits": "Bounds on metrics of the generated box types; sizes outside a bound are not generated",
+        "priceComponents": "Price step functions of metrics that set the price of each generated box type",
+        "noTrimToMaxExtent": "false (default): each axis given by a range is cut to the larger of the placed items' max extent along it and the minimum limit, rounded up to tenths; true: no trimming. Axes given only by lists are never trimmed",
+    },
+    "GeneratorAxisRange": {
+        "min": "Smallest length to generate along this axis, > 0; used as is, not rounded to increment; must not exceed max",
+        "max": "Largest length to generate along this axis, > 0; used as is, not rounded to increment",
+        "deriveFromItems": "true: candidate lengths are chosen from the item dimensions (default false)",
+        "fitForFirstItem": "true: the length is set by the first item placed in each generated box (default false); overrides deriveFromItems and increment",
+        "increment": "Rounding step of candidate lengths, > 0, used when deriveFromItems is not true; e.g. min 5, max 59, increment 10 can give 5, 10, 20, 30, 40, 50, 59; small steps call for a generatedBoxTypesMax",
+    },
+    "GeneratorLimit": {
+        "metric": "Metric of a generated box type that this limit bounds (volume, surface-area, girth, longest-dimension, a ratio, ...)",
+        "min": "Smallest allowed value of the metric; null: no lower bound; must not exceed max",
+        "max": "Largest allowed value of the metric; null: no upper bound. Ratio metrics with max 1.0 often leave no box; to make two dimensions equal use an axis list",
+    },
+    "GeneratorPriceComponent": {
+        "key": "Name shared by components that compute one price together (null is a key too); components sharing a key must use the same aggregator",
+        "metric": "Metric of the generated box type that thresholds are compared with",
+        "aggregator": "How components sharing a key combine: max (default) takes the largest triggered price; product multiplies the last (highest) triggered price of each component; sum adds all triggered prices",
+        "thresholds": "Metric values: prices[i] is triggered when the metric exceeds thresholds[i]; traversed in reverse where order matters (product); same length as prices",
+        "prices": "Integer price for each threshold, in the currency unit of price (default USD cents); same length as thresholds",
+    },
+    "Rule": {
+        "operation": "What the rule does: exclude (matched items never share a box with the targets nor enter target boxes), exclude-all (matched items share boxes only with their own refId), pack-as-is (each unit ships alone in a box of its own dimensions), irregular (rolls), lock-orientation (no rotation except about options.freeAxes), internal-space (the item holds a packable subspace), alternate-dimensions (extra candidate dimensions), fragile (limits what may sit on the item), set-properties (sets item properties), group-pack (bundles units into group items), pack-sequence (multi-stage packing) or bounded-fill (the item fills the free volume where it is placed)",
+        "itemRefId": "refId of an item set the rule applies to; itemRefId, itemSequence and itemMatch are alternatives, any one selecting an item set suffices",
+        "itemSequence": "Sequence value; the rule applies to item sets with exactly this sequence",
+        "itemMatch": "Substring search selecting the item sets the rule applies to",
+        "targetItemRefIds": "refIds of the target item sets (e.g. those an exclude rule keeps apart from the matched items)",
+        "targetItemSequences": "Sequence values of the target item sets",
+        "targetItemMatch": "Substring search selecting the target item sets",
+        "targetBoxRefIds": "refIds of the target box types (e.g. those an exclude rule keeps the matched items out of)",
+        "targetBoxMatch": "Substring search selecting the target box types",
+        "ignoreSubspaces": "true: the rule applies only to direct relations (two items directly in the same box, or an item and its own box), not through inner packs or subspaces; null or false: relations through subspaces count as well",
+        "options": "Options of the operation, passed on unchanged: e.g. freeAxes (list of axes 0 = x, 1 = y, 2 = z) for lock-orientation, type roll with innerDiameter, spoolWeight, maxDiameter, maxWeight, minRollLength for irregular, maxWeight and onTopOnly for fragile",
+        "parameters": "Supplementary text parameters of older clients, mostly deprecated in favour of options; passed on unchanged",
+    },
+    "ItemMatch": {
+        "all": "true: select every item set, whatever property and expressions say",
+        "property": "What to search: the item set's name (the default) or sequence, or else its properties entry with this key",
+        "expression": "Substring to look for in property; together with expressions, any one found selects the item set",
+        "expressions": "Substrings to look for in property; any one found selects the item set. With neither expression nor expressions, an item set whose property is non-empty is selected",
+        "negate": "true: select the item sets that do not match instead (default false)",
+    },
+    "BoxMatch": {
+        "property": "What to search: the box type's name (the default), or else its properties entry with this key",
+        "expression": "Substring to look for in property; together with expressions, any one found selects the box type",
+        "expressions": "Substrings to look for in property; any one found selects the box type",
+        "negate": "true: select the box types that do not match instead (default false)",
+    },
+    "Image": {
+        "boxIndex": "id (Box.id, 0-based) of the box the image shows",
+        "format": "Format of data: svg or png (imageFormat of the request)",
+        "data": "The image, base64-encoded",
+    },
 }
 
 #: Schemas that share a section's fields: an item set and a packed item are items, too.
@@ -181,4 +279,17 @@ SCHEMA_SECTIONS: dict[str, tuple[str, ...]] = {
     "Box": ("Box", "BoxProperties"),
     "BoxTypeGenerator": ("BoxTypeGenerator",),
     "GeneratedBoxDefaults": ("BoxProperties",),
+    "PropertyConstraint": ("PropertyConstraint",),
+    "Outer": ("Outer",),
+    "RateTable": ("RateTable",),
+    "Subspace": ("Subspace",),
+    "DimensionSet": ("DimensionSet",),
+    "GeneratorOptions": ("GeneratorOptions",),
+    "GeneratorAxisRange": ("GeneratorAxisRange",),
+    "GeneratorLimit": ("GeneratorLimit",),
+    "GeneratorPriceComponent": ("GeneratorPriceComponent",),
+    "Rule": ("Rule",),
+    "ItemMatch": ("ItemMatch",),
+    "BoxMatch": ("BoxMatch",),
+    "Image": ("Image",),
 }
