@@ -255,22 +255,12 @@ mod tests {
     use crate::model::{BoxTypeInput, ItemKindInput};
 
     fn rule() -> PlacementRule {
-        PlacementRule {
-            priority: [0, 1, 2],
-            prefer_given: true,
-            min_reach: [1, 1, 1],
-            merit: Merit::FirstPoint,
-        }
+        crate::testkit::first_point_rule()
     }
 
     #[test]
     fn eight_cubes_fill_a_box_exactly() {
-        let bk = BoxKind::new(&BoxTypeInput {
-            dimensions: [10.0, 10.0, 10.0],
-            weight_max: 0.0,
-            weight_tare: 0.0,
-            price: None,
-        });
+        let bk = crate::testkit::cube_box(10.0);
         let kinds = vec![Kind::new(&ItemKindInput {
             dimensions: [5.0, 5.0, 5.0],
             weight: 1.0,
@@ -288,12 +278,7 @@ mod tests {
         // After a 6×10×5 block at the origin the free points are (0,0,5) with
         // reach 10×10×5 and (6,0,0) with reach 4×10×10. A 4×10×5 block fits
         // both; the first point in x-priority is (0,0,5), the tighter (6,0,0).
-        let bk = BoxKind::new(&BoxTypeInput {
-            dimensions: [10.0, 10.0, 10.0],
-            weight_max: 0.0,
-            weight_tare: 0.0,
-            price: None,
-        });
+        let bk = crate::testkit::cube_box(10.0);
         let locked = |d: [f64; 3]| {
             Kind::new(&ItemKindInput {
                 dimensions: d,

@@ -338,9 +338,8 @@ fn reorder(slots: &mut [usize], order: &[UnitRef], ctx: &Context<'_>, rng: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fill::Merit;
-    use crate::kinds::{BoxKind, Kind};
-    use crate::model::{BoxTypeInput, ItemKindInput, ValueTiebreaker};
+    use crate::kinds::Kind;
+    use crate::model::{ItemKindInput, ValueTiebreaker};
 
     #[test]
     fn new_boxes_take_the_ruined_type_under_lowest_cost() {
@@ -356,21 +355,9 @@ mod tests {
             })
         };
         let kinds = vec![slab(6.0), slab(4.0)];
-        let cube = |side: f64| {
-            BoxKind::new(&BoxTypeInput {
-                dimensions: [side; 3],
-                weight_max: 0.0,
-                weight_tare: 0.0,
-                price: None,
-            })
-        };
+        let cube = |side: f64| crate::testkit::cube_box(side);
         let boxes = vec![cube(10.0), cube(20.0)];
-        let rule = PlacementRule {
-            priority: [0, 1, 2],
-            prefer_given: true,
-            min_reach: [1, 1, 1],
-            merit: Merit::FirstPoint,
-        };
+        let rule = crate::testkit::first_point_rule();
         let ctx = Context::new(
             &kinds,
             &boxes,
@@ -434,18 +421,8 @@ mod tests {
             quantity: 4,
             free_axes: Some(vec![]),
         })];
-        let boxes = vec![BoxKind::new(&BoxTypeInput {
-            dimensions: [10.0, 10.0, 10.0],
-            weight_max: 0.0,
-            weight_tare: 0.0,
-            price: None,
-        })];
-        let rule = PlacementRule {
-            priority: [0, 1, 2],
-            prefer_given: true,
-            min_reach: [1, 1, 1],
-            merit: Merit::FirstPoint,
-        };
+        let boxes = vec![crate::testkit::cube_box(10.0)];
+        let rule = crate::testkit::first_point_rule();
         let ctx = Context::new(
             &kinds,
             &boxes,
@@ -497,18 +474,8 @@ mod tests {
                 })
             })
             .collect();
-        let boxes = vec![BoxKind::new(&BoxTypeInput {
-            dimensions: [10.0, 10.0, 10.0],
-            weight_max: 0.0,
-            weight_tare: 0.0,
-            price: None,
-        })];
-        let rule = PlacementRule {
-            priority: [0, 1, 2],
-            prefer_given: true,
-            min_reach: [1, 1, 1],
-            merit: Merit::FirstPoint,
-        };
+        let boxes = vec![crate::testkit::cube_box(10.0)];
+        let rule = crate::testkit::first_point_rule();
         let ctx = Context::new(
             &kinds,
             &boxes,

@@ -17,6 +17,8 @@ pub mod orientation;
 mod portfolio;
 pub mod select;
 pub mod sort;
+#[cfg(test)]
+mod testkit;
 
 use std::cmp::Ordering;
 use std::time::Instant;

@@ -442,7 +442,7 @@ fn unfit_reason(kind: &Kind, boxes: &[BoxKind]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BoxTypeInput, ItemKindInput};
+    use crate::model::ItemKindInput;
 
     fn slab(thickness: f64) -> Kind {
         Kind::new(&ItemKindInput {
@@ -459,18 +459,8 @@ mod tests {
         // time puts 6+2 together and needs three boxes; best fit sends the 2
         // to the fuller box (8) and then 6+4 share one: two boxes.
         let kinds = vec![slab(6.0), slab(8.0), slab(2.0), slab(4.0)];
-        let boxes = vec![BoxKind::new(&BoxTypeInput {
-            dimensions: [10.0, 10.0, 10.0],
-            weight_max: 0.0,
-            weight_tare: 0.0,
-            price: None,
-        })];
-        let rule = PlacementRule {
-            priority: [0, 1, 2],
-            prefer_given: true,
-            min_reach: [1, 1, 1],
-            merit: Merit::FirstPoint,
-        };
+        let boxes = vec![crate::testkit::cube_box(10.0)];
+        let rule = crate::testkit::first_point_rule();
         let ctx = Context::new(
             &kinds,
             &boxes,

@@ -1,0 +1,25 @@
+//! Fixtures shared by the engine's unit tests.
+
+use crate::fill::{Merit, PlacementRule};
+use crate::kinds::BoxKind;
+use crate::model::BoxTypeInput;
+
+/// A cube-shaped box type with no weight limit and no price.
+pub fn cube_box(side: f64) -> BoxKind {
+    BoxKind::new(&BoxTypeInput {
+        dimensions: [side; 3],
+        weight_max: 0.0,
+        weight_tare: 0.0,
+        price: None,
+    })
+}
+
+/// The default placement: lowest point by x, y, z; items as given first.
+pub fn first_point_rule() -> PlacementRule {
+    PlacementRule {
+        priority: [0, 1, 2],
+        prefer_given: true,
+        min_reach: [1, 1, 1],
+        merit: Merit::FirstPoint,
+    }
+}
