@@ -16,7 +16,7 @@ import cartonize
 import falcon
 from cartonize.errors import BadRequest, InvalidRequest, NotFound, PayloadTooLarge, Unauthorized
 from cartonize.models import PackRequest, ResponseModel, parse_request
-from cartonize.service import KeyRing, PackLog, PackService, RateLimiter, request_fingerprint
+from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService, RateLimiter
 from cartonize.store import ApiKey, Store
 from pydantic import Field
 
@@ -99,14 +99,13 @@ class PackResource:
                     "items per request"
                 )
             )
-        request_print = request_fingerprint(request)
+        canonical = CanonicalRequest.of(request)
         if key is None:
-            self._limiter.admit_anonymous(req.remote_addr, request_print)
+            self._limiter.admit_anonymous(req.remote_addr, canonical.fingerprint)
         else:
             self._limiter.admit_key(key)
-        response = self._service.pack(request, key, request_print)
+        _, resp.text = self._service.pack(request, key, canonical)
         resp.content_type = falcon.MEDIA_JSON
-        resp.text = response.model_dump_json(by_alias=True, exclude_none=True)
 
     def _read_body(self, req: falcon.Request) -> bytes:
         limit = self._limits.max_body_bytes

@@ -25,6 +25,7 @@ from cartonize.store import ApiKey, Clock, PackRecord, Store, utc_now
 
 __all__ = [
     "RESPONSE_VOLATILE_FIELDS",
+    "CanonicalRequest",
     "KeyRing",
     "PackFn",
     "PackLog",
@@ -73,18 +74,29 @@ def request_wire(request: PackRequest) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True)
+class CanonicalRequest:
+    """A request's canonical JSON and its fingerprint, computed once: the rate limiter
+    needs the fingerprint and the pack log stores the JSON."""
+
+    json: bytes
+    fingerprint: str
+
+    @classmethod
+    def of(cls, request: PackRequest) -> CanonicalRequest:
+        """Defaults are filled in first, so `{}` and `{"usableSpace": 0.85}` are one request."""
+        text = canonical_json(request_wire(request))
+        return cls(text, hashlib.sha512(text).hexdigest())
+
+
 def request_fingerprint(request: PackRequest) -> str:
-    """Fingerprint of the request's content: two requests that pack alike share it.
-
-    Defaults are filled in before hashing, so `{}` and `{"usableSpace": 0.85}` are one request.
-    """
-    return fingerprint(request_wire(request))
+    """Fingerprint of the request's content: two requests that pack alike share it."""
+    return CanonicalRequest.of(request).fingerprint
 
 
-def response_fingerprint(response: PackResponse) -> str:
-    """Fingerprint of the response without timings, uuid and the fingerprints themselves."""
-    data = response.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return fingerprint({k: v for k, v in data.items() if k not in RESPONSE_VOLATILE_FIELDS})
+def response_fingerprint(wire: dict[str, Any]) -> str:
+    """Fingerprint of a response's wire data without timings, uuid and the fingerprints."""
+    return fingerprint({k: v for k, v in wire.items() if k not in RESPONSE_VOLATILE_FIELDS})
 
 
 _PACK_UUID = re.compile(r"[0-9a-f]{128}")
@@ -318,14 +330,20 @@ class PackService:
         self._log = log
         self._clock = clock
 
-    def pack(self, request: PackRequest, key: ApiKey | None, request_print: str) -> PackResponse:
-        """Pack `request` (whose fingerprint the caller computed) and record the result."""
+    def pack(
+        self, request: PackRequest, key: ApiKey | None, canonical: CanonicalRequest
+    ) -> tuple[PackResponse, str]:
+        """Pack `request` (canonicalised by the caller), record the result, and return the
+        response with its JSON text, which is what was stored and is sent as is."""
         started = self._clock()
         response = self._pack(request)
         response.used_key_stem = key.stem if key else None
-        response.request_fingerprint = request_print
-        response.response_fingerprint = response_fingerprint(response)
-        response.pack_uuid = new_pack_uuid()
+        # One serialisation serves the fingerprint, the store and the HTTP body.
+        wire = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+        response.request_fingerprint = wire["requestFingerprint"] = canonical.fingerprint
+        response.response_fingerprint = wire["responseFingerprint"] = response_fingerprint(wire)
+        response.pack_uuid = wire["packUuid"] = new_pack_uuid()
+        text = json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
         self._log.add(
             PackRecord(
                 pack_uuid=response.pack_uuid,
@@ -334,10 +352,10 @@ class PackService:
                 key_stem=response.used_key_stem,
                 order_id=request.order_id,
                 request_id=request.request_id,
-                request_json=canonical_json(request_wire(request)).decode(),
-                response_json=response.model_dump_json(by_alias=True, exclude_none=True),
+                request_json=canonical.json.decode(),
+                response_json=text,
                 pack_time=response.pack_time,
                 total_time=response.total_time,
             )
         )
-        return response
+        return response, text

@@ -251,6 +251,7 @@ def test_keyless_pack_is_retrievable_by_uuid(store: Store) -> None:
     stored = c.simulate_get(f"/packs/{packed['packUuid']}")
     assert stored.status_code == 200
     assert stored.json["response"]["responseFingerprint"] == packed["responseFingerprint"]
+    assert stored.json["response"] == packed  # what was sent is what was stored
     assert stored.json["request"]["orderId"] == "S-1"
 
 
