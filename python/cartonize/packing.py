@@ -106,7 +106,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     effects = apply_rules(req.rules, [(k.ref_id, k.item_set) for k in kinds])
     warnings += effects.warnings
     box_types = req.resolved_box_types()
-    timeout = min(req.timeout or max_timeout(), max_timeout())
+    cap = max_timeout()
+    timeout = min(req.timeout or cap, cap)
     engine_input = {
         "items": [
             {
@@ -156,7 +157,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     total_used = sum(b.volume_used or 0.0 for b in boxes)
     response = PackResponse.model_construct(
         boxes=[BoxEntry.model_construct(box=b) for b in boxes],
-        built=_built_iso(),
+        built=_BUILT,
         started_at=started_at,
         version=_core.__version__,
         len_boxes=len(boxes),
@@ -221,6 +222,7 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
+    center = _center_of_mass(items)
     overridden = {"dimensions", "price", "weight_tare", "weight_max", "outer", "rate_table"}
     fields = {
         name: getattr(box_type, name)
@@ -250,8 +252,8 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         weight_utilization=min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
         len_items=len(items),
         len_units=len(items),
-        center_of_mass=_center_of_mass(items),
-        center_of_mass_string=_point_string(_center_of_mass(items)),
+        center_of_mass=center,
+        center_of_mass_string=_point_string(center),
     )
 
 
@@ -318,14 +320,23 @@ def _center_of_mass(items: list[Item]) -> Point:
     )
 
 
+#: Python attribute of each wire name in `_NOT_YET_HONOURED`.
+_ATTRIBUTE_OF = {
+    field.alias or name: name
+    for name, field in PackRequest.model_fields.items()
+    if (field.alias or name) in _NOT_YET_HONOURED
+}
+
+
 def _unhonoured_warnings(req: PackRequest) -> list[str]:
     """Names the fields this request set that packing does not use yet."""
-    dumped = req.model_dump(by_alias=True, exclude_unset=True)
-    return [
-        f"'{field}' is accepted but has no effect on packing yet"
-        for field, default in _NOT_YET_HONOURED.items()
-        if field in dumped and dumped[field] not in (default, None)
-    ]
+    warnings = []
+    for wire, default in _NOT_YET_HONOURED.items():
+        name = _ATTRIBUTE_OF[wire]
+        value = getattr(req, name)
+        if name in req.model_fields_set and value is not None and value != default:
+            warnings.append(f"'{wire}' is accepted but has no effect on packing yet")
+    return warnings
 
 
 def _xyz(p: Point) -> list[float]:
@@ -344,5 +355,5 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _built_iso() -> str:
-    return datetime.fromtimestamp(int(_core.BUILT), UTC).isoformat()
+#: When the engine was built (ISO 8601), reported as `built`.
+_BUILT = datetime.fromtimestamp(int(_core.BUILT), UTC).isoformat()
