@@ -9,7 +9,9 @@ use crate::compare_packings;
 use crate::deadline::Deadline;
 use crate::fill::{BoxFill, PlacementRule};
 use crate::model::Goal;
-use crate::select::{downsize, type_for_new_box, Context, FilledBox, Packing, UnitRef};
+use crate::select::{
+    downsize, fullest_first, type_for_new_box, Context, FilledBox, Packing, UnitRef,
+};
 use crate::sort::cmp_f64;
 
 /// Iterations in a row without a better box count (or cost) after which the
@@ -246,11 +248,7 @@ fn reinsert<'a>(
     let mut candidates: Vec<usize> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
-        candidates.clear();
-        candidates.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
-        candidates.sort_by(|&a, &b| {
-            cmp_f64(open[b].1.volume_used(), open[a].1.volume_used()).then(a.cmp(&b))
-        });
+        fullest_first(open, kind, ctx, &mut candidates);
         let mut placed = false;
         for &i in &candidates {
             if let Some(spot) = open[i].1.find_spot(kind, ctx.kinds) {

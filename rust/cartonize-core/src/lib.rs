@@ -2,8 +2,9 @@
 //!
 //! Pure Rust, no Python: geometry value types ([`geometry`]), extreme-point
 //! bookkeeping ([`extreme_points`]), placement into one box ([`fill`]), the
-//! selection loop across box types ([`select`]), item orderings ([`sort`]) and
-//! the engine's input/output ([`model`]).
+//! selection loop across box types ([`select`]), item orderings ([`sort`]),
+//! the portfolio of strategies a request tries (`portfolio`), improvement
+//! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
 
 pub mod deadline;
 pub mod error;
@@ -75,7 +76,6 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
     let work = total_units.saturating_mul(boxes.len() as u64);
     let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
-    let mut timed_out = found.timed_out;
     let mut strategies = base;
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
@@ -83,19 +83,10 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     if several && !deadline.expired() {
         let extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
         let more = portfolio::run(&extra, &ctx, &deadline, work, false);
-        timed_out |= more.timed_out;
-        let offset = strategies.len();
+        found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);
-        if let Some((p, i)) = more.best {
-            let better = match &found.best {
-                None => true,
-                Some((b, _)) => compare_packings(&p, b, opts.goal) == Ordering::Less,
-            };
-            if better {
-                found.best = Some((p, offset + i));
-            }
-        }
     }
+    let timed_out = found.timed_out;
     let best = found.best.map(|(packing, i)| {
         let s = &strategies[i];
         let wanted = opts.improve.unwrap_or(opts.timeout.is_some());

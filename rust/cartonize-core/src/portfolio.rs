@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use crate::deadline::Deadline;
 use crate::fill::Merit;
 use crate::kinds::{BoxKind, Kind};
-use crate::model::{ItemSort, Options};
+use crate::model::{Goal, ItemSort, Options};
 use crate::select::{pack_order, Context, Mode, Packing, Plan, UnitRef};
 use crate::sort::{candidates, order_kinds, order_kinds_extra, ExtraSort};
 use crate::{compare_packings, expand};
@@ -132,6 +132,25 @@ pub struct Found {
     pub timed_out: bool,
 }
 
+impl Found {
+    /// Takes `other`'s best when strictly better (its strategies are numbered
+    /// from `offset`), so earlier strategies still win ties.
+    pub fn absorb(&mut self, other: Found, offset: usize, goal: Goal) {
+        self.timed_out |= other.timed_out;
+        if let Some((p, i)) = other.best {
+            if self.is_beaten_by(&p, goal) {
+                self.best = Some((p, offset + i));
+            }
+        }
+    }
+
+    fn is_beaten_by(&self, p: &Packing, goal: Goal) -> bool {
+        self.best
+            .as_ref()
+            .is_none_or(|(b, _)| compare_packings(p, b, goal) == Ordering::Less)
+    }
+}
+
 /// Below this much work (units × box types) one thread packs every ordering;
 /// above it the orderings are shared among the machine's cores.
 const PARALLEL_WORK: u64 = 2_000;
@@ -147,19 +166,17 @@ pub fn run(
     first_must_finish: bool,
 ) -> Found {
     let results = run_all(strategies, ctx, deadline, work, first_must_finish);
-    let timed_out = results.iter().any(Option::is_none);
-    let mut best: Option<(Packing, usize)> = None;
+    let mut found = Found {
+        best: None,
+        timed_out: results.iter().any(Option::is_none),
+    };
     for (i, packing) in results.into_iter().enumerate() {
         let Some(packing) = packing else { continue };
-        let better = match &best {
-            None => true,
-            Some((b, _)) => compare_packings(&packing, b, ctx.goal) == Ordering::Less,
-        };
-        if better {
-            best = Some((packing, i));
+        if found.is_beaten_by(&packing, ctx.goal) {
+            found.best = Some((packing, i));
         }
     }
-    Found { best, timed_out }
+    found
 }
 
 fn run_all(

@@ -133,7 +133,15 @@ pub fn pack_order(
         }
     }
     let mut boxes = match plan.mode {
-        Mode::Sequential => Vec::new(),
+        Mode::Sequential => sequential(
+            order,
+            remaining,
+            ctx,
+            rule,
+            deadline,
+            must_finish,
+            &mut leftovers,
+        )?,
         Mode::BestFit => best_fit(
             order,
             &remaining,
@@ -144,9 +152,29 @@ pub fn pack_order(
             &mut leftovers,
         )?,
     };
-    if plan.mode == Mode::BestFit {
-        remaining.clear();
-    }
+    downsize(&mut boxes, order, ctx, rule);
+    let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
+    leftovers.sort_by_key(|(slot, _)| *slot);
+    Some(Packing {
+        boxes,
+        leftovers,
+        cost,
+    })
+}
+
+/// Opens one box at a time: the best trial fill of every box type with the
+/// `remaining` units, until none remain.
+fn sequential(
+    order: &[UnitRef],
+    mut remaining: Vec<usize>,
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+    deadline: &Deadline,
+    must_finish: bool,
+    leftovers: &mut Vec<(usize, String)>,
+) -> Option<Vec<FilledBox>> {
+    let mut boxes = Vec::new();
+    let mut taken = vec![false; order.len()];
     while !remaining.is_empty() {
         if !must_finish && deadline.expired() {
             return None;
@@ -158,7 +186,6 @@ pub fn pack_order(
             }
             break;
         };
-        let mut taken = vec![false; order.len()];
         for u in &trial.fill.units {
             taken[u.slot] = true;
         }
@@ -169,14 +196,7 @@ pub fn pack_order(
             payload: trial.fill.payload,
         });
     }
-    downsize(&mut boxes, order, ctx, rule);
-    let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
-    leftovers.sort_by_key(|(slot, _)| *slot);
-    Some(Packing {
-        boxes,
-        leftovers,
-        cost,
-    })
+    Some(boxes)
 }
 
 /// Assigns `slots` in order to open boxes, fullest box first; opens a box of
@@ -224,13 +244,7 @@ fn best_fit_into<'a>(
     let mut candidates: Vec<usize> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
-        candidates.clear();
-        candidates.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
-        // Fullest first, so space left in nearly full boxes gets used; the
-        // index keeps ties deterministic.
-        candidates.sort_by(|&a, &b| {
-            cmp_f64(open[b].1.volume_used(), open[a].1.volume_used()).then(a.cmp(&b))
-        });
+        fullest_first(open, kind, ctx, &mut candidates);
         if candidates
             .iter()
             .any(|&i| open[i].1.try_add(slot, kind, ctx.kinds))
@@ -246,6 +260,19 @@ fn best_fit_into<'a>(
             None => leftovers.push((slot, "no box type could take this item".to_string())),
         }
     }
+}
+
+/// The open boxes whose type can take a unit of `kind`, fullest first, so space
+/// left in nearly full boxes gets used; the index keeps ties deterministic.
+pub(crate) fn fullest_first(
+    open: &[(usize, BoxFill<'_>)],
+    kind: usize,
+    ctx: &Context<'_>,
+    out: &mut Vec<usize>,
+) {
+    out.clear();
+    out.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
+    out.sort_by(|&a, &b| cmp_f64(open[b].1.volume_used(), open[a].1.volume_used()).then(a.cmp(&b)));
 }
 
 /// The box type best-fit opens for a unit of `kind`: the lowest cost per
