@@ -118,9 +118,12 @@ def test_lock_errors_are_retried_until_the_file_is_free(tmp_path: Path) -> None:
     store.migrate()
     holder = _hold_file(store.path, 0.5)
     try:
+        # The file is locked by another process when the ping starts; without retries
+        # it would raise StoreUnavailable at once.
+        assert holder.poll() is None
         store.ping()
     finally:
-        holder.wait(timeout=30)
+        assert holder.wait(timeout=30) == 0
         holder.stdout.close()  # type: ignore[union-attr]
 
 
