@@ -1,7 +1,7 @@
 //! Placement into one box: the best extreme point and rotation for each unit
 //! offered, in the order offered.
 
-use crate::extreme_points::ExtremePoints;
+use crate::extreme_points::{ExtremePoint, ExtremePoints};
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::orientation::Perm;
@@ -162,27 +162,14 @@ impl<'a> BoxFill<'a> {
         if self.rule.merit == Merit::ResidualSpace {
             return self.find_tightest(k);
         }
-        let split = if self.rule.prefer_given {
-            1
-        } else {
-            k.shapes.len()
-        };
-        let (given, others) = k.shapes.split_at(split.min(k.shapes.len()));
-        for pass in [given, others] {
+        for pass in self.passes(k) {
             if pass.is_empty() {
                 continue;
             }
             for ep in self.eps.iter() {
                 let mut best: Option<(Vec3, Perm)> = None;
                 for (shape, perm) in pass {
-                    if (0..3).any(|a| shape[a] > ep.residual[a]) {
-                        continue;
-                    }
-                    let cand = Cuboid {
-                        origin: ep.point,
-                        size: *shape,
-                    };
-                    if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+                    if !self.fits(ep, shape) {
                         continue;
                     }
                     let flatter = |b: &Vec3| {
@@ -201,17 +188,35 @@ impl<'a> BoxFill<'a> {
         None
     }
 
-    /// The feasible point and rotation leaving the least residual slack.
-    /// Points come in priority order, so a strict improvement is needed to
-    /// move off an earlier point.
-    fn find_tightest(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+    /// The shapes to try, in passes: with `prefer_given` the as-given shape at
+    /// every point first, then the rotations; otherwise all at once.
+    fn passes<'k>(&self, k: &'k Kind) -> [&'k [(Vec3, Perm)]; 2] {
         let split = if self.rule.prefer_given {
             1
         } else {
             k.shapes.len()
         };
         let (given, others) = k.shapes.split_at(split.min(k.shapes.len()));
-        for pass in [given, others] {
+        [given, others]
+    }
+
+    /// True when `shape` placed at `ep` stays within reach and overlaps nothing.
+    fn fits(&self, ep: &ExtremePoint, shape: &Vec3) -> bool {
+        if (0..3).any(|a| shape[a] > ep.residual[a]) {
+            return false;
+        }
+        let cand = Cuboid {
+            origin: ep.point,
+            size: *shape,
+        };
+        !self.cuboids.iter().any(|c| c.overlaps(&cand))
+    }
+
+    /// The feasible point and rotation leaving the least residual slack.
+    /// Points come in priority order, so a strict improvement is needed to
+    /// move off an earlier point.
+    fn find_tightest(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        for pass in self.passes(k) {
             let mut best: Option<(Len, Vec3, Vec3, Perm)> = None;
             for ep in self.eps.iter() {
                 for (shape, perm) in pass {
@@ -219,14 +224,7 @@ impl<'a> BoxFill<'a> {
                         continue;
                     }
                     let slack: Len = (0..3).map(|a| ep.residual[a] - shape[a]).sum();
-                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack) {
-                        continue;
-                    }
-                    let cand = Cuboid {
-                        origin: ep.point,
-                        size: *shape,
-                    };
-                    if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack) || !self.fits(ep, shape) {
                         continue;
                     }
                     best = Some((slack, ep.point, *shape, *perm));
