@@ -337,7 +337,7 @@ fn reorder(slots: &mut [usize], order: &[UnitRef], ctx: &Context<'_>, rng: &mut 
 mod tests {
     use super::*;
     use crate::kinds::Kind;
-    use crate::model::{ItemKindInput, ValueTiebreaker};
+    use crate::model::ItemKindInput;
 
     #[test]
     fn new_boxes_take_the_ruined_type_under_lowest_cost() {
@@ -356,13 +356,7 @@ mod tests {
         let cube = |side: f64| crate::testkit::cube_box(side);
         let boxes = vec![cube(10.0), cube(20.0)];
         let rule = crate::testkit::first_point_rule();
-        let ctx = Context::new(
-            &kinds,
-            &boxes,
-            rule,
-            Goal::LowestCost,
-            ValueTiebreaker::Volume,
-        );
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
         let order: Vec<UnitRef> = (0..2).map(|kind| UnitRef { kind, unit: 0 }).collect();
         let apart: Vec<FilledBox> = (0..2)
             .map(|slot| {
@@ -421,13 +415,7 @@ mod tests {
         })];
         let boxes = vec![crate::testkit::cube_box(10.0)];
         let rule = crate::testkit::first_point_rule();
-        let ctx = Context::new(
-            &kinds,
-            &boxes,
-            rule,
-            Goal::MostItems,
-            ValueTiebreaker::Volume,
-        );
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         let order: Vec<UnitRef> = (0..4).map(|unit| UnitRef { kind: 0, unit }).collect();
         let one_each: Vec<FilledBox> = (0..4)
             .map(|slot| {
@@ -474,13 +462,7 @@ mod tests {
             .collect();
         let boxes = vec![crate::testkit::cube_box(10.0)];
         let rule = crate::testkit::first_point_rule();
-        let ctx = Context::new(
-            &kinds,
-            &boxes,
-            rule,
-            Goal::MostItems,
-            ValueTiebreaker::Volume,
-        );
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         let order: Vec<UnitRef> = (0..60).map(|kind| UnitRef { kind, unit: 0 }).collect();
         let never = Deadline::after(None);
         let start =

@@ -487,14 +487,7 @@ mod tests {
         // to the fuller box (8) and then 6+4 share one: two boxes.
         let kinds = vec![slab(6.0), slab(8.0), slab(2.0), slab(4.0)];
         let boxes = vec![crate::testkit::cube_box(10.0)];
-        let rule = crate::testkit::first_point_rule();
-        let ctx = Context::new(
-            &kinds,
-            &boxes,
-            rule,
-            Goal::MostItems,
-            ValueTiebreaker::Volume,
-        );
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         let order: Vec<UnitRef> = (0..4).map(|kind| UnitRef { kind, unit: 0 }).collect();
         let deadline = Deadline::after(None);
         let count = |mode| {

@@ -1,8 +1,9 @@
 //! Fixtures shared by the engine's unit tests.
 
 use crate::fill::{Merit, PlacementRule};
-use crate::kinds::BoxKind;
-use crate::model::BoxTypeInput;
+use crate::kinds::{BoxKind, Kind};
+use crate::model::{BoxTypeInput, Goal, ValueTiebreaker};
+use crate::select::Context;
 
 /// A cube-shaped box type with no weight limit and no price.
 pub fn cube_box(side: f64) -> BoxKind {
@@ -22,4 +23,15 @@ pub fn first_point_rule() -> PlacementRule {
         min_reach: [1, 1, 1],
         merit: Merit::FirstPoint,
     }
+}
+
+/// A context under the default placement rule, volume tiebreaker and `goal`.
+pub fn context<'a>(kinds: &'a [Kind], boxes: &'a [BoxKind], goal: Goal) -> Context<'a> {
+    Context::new(
+        kinds,
+        boxes,
+        first_point_rule(),
+        goal,
+        ValueTiebreaker::Volume,
+    )
 }
