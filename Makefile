@@ -55,7 +55,7 @@ bench-load: develop ## load benchmark of the service under gunicorn (wrk if inst
 	$(BIN)/python -m bench.load
 
 lock: ## re-pin Python dependencies from requirements.in
-	$(PYTHON) -m venv /tmp/cartonize-lock && /tmp/cartonize-lock/bin/pip install --quiet -r requirements.in
+	rm -rf /tmp/cartonize-lock && $(PYTHON) -m venv /tmp/cartonize-lock && /tmp/cartonize-lock/bin/pip install --quiet -r requirements.in
 	/tmp/cartonize-lock/bin/pip freeze > requirements.lock
 
 clean: ## remove build outputs and the virtual environment
