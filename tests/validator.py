@@ -17,8 +17,12 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   the engine. Response items whose refId is not one of the request's explicit refIds are
   matched to those sets by (sorted dimensions, weight); auto sets alike in both are
   pooled, which is sound because their units are interchangeable.
-- **Cost.** A box type with a ``price`` and no rate table costs exactly its price; with
-  neither, it costs its volume, allowed to differ by rounding (at most 1).
+- **Cost.** A box costs its ``price`` plus its rate table's rate (breakpoints: the first
+  breakpoint at or above the weight, above the last the last rate; linear: base plus
+  slope times weight) at the larger of the gross weight and ``volume / dimFactor``
+  (outer volume with ``outerBasedCost``; ``dimFactor`` <= 0 disables it); with neither
+  price nor rate it costs its volume. Integer costs may differ by rounding. Built-in
+  carrier tables are the engine's data and are not re-derived here.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
   pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
   box-type check is skipped), ``reservedSpace``, rules and per-box limits.
@@ -497,20 +501,64 @@ def check_box_type(view: PackView) -> Iterator[str]:
                 yield f"box-type: box {box.position}: {name} {got:g}, box type says {want:g}"
 
 
+def _rate_at(table: Wire, weight: float) -> float | None:
+    """A breakpoint or linear table's rate at ``weight``; None for carrier tables."""
+    if table.get("weights"):
+        weights, rates = table["weights"], table["rates"]
+        # The first breakpoint at or above the weight; above the last, the last rate.
+        return float(
+            next((r for w, r in zip(weights, rates, strict=True) if weight <= w), rates[-1])
+        )
+    if table.get("basePrice") is not None or table.get("priceIncreaseRate") is not None:
+        return (
+            float(table.get("basePrice") or 0) + float(table.get("priceIncreaseRate") or 0) * weight
+        )
+    return None
+
+
+def _rating_volume(box_type: Wire, box: Box) -> float:
+    outer = box_type.get("outer") or {}
+    if not box_type.get("outerBasedCost"):
+        return _volume(box.dims)
+    if outer.get("dimensions"):
+        return _volume(_vec(outer["dimensions"]))
+    if outer.get("dimensionChange"):
+        change = _vec(outer["dimensionChange"])
+        return _volume((box.dims[0] + change[0], box.dims[1] + change[1], box.dims[2] + change[2]))
+    return _volume(box.dims)
+
+
+def _expected_cost(box_type: Wire, box: Box) -> float | None:
+    """The box's cost from its type: price plus the rate at max(gross, volume / dimFactor),
+    the price alone, or the volume; None when the rate comes from a carrier table."""
+    fixed, table = box_type.get("price"), box_type.get("rateTable")
+    if not table or table.get("carrier") is not None:
+        if table and table.get("carrier") is not None:
+            return None  # built-in tables are the engine's data; not re-read here
+        return float(fixed) if fixed is not None else _volume(box.dims)
+    gross = sum(item.weight for item in box.items) + float(box_type.get("weightTare", 0.0))
+    factor = table.get("dimFactor")
+    weight = max(gross, _rating_volume(box_type, box) / factor) if factor and factor > 0 else gross
+    rate = _rate_at(table, weight)
+    if rate is None:
+        return float(fixed) if fixed is not None else _volume(box.dims)
+    return float(fixed or 0) + rate
+
+
 def check_box_cost(view: PackView) -> Iterator[str]:
-    """A box without a rate table costs its fixed price, or its volume when it has none."""
+    """A box costs its fixed price plus its rate table's rate at the larger of its gross
+    and dimensional weight; with neither price nor rate, its volume. Costs are integers,
+    so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
     if view.request.get("boxTypeGenerators"):
         return
     for box in view.boxes:
         box_type = _matching_box_type(view.request, box)
-        if box_type is None or box_type.get("rateTable"):
-            continue  # rate tables are priced by the engine's rating; not checked yet
-        price, fixed, volume = box.wire["price"], box_type.get("price"), _volume(box.dims)
-        if fixed is not None and price != fixed:
-            yield f"box-cost: box {box.position}: price {price}, box type price is {fixed}"
-        # Cost is an integer; the spec does not fix how a fractional volume is rounded.
-        if fixed is None and abs(price - volume) > 1:
-            yield f"box-cost: box {box.position}: price {price}, expected its volume {volume:g}"
+        if box_type is None:
+            continue
+        want = _expected_cost(box_type, box)
+        price = box.wire["price"]
+        if want is not None and abs(price - want) > 0.5 + EPS * max(1.0, want):
+            yield f"box-cost: box {box.position}: price {price}, expected {want:g}"
 
 
 def check_box_totals(view: PackView) -> Iterator[str]:

@@ -21,12 +21,14 @@ from cartonize.models import (
     Item,
     ItemEntry,
     ItemSet,
+    Outer,
     PackRequest,
     PackResponse,
     Point,
     validate_request,
 )
 from cartonize.random_items import random_item_sets
+from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 
@@ -124,8 +126,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "weightMax": b.weight_max or 0.0,
                 "weightTare": b.weight_tare or 0.0,
                 "price": b.price,
+                "rating": lower_rating(b, f"boxTypes[{i}]", warnings),
             }
-            for b in box_types
+            for i, b in enumerate(box_types)
         ],
         "options": {
             "itemSort": req.item_sort,
@@ -235,9 +238,13 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         dimensions=box_type.dimensions,
         weight_max=weight_max,
         weight_tare=tare,
-        outer=box_type.outer,
+        outer=_outer(box_type),
         rate_table=box_type.rate_table,
         price=round(packed["cost"]),
+        dimensional_weight=packed.get("dimensionalWeight"),
+        dimensional_weight_used=(
+            packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
+        ),
         box_type=box_type,
         items=[ItemEntry.model_construct(item=i) for i in items],
         volume_max=volume_max,
@@ -254,6 +261,16 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         len_units=len(items),
         center_of_mass=center,
         center_of_mass_string=_point_string(center),
+    )
+
+
+def _outer(box_type: BoxType) -> Outer | None:
+    """The box type's `outer`, with the final outer dimensions when a change was given."""
+    outer = box_type.outer
+    if outer is None or outer.dimensions is not None:
+        return outer
+    return Outer.model_construct(
+        dimensions=outer_dimensions(box_type), dimension_change=outer.dimension_change
     )
 
 

@@ -21,6 +21,7 @@ fn small_order() -> PackInput {
             weight_max: 100.0,
             weight_tare: 0.5,
             price: Some(100.0 + 25.0 * i as f64),
+            rating: None,
         })
         .collect();
     PackInput {

@@ -302,6 +302,7 @@ mod tests {
             weight_max: 10.0,
             weight_tare: 1.0,
             price: None,
+            rating: None,
         });
         let kinds = vec![Kind::new(&ItemKindInput {
             dimensions: [1.0, 1.0, 1.0],

@@ -1,6 +1,7 @@
 //! Item kinds and box types lowered to fixed point, with what the search needs
 //! precomputed once per pack.
 
+use crate::cost::{box_cost, Rating};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
 use crate::model::{BoxTypeInput, ItemKindInput};
 use crate::orientation::{allowed_perms, distinct_shapes, Perm};
@@ -63,6 +64,7 @@ pub struct BoxKind {
     pub weight_tare: f64,
     pub price: Option<f64>,
     pub volume: f64,
+    pub rating: Option<Rating>,
 }
 
 impl BoxKind {
@@ -75,6 +77,7 @@ impl BoxKind {
             weight_tare: input.weight_tare,
             price: input.price,
             volume: volume_f64(&dims),
+            rating: input.rating.clone(),
         }
     }
 
@@ -87,10 +90,11 @@ impl BoxKind {
         }
     }
 
-    /// Cost of this box holding `gross_weight`: its price, or its volume when
-    /// it has no price (so lowest cost means least volume).
-    pub fn cost(&self, _gross_weight: f64) -> f64 {
-        self.price.unwrap_or(self.volume)
+    /// Cost of this box holding `gross_weight`: its price plus its rate
+    /// table's rate at the rating weight, or its volume when it has neither
+    /// (so lowest cost means least volume). See [`crate::cost`].
+    pub fn cost(&self, gross_weight: f64) -> f64 {
+        box_cost(self.price, self.volume, self.rating.as_ref(), gross_weight)
     }
 
     /// True when an empty box of this type can hold one unit of `kind`.

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cost::Rating;
+
 /// One kind of item, with how many units of it to pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -31,6 +33,9 @@ pub struct BoxTypeInput {
     /// Fixed price; without it (and without a rate table) cost is the volume.
     #[serde(default)]
     pub price: Option<f64>,
+    /// Rate table, lowered (carrier tables resolved to breakpoints).
+    #[serde(default)]
+    pub rating: Option<Rating>,
 }
 
 /// Item orderings tried before packing (service-spec.md, `itemSort`).
@@ -162,6 +167,12 @@ pub struct PackedBox {
     /// Index into `PackInput::box_types`.
     pub box_type: usize,
     pub cost: f64,
+    /// Volume over `dimFactor`, when the box type's rate table has one.
+    #[serde(default)]
+    pub dimensional_weight: Option<f64>,
+    /// Whether the dimensional weight, not the gross weight, was rated.
+    #[serde(default)]
+    pub dimensional_weight_used: bool,
     /// Units in placement order.
     pub items: Vec<Placement>,
 }
