@@ -105,9 +105,19 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             warnings.append("random is true: the request's itemSets were replaced by random items")
         item_sets = random_item_sets(req)
     kinds = _kinds(item_sets)
-    effects = apply_rules(req.rules, [(k.ref_id, k.item_set) for k in kinds])
+    effects = apply_rules(
+        req.rules,
+        [(k.ref_id, k.item_set) for k in kinds],
+        req.resolved_box_types(),
+        prefer_original=req.item_initial_orientation_preferred,
+        box_type_defaults=req.box_type_defaults,
+    )
     warnings += effects.warnings
-    box_types = req.resolved_box_types()
+    kinds = [
+        _Kind(k.ref_id, item_set, k.first_unit)
+        for k, item_set in zip(kinds, effects.item_sets, strict=True)
+    ]
+    box_types = effects.box_types
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
     engine_input = {
@@ -126,10 +136,14 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "weightMax": b.weight_max or 0.0,
                 "weightTare": b.weight_tare or 0.0,
                 "price": b.price,
-                "rating": lower_rating(b, f"boxTypes[{i}]", warnings),
+                "rating": lower_rating(b, _box_type_path(i, len(req.box_types)), warnings),
             }
             for i, b in enumerate(box_types)
         ],
+        "exclusions": {
+            "kindPairs": sorted(effects.kind_pairs),
+            "kindBoxTypes": sorted(effects.kind_box_types),
+        },
         "options": {
             "itemSort": req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
@@ -187,6 +201,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     render_pictures(req, response)
     response.total_time = time.perf_counter() - started
     return response
+
+
+def _box_type_path(index: int, requested: int) -> str:
+    """Where box type `index` comes from in the request, for error messages."""
+    return f"boxTypes[{index}]" if index < requested else "boxTypeDefaults"
 
 
 def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:

@@ -27,7 +27,7 @@ fn small_order() -> PackInput {
     PackInput {
         items,
         box_types,
-        options: Default::default(),
+        ..PackInput::default()
     }
 }
 

@@ -70,6 +70,7 @@ fn to_input(inst: &Instance, timeout: Option<f64>) -> PackInput {
             timeout,
             ..Options::default()
         },
+        ..PackInput::default()
     }
 }
 

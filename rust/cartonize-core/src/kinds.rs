@@ -3,7 +3,7 @@
 
 use crate::cost::{box_cost, Rating};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
-use crate::model::{BoxTypeInput, ItemKindInput};
+use crate::model::{BoxTypeInput, Exclusions, ItemKindInput};
 use crate::orientation::{allowed_perms, distinct_shapes, Perm};
 
 /// An item kind ready for placement.
@@ -18,6 +18,10 @@ pub struct Kind {
     /// then domination is a plain comparison of sorted sides.
     pub sorted: Vec3,
     pub free: bool,
+    /// Kinds whose units may not share a box with this one, sorted.
+    pub excludes: Vec<usize>,
+    /// Box types this kind may not enter, sorted.
+    pub excluded_box_types: Vec<usize>,
 }
 
 impl Kind {
@@ -35,7 +39,14 @@ impl Kind {
             shapes,
             sorted,
             free: perms.len() == 6,
+            excludes: Vec::new(),
+            excluded_box_types: Vec::new(),
         }
+    }
+
+    /// True when a unit of this kind may share a box with a unit of `other`.
+    pub fn may_share_with(&self, other: usize) -> bool {
+        self.excludes.binary_search(&other).is_err()
     }
 
     /// True when every shape of `self` is at least as large on every axis as
@@ -104,6 +115,28 @@ impl BoxKind {
                 .shapes
                 .iter()
                 .any(|(s, _)| (0..3).all(|a| s[a] <= self.dims[a]))
+    }
+}
+
+/// Records the request's exclusions on `kinds`, both ways for kind pairs;
+/// indices out of range are ignored (the Python layer only sends valid ones).
+pub fn apply_exclusions(kinds: &mut [Kind], exclusions: &Exclusions) {
+    for &[a, b] in &exclusions.kind_pairs {
+        if a < kinds.len() && b < kinds.len() {
+            kinds[a].excludes.push(b);
+            kinds[b].excludes.push(a);
+        }
+    }
+    for &[k, b] in &exclusions.kind_box_types {
+        if let Some(kind) = kinds.get_mut(k) {
+            kind.excluded_box_types.push(b);
+        }
+    }
+    for kind in kinds.iter_mut() {
+        kind.excludes.sort_unstable();
+        kind.excludes.dedup();
+        kind.excluded_box_types.sort_unstable();
+        kind.excluded_box_types.dedup();
     }
 }
 

@@ -46,7 +46,8 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     check(input)?;
     let opts = &input.options;
     let deadline = Deadline::after(opts.timeout);
-    let kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
+    let mut kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
+    kinds::apply_exclusions(&mut kinds, &input.exclusions);
     let boxes: Vec<BoxKind> = input.box_types.iter().map(BoxKind::new).collect();
     let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
     let mut min_reach = [i64::MAX; 3];
@@ -304,6 +305,7 @@ mod tests {
                 improve,
                 ..Options::default()
             },
+            ..PackInput::default()
         }
     }
 

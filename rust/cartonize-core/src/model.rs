@@ -140,6 +140,21 @@ pub struct PackInput {
     pub box_types: Vec<BoxTypeInput>,
     #[serde(default)]
     pub options: Options,
+    /// Which units may not share a box, or enter a box type (rules).
+    #[serde(default)]
+    pub exclusions: Exclusions,
+}
+
+/// Separation the request's rules ask for (`exclude`, `exclude-all`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Exclusions {
+    /// Pairs of item kinds whose units never share a box (either order).
+    #[serde(default)]
+    pub kind_pairs: Vec<[usize; 2]>,
+    /// (item kind, box type) pairs: units of the kind never enter the type.
+    #[serde(default)]
+    pub kind_box_types: Vec<[usize; 2]>,
 }
 
 /// One unit placed in a box.
