@@ -13,6 +13,7 @@ from typing import Any
 
 from cartonize import _core
 from cartonize.errors import InvalidRequest
+from cartonize.generators import GeneratedBoxTypes, generate_box_types
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -43,7 +44,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "layFlat": False,
     "interlock": False,
     "corners": True,
-    "boxTypeGenerators": [],
     "boxes": [],
     "usableSpace": 0.85,
     "reservedSpace": 0.0,
@@ -105,10 +105,18 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             warnings.append("random is true: the request's itemSets were replaced by random items")
         item_sets = random_item_sets(req)
     kinds = _kinds(item_sets)
+    generated = generate_box_types(
+        req.box_type_generators,
+        [k.item_set for k in kinds],
+        req.box_type_defaults,
+        req.generated_box_types_max,
+    )
+    warnings += generated.warnings
+    requested_box_types = req.resolved_box_types()
     effects = apply_rules(
         req.rules,
         [(k.ref_id, k.item_set) for k in kinds],
-        req.resolved_box_types(),
+        requested_box_types + generated.box_types,
         prefer_original=req.item_initial_orientation_preferred,
         box_type_defaults=req.box_type_defaults,
     )
@@ -118,6 +126,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         for k, item_set in zip(kinds, effects.item_sets, strict=True)
     ]
     box_types = effects.box_types
+    resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
     engine_input = {
@@ -136,13 +145,18 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "weightMax": b.weight_max or 0.0,
                 "weightTare": b.weight_tare or 0.0,
                 "price": b.price,
-                "rating": lower_rating(b, _box_type_path(i, len(req.box_types)), warnings),
+                "rating": lower_rating(
+                    b, _box_type_path(i, len(req.box_types)), warnings, resolved_tables
+                ),
             }
             for i, b in enumerate(box_types)
         ],
         "exclusions": {
             "kindPairs": sorted(effects.kind_pairs),
-            "kindBoxTypes": sorted(effects.kind_box_types),
+            "kindBoxTypes": sorted(
+                effects.kind_box_types
+                | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
+            ),
         },
         "options": {
             "itemSort": req.item_sort,
@@ -198,14 +212,27 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         warnings=warnings,
         properties=req.properties,
     )
-    render_pictures(req, response)
+    render_pictures(req, response, box_types)
     response.total_time = time.perf_counter() - started
     return response
 
 
 def _box_type_path(index: int, requested: int) -> str:
     """Where box type `index` comes from in the request, for error messages."""
-    return f"boxTypes[{index}]" if index < requested else "boxTypeDefaults"
+    return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
+
+
+def _as_is_generated_exclusions(
+    generated: GeneratedBoxTypes, first: int, kinds: int
+) -> set[tuple[int, int]]:
+    """(item set, box type) pairs keeping every other item set out of a pack-as-is
+    generator's carton: it is that item's own packaging."""
+    return {
+        (q, first + i)
+        for i, owner in generated.as_is_owner.items()
+        for q in range(kinds)
+        if q != owner
+    }
 
 
 def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:

@@ -38,16 +38,26 @@ def outer_dimensions(box: BoxProperties) -> Point | None:
     return None
 
 
-def lower_rating(box: BoxProperties, path: str, warnings: list[str]) -> dict[str, Any] | None:
+def lower_rating(
+    box: BoxProperties,
+    path: str,
+    warnings: list[str],
+    resolved: dict[int, tuple[dict[str, Any] | None, float | None]] | None = None,
+) -> dict[str, Any] | None:
     """The engine's `rating` for `box` (at request path `path`), or None without a rate table.
 
-    Raises `InvalidRequest` naming the field when the table is ambiguous, incomplete or
-    names an unknown carrier, service or zone."""
+    `resolved` remembers tables already checked (by identity) across the box types of
+    one request, which often share one table. Raises `InvalidRequest` naming the field
+    when the table is ambiguous, incomplete or names an unknown carrier, service or zone."""
     table = box.rate_table
     if table is None:
         return None
-    where = f"{path}.rateTable"
-    rate, default_dim_factor = _rate(table, where)
+    if resolved is not None and id(table) in resolved:
+        rate, default_dim_factor = resolved[id(table)]
+    else:
+        rate, default_dim_factor = _rate(table, f"{path}.rateTable")
+        if resolved is not None:
+            resolved[id(table)] = (rate, default_dim_factor)
     dim_factor = table.dim_factor if table.dim_factor is not None else default_dim_factor
     return {
         "volume": _rating_volume(box, path, warnings),
