@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import threading
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -41,9 +42,26 @@ class SecretBox:
 
     def __init__(self, key_file: Path | str) -> None:
         self.key_file = Path(key_file)
-        master = _load_or_create(self.key_file)
-        self._fernet = Fernet(base64.urlsafe_b64encode(_derive(master, b"cartonize credentials")))
-        self._hash_key = _derive(master, b"cartonize secret hash")
+        self._keys: tuple[Fernet, bytes] | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[Fernet, bytes]:
+        # Read on first use, so that an app whose data directory is broken still starts
+        # (and reports it through /readyz).
+        with self._lock:
+            if self._keys is None:
+                master = _load_or_create(self.key_file)
+                fernet = Fernet(base64.urlsafe_b64encode(_derive(master, b"cartonize credentials")))
+                self._keys = (fernet, _derive(master, b"cartonize secret hash"))
+            return self._keys
+
+    @property
+    def _fernet(self) -> Fernet:
+        return self._load()[0]
+
+    @property
+    def _hash_key(self) -> bytes:
+        return self._load()[1]
 
     @classmethod
     def for_data_dir(cls, data_dir: Path | str, environ: dict[str, str] | None = None) -> SecretBox:
