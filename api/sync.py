@@ -47,11 +47,17 @@ def parse_row_key(value: object, *, text: bool) -> list[str] | None:
     header (`text` True: a name, or JSON array text). None when absent."""
     if value is None:
         return None
-    if text and isinstance(value, str) and value.strip().startswith("["):
+    if text and isinstance(value, str):
+        # JSON text (an array, or a quoted string) is decoded; any other JSON value is not
+        # a row key, and neither is broken JSON. Bare text is one property name.
         try:
             value = json.loads(value)
         except ValueError:
-            raise InvalidRowKey from None
+            if value.strip().startswith(("[", "{")):
+                raise InvalidRowKey from None
+        else:
+            if not isinstance(value, str | list):
+                raise InvalidRowKey
     if isinstance(value, str):
         names = [value.strip()]
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
