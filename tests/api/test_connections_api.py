@@ -64,7 +64,9 @@ def test_credentials_are_encrypted_at_rest_and_resolvable_for_a_pull(plan: Plan)
     created = plan.create_connection(
         thirdPartyApiKey="key-secret-value",
         thirdPartyApiToken="token-secret-value",
-        apiHeadersTemplate='{"Authorization": "Bearer {{ api_token }}", "X-Api-Key": "{{ api_key }}"}',
+        apiHeadersTemplate=(
+            '{"Authorization": "Bearer {{ api_token }}", "X-Api-Key": "{{ api_key }}"}'
+        ),
     )
     raw = plan.store.path.read_bytes()
     assert b"key-secret-value" not in raw and b"token-secret-value" not in raw
