@@ -25,7 +25,7 @@ BERLIN = "Europe/Berlin"
 
 
 def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+    return datetime(*parts, tzinfo=UTC)  # type: ignore[misc, arg-type]
 
 
 def local(slots: list[datetime], zone: str) -> list[str]:
