@@ -36,6 +36,7 @@ from dagster import (
 from pipelines.resources import ConnectionCatalogResource, SourceClientResource
 
 __all__ = [
+    "PARTITIONS",
     "SLOT_TAG",
     "TRIGGER_TAG",
     "build_schedule_sensor",
@@ -48,7 +49,9 @@ TRIGGER_TAG = "cartonize/trigger"
 #: Run tag holding the slot (UTC, ISO 8601) a scheduled run is for.
 SLOT_TAG = "cartonize/slot"
 
-connections_partitions = DynamicPartitionsDefinition(name="connections")
+#: The dynamic partitions definition: one partition per connection, keyed by its id.
+PARTITIONS = "connections"
+connections_partitions = DynamicPartitionsDefinition(name=PARTITIONS)
 
 REQUIRED_PRESENT = "required_properties_present"
 REF_IDS_UNIQUE = "ref_ids_unique"
@@ -172,17 +175,13 @@ def build_schedule_sensor(
         except CatalogUnavailable as exc:
             return SkipReason(f"connections unavailable: {exc}")
         moment = now()
-        known = set(context.instance.get_dynamic_partitions(connections_partitions.name or ""))
+        known = set(context.instance.get_dynamic_partitions(PARTITIONS))
         current = {c.connection_id for c in connections}
         partition_requests: list[AddDynamicPartitionsRequest | DeleteDynamicPartitionsRequest] = []
         if added := sorted(current - known):
-            partition_requests.append(
-                AddDynamicPartitionsRequest(connections_partitions.name or "", added)
-            )
+            partition_requests.append(AddDynamicPartitionsRequest(PARTITIONS, added))
         if removed := sorted(known - current):
-            partition_requests.append(
-                DeleteDynamicPartitionsRequest(connections_partitions.name or "", removed)
-            )
+            partition_requests.append(DeleteDynamicPartitionsRequest(PARTITIONS, removed))
         run_requests: list[RunRequest] = []
         for connection in connections:
             if connection.schedule is None:

@@ -64,6 +64,8 @@ class ConnectionCatalogResource(ConfigurableResource):  # type: ignore[type-arg]
 class StoreCatalogResource(ConnectionCatalogResource):
     """The service's own store under CARTONIZE_DATA_DIR."""
 
+    #: The store's directory; None reads CARTONIZE_DATA_DIR. (A resource without fields
+    #: also trips a pydantic deprecation warning inside dagster 1.13.)
     data_dir: str | None = None
 
     def open(self) -> ConnectionCatalog:

@@ -56,7 +56,7 @@ def pull(
         instance=instance,
         resources={
             "catalog": FileCatalogResource(path=str(catalog.path)),
-            # backoff shortened so the retry test below waits milliseconds, not seconds
+            # two attempts: the retry test below waits one backoff (at most 1 s), not four
             "source": SourceClientResource(allow_networks="127.0.0.0/8", max_attempts=2),
         },
         tags=tags or {},
