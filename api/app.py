@@ -34,6 +34,7 @@ from cartonize.service import KeyRing, PackFn, PackLog, PackService, RateLimiter
 from cartonize.store import Clock, Store, StoreUnavailable, utc_now
 
 from api.access_log import AccessLog
+from api.console import add_console
 from api.openapi import DocsResource, OpenApiResource
 from api.resources import (
     HealthResource,
@@ -62,6 +63,8 @@ class AppConfig:
     # 0 writes each pack before answering (tests, one-off apps); the environment default
     # for gunicorn is 0.5, see `from_env`.
     pack_flush_seconds: float = 0.0
+    # Console cookies get the Secure flag; set it when the service is served over HTTPS.
+    secure_cookies: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
@@ -79,6 +82,7 @@ class AppConfig:
             retention_days=float(get("RETENTION_DAYS", default.retention_days)),
             # Batching is what lets two workers keep up with hundreds of packs a second.
             pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
+            secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
         )
 
 
@@ -140,6 +144,14 @@ def create_app(
     app.add_route("/healthz", HealthResource())
     app.add_route("/readyz", ReadyResource(store))
     app.add_error_handler(Exception, handle_error)
+    add_console(
+        app,
+        store=store,
+        service=service,
+        log=log,
+        keys=keys,
+        secure_cookies=config.secure_cookies,
+    )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
     if config.pack_flush_seconds > 0:
