@@ -7,7 +7,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 DATA_DIR ?= $(CURDIR)/data
 BIND ?= 127.0.0.1:8080
 
-.PHONY: help run test develop lint typecheck rust-test py-test bench bench-load samples lock clean
+.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-load samples lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -39,10 +39,16 @@ typecheck: develop ## mypy --strict on python/, and the binding's stub against t
 rust-test: ## cargo test
 	cargo test --workspace
 
-py-test: develop ## pytest
+py-test: develop chromium ## pytest
 	$(BIN)/pytest -q
 
 test: lint typecheck rust-test py-test ## everything CI runs
+
+CHROMIUM ?= /usr/bin/chromium
+chromium: ## Debian's chromium for the console's browser tests (installed once, needs root)
+	@test -x $(CHROMIUM) || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
 
 bench: develop ## benchmarks (not tests); figures go to docs/benchmarks.md by hand
 	$(BIN)/python -m bench.pack_speed
