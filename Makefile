@@ -21,10 +21,8 @@ $(BIN)/.installed: requirements.lock
 develop: $(BIN)/.installed ## build the Rust engine (release) into the virtual environment
 	$(BIN)/maturin develop --release --quiet
 
-run: develop ## run the service on http://$(BIND) (API under gunicorn)
-	mkdir -p $(DATA_DIR)
-	CARTONIZE_DATA_DIR=$(DATA_DIR) CARTONIZE_BIND=$(BIND) \
-	  $(BIN)/gunicorn -c api/gunicorn.conf.py 'api.app:get_app()'
+run: develop ## run the service: API on http://$(BIND), Dagster UI on :3000, scheduler (all under $(DATA_DIR))
+	CARTONIZE_DATA_DIR=$(DATA_DIR) CARTONIZE_BIND=$(BIND) $(BIN)/python -m cartonize.serve
 
 lint: $(BIN)/.installed ## formatting and lints, Rust and Python
 	cargo fmt --all --check
