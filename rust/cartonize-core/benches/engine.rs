@@ -21,12 +21,13 @@ fn small_order() -> PackInput {
             weight_max: 100.0,
             weight_tare: 0.5,
             price: Some(100.0 + 25.0 * i as f64),
+            rating: None,
         })
         .collect();
     PackInput {
         items,
         box_types,
-        options: Default::default(),
+        ..PackInput::default()
     }
 }
 

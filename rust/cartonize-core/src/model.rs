@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cost::Rating;
+
 /// One kind of item, with how many units of it to pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -31,6 +33,9 @@ pub struct BoxTypeInput {
     /// Fixed price; without it (and without a rate table) cost is the volume.
     #[serde(default)]
     pub price: Option<f64>,
+    /// Rate table, lowered (carrier tables resolved to breakpoints).
+    #[serde(default)]
+    pub rating: Option<Rating>,
 }
 
 /// Item orderings tried before packing (service-spec.md, `itemSort`).
@@ -135,6 +140,21 @@ pub struct PackInput {
     pub box_types: Vec<BoxTypeInput>,
     #[serde(default)]
     pub options: Options,
+    /// Which units may not share a box, or enter a box type (rules).
+    #[serde(default)]
+    pub exclusions: Exclusions,
+}
+
+/// Separation the request's rules ask for (`exclude`, `exclude-all`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Exclusions {
+    /// Pairs of item kinds whose units never share a box (either order).
+    #[serde(default)]
+    pub kind_pairs: Vec<[usize; 2]>,
+    /// (item kind, box type) pairs: units of the kind never enter the type.
+    #[serde(default)]
+    pub kind_box_types: Vec<[usize; 2]>,
 }
 
 /// One unit placed in a box.
@@ -162,6 +182,12 @@ pub struct PackedBox {
     /// Index into `PackInput::box_types`.
     pub box_type: usize,
     pub cost: f64,
+    /// Volume over `dimFactor`, when the box type's rate table has one.
+    #[serde(default)]
+    pub dimensional_weight: Option<f64>,
+    /// Whether the dimensional weight, not the gross weight, was rated.
+    #[serde(default)]
+    pub dimensional_weight_used: bool,
     /// Units in placement order.
     pub items: Vec<Placement>,
 }
