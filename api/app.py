@@ -32,9 +32,18 @@ import falcon
 from cartonize.errors import CartonizeError, TooManyRequests, error_body
 from cartonize.service import KeyRing, PackFn, PackLog, PackService, RateLimiter
 from cartonize.store import Clock, Store, StoreUnavailable, utc_now
+from cartonize.sync.crypto import SecretBox
 
 from api.access_log import AccessLog
 from api.console import add_console
+from api.connections import (
+    ConnectionCredentialsResource,
+    ConnectionItemResource,
+    ConnectionListResource,
+    ConnectionLogResource,
+    PlanAccess,
+)
+from api.library import LibraryCsvResource, LibraryItemResource, LibraryListResource
 from api.openapi import DocsResource, OpenApiResource
 from api.resources import (
     HealthResource,
@@ -44,6 +53,7 @@ from api.resources import (
     ReadyResource,
     StoredPackResource,
 )
+from api.sync import SyncRestResource
 
 __all__ = ["AppConfig", "PackFn", "create_app", "get_app", "handle_error"]
 
@@ -136,13 +146,14 @@ def create_app(
     limits = Limits(max_body_bytes=config.max_body_bytes, max_items=config.max_items)
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
-    app.add_route("/", PackResource(service, keys, limiter, limits))
+    app.add_route("/", PackResource(service, keys, limiter, limits, store))
     app.add_route("/packs", PackListResource(store, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
     app.add_route("/docs", DocsResource(limits))
     app.add_route("/healthz", HealthResource())
     app.add_route("/readyz", ReadyResource(store))
+    _add_sync_routes(app, store, keys, clock, config)
     app.add_error_handler(Exception, handle_error)
     add_console(
         app,
@@ -158,6 +169,32 @@ def create_app(
         # Queued packs are written when the worker exits (gunicorn ends workers by SystemExit).
         atexit.register(log.close)
     return app
+
+
+def _add_sync_routes(
+    app: falcon.App[falcon.Request, falcon.Response],
+    store: Store,
+    keys: KeyRing,
+    clock: Clock,
+    config: AppConfig,
+) -> None:
+    """The resource library, connection management and the sync REST API."""
+    box = SecretBox.for_data_dir(store.data_dir)
+    access = PlanAccess(store, keys)
+    app.add_route("/resources", LibraryListResource(store, keys))
+    app.add_route("/resources/{resource_id:int}", LibraryItemResource(store, keys))
+    app.add_route("/resources/{resource_id:int}/csv", LibraryCsvResource(store, keys))
+    plan = "/plans/{plan_id}/connections"
+    app.add_route(plan, ConnectionListResource(access, box, clock))
+    app.add_route(plan + "/{connection_id:int}", ConnectionItemResource(access, box, clock))
+    app.add_route(
+        plan + "/{connection_id:int}/credentials", ConnectionCredentialsResource(access, box, clock)
+    )
+    app.add_route(plan + "/{connection_id:int}/log", ConnectionLogResource(access))
+    app.add_route(
+        "/sync-api/{public_api_id}/rest",
+        SyncRestResource(store, box, clock, config.max_body_bytes),
+    )
 
 
 def get_app() -> falcon.App[falcon.Request, falcon.Response]:
