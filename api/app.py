@@ -35,6 +35,7 @@ from cartonize.store import Clock, Store, StoreUnavailable, utc_now
 from cartonize.sync.crypto import SecretBox
 
 from api.access_log import AccessLog
+from api.console import add_console
 from api.connections import (
     ConnectionCredentialsResource,
     ConnectionItemResource,
@@ -72,6 +73,8 @@ class AppConfig:
     # 0 writes each pack before answering (tests, one-off apps); the environment default
     # for gunicorn is 0.5, see `from_env`.
     pack_flush_seconds: float = 0.0
+    # Console cookies get the Secure flag; set it when the service is served over HTTPS.
+    secure_cookies: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
@@ -89,6 +92,7 @@ class AppConfig:
             retention_days=float(get("RETENTION_DAYS", default.retention_days)),
             # Batching is what lets two workers keep up with hundreds of packs a second.
             pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
+            secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
         )
 
 
@@ -151,6 +155,14 @@ def create_app(
     app.add_route("/readyz", ReadyResource(store))
     _add_sync_routes(app, store, keys, clock, config)
     app.add_error_handler(Exception, handle_error)
+    add_console(
+        app,
+        store=store,
+        service=service,
+        log=log,
+        keys=keys,
+        secure_cookies=config.secure_cookies,
+    )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
     if config.pack_flush_seconds > 0:
