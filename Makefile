@@ -7,7 +7,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 DATA_DIR ?= $(CURDIR)/data
 BIND ?= 127.0.0.1:8080
 
-.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-load samples lock clean
+.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -48,9 +48,22 @@ chromium: ## Debian's chromium for the console's browser tests (installed once, 
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
 
-bench: develop ## benchmarks (not tests); figures go to docs/benchmarks.md by hand
+bench: develop ## the benchmark suite, quick mode (a few minutes); figures go to docs/benchmarks.md by hand
+	$(BIN)/python -m bench.pack_speed --orders 100 --repeats 3
+	$(BIN)/python -m bench.render_speed
+	$(BIN)/python -m bench.mpv --quick
+	$(BIN)/python -m bench.container --quick
+	$(BIN)/python -m bench.ecommerce --orders 200
+	$(BIN)/python -m bench.peers --quick
+
+bench-full: develop ## the benchmark suite with the complete figures (about 15 minutes on 2 cores)
 	$(BIN)/python -m bench.pack_speed
 	$(BIN)/python -m bench.render_speed
+	$(BIN)/python -m bench.mpv
+	$(BIN)/python -m bench.container
+	$(BIN)/python -m bench.ecommerce
+	$(BIN)/python -m bench.peers
+	cargo bench -p cartonize-core --bench engine
 
 samples: develop ## write the sample pictures of docs/pictures.md to docs/images/
 	$(BIN)/python docs/make_samples.py
