@@ -46,7 +46,7 @@ def add_console(
     secure_cookies: bool,
 ) -> Console:
     """Add the console's routes, static files and page error handlers to `app`."""
-    signer = SessionSigner(load_signing_key(Path(store.data_dir)))
+    signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
     console = Console(
         store=store,
         service=service,
