@@ -35,7 +35,6 @@ from cartonize.store import Clock, Store, StoreUnavailable, utc_now
 from cartonize.sync.crypto import SecretBox
 
 from api.access_log import AccessLog
-from api.console import add_console
 from api.connections import (
     ConnectionCredentialsResource,
     ConnectionItemResource,
@@ -43,6 +42,7 @@ from api.connections import (
     ConnectionLogResource,
     PlanAccess,
 )
+from api.console import add_console
 from api.library import LibraryCsvResource, LibraryItemResource, LibraryListResource
 from api.openapi import DocsResource, OpenApiResource
 from api.resources import (

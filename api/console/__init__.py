@@ -7,6 +7,7 @@ from pathlib import Path
 import falcon
 from cartonize.service import KeyRing, PackLog, PackService
 from cartonize.store import Store
+from cartonize.sync.crypto import SecretBox
 
 from api.console.pages import (
     Console,
@@ -20,6 +21,15 @@ from api.console.pages import (
     handle_page_error,
 )
 from api.console.session import SessionSigner, load_signing_key
+from api.console.sync_pages import (
+    ConnectionEditorPage,
+    ConnectionListPage,
+    ConnectionNewPage,
+    RegenerateCredentialsPage,
+    ResourceCsvDownload,
+    ResourceListPage,
+    ResourcePage,
+)
 
 __all__ = ["Console", "add_console"]
 
@@ -36,7 +46,7 @@ def add_console(
     secure_cookies: bool,
 ) -> Console:
     """Add the console's routes, static files and page error handlers to `app`."""
-    signer = SessionSigner(load_signing_key(Path(store.data_dir)))
+    signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
     console = Console(
         store=store,
         service=service,
@@ -52,6 +62,17 @@ def add_console(
     app.add_route(base + "/", OverviewPage(console))
     app.add_route(base + "/playground", PlaygroundPage(console))
     app.add_route(base + "/packs/{pack_uuid}", StoredPackPage(console))
+    box = SecretBox.for_data_dir(store.data_dir)
+    app.add_route(base + "/connections", ConnectionListPage(console))
+    app.add_route(base + "/connections/new", ConnectionNewPage(console, box))
+    app.add_route(base + "/connections/{connection_id:int}", ConnectionEditorPage(console, box))
+    app.add_route(
+        base + "/connections/{connection_id:int}/credentials",
+        RegenerateCredentialsPage(console, box),
+    )
+    app.add_route(base + "/resources", ResourceListPage(console))
+    app.add_route(base + "/resources/{resource_id:int}", ResourcePage(console))
+    app.add_route(base + "/resources/{resource_id:int}/csv", ResourceCsvDownload(console))
     handler = handle_page_error(console)
     app.add_error_handler(PageError, handler)
     app.add_error_handler(ConsoleRedirect, handler)

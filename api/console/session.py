@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,12 +73,21 @@ def _unb64(text: str) -> bytes:
 class SessionSigner:
     """Issues and checks session cookies and CSRF tokens under one HMAC key."""
 
-    def __init__(self, key: bytes, lifetime_seconds: int = 8 * 3600) -> None:
-        self._key = key
+    def __init__(self, key: bytes | Callable[[], bytes], lifetime_seconds: int = 8 * 3600) -> None:
+        # A callable is read on first use: the app starts (and /readyz can say 503) even
+        # when the data directory is not usable yet.
+        self._key: bytes | None = key if isinstance(key, bytes) else None
+        self._load = key if callable(key) else None
         self.lifetime_seconds = lifetime_seconds
 
+    def _secret(self) -> bytes:
+        if self._key is None:
+            assert self._load is not None
+            self._key = self._load()
+        return self._key
+
     def _mac(self, purpose: str, payload: str) -> str:
-        digest = hmac.new(self._key, f"{purpose}:{payload}".encode(), hashlib.sha256).digest()
+        digest = hmac.new(self._secret(), f"{purpose}:{payload}".encode(), hashlib.sha256).digest()
         return _b64(digest)
 
     def issue(

@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 from cartonize.store import Store
-from falcon import testing
 
-from api.app import AppConfig, create_app
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, SessionSigner
+from tests.api.console_browser import Browser, hidden
 
 REQUEST: dict[str, Any] = {
     "orderId": "PLAY-1",
@@ -25,45 +23,6 @@ REQUEST: dict[str, Any] = {
         {"refId": 7, "name": "cube", "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 10}
     ],
 }
-
-
-class Browser:
-    """A test client that keeps cookies between requests, like a browser."""
-
-    def __init__(self, store: Store, **config: Any) -> None:
-        self.client = testing.TestClient(create_app(None, AppConfig(**config), store=store))
-        self.cookies: dict[str, str] = {}
-
-    def _headers(self) -> dict[str, str]:
-        jar = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        return {"Cookie": jar} if jar else {}
-
-    def _keep(self, result: testing.Result) -> testing.Result:
-        for name, cookie in result.cookies.items():
-            expired = cookie.expires is not None and cookie.expires.year < 2000
-            if expired or cookie.max_age == 0 or cookie.value == "":
-                self.cookies.pop(name, None)
-            else:
-                self.cookies[name] = cookie.value
-        return result
-
-    def get(self, path: str, **params: str) -> testing.Result:
-        return self._keep(self.client.simulate_get(path, params=params, headers=self._headers()))
-
-    def post(self, path: str, form: dict[str, str]) -> testing.Result:
-        headers = {"Content-Type": "application/x-www-form-urlencoded", **self._headers()}
-        return self._keep(self.client.simulate_post(path, body=urlencode(form), headers=headers))
-
-    def sign_in(self, key: str) -> testing.Result:
-        page = self.get("/sign-in")
-        token = _hidden(page.text, "sign_in_token")
-        return self.post("/sign-in", {"sign_in_token": token, "api_key": key, "next": ""})
-
-
-def _hidden(html: str, name: str) -> str:
-    match = re.search(rf'name="{name}" value="([^"]*)"', html)
-    assert match, f"no hidden field {name}"
-    return match.group(1)
 
 
 @pytest.fixture
@@ -172,7 +131,7 @@ def test_playground_packs_stores_and_shows_pictures(store: Store, account: tuple
     browser = Browser(store)
     browser.sign_in(key)
     page = browser.get(f"/plans/{plan}/console/playground")
-    csrf = _hidden(page.text, "csrf_token")
+    csrf = hidden(page.text, "csrf_token")
     result = browser.post(
         f"/plans/{plan}/console/playground", {"request": json.dumps(REQUEST), "csrf_token": csrf}
     )
@@ -196,7 +155,7 @@ def test_playground_shows_a_bad_request_with_its_details_and_keeps_the_text(
     plan, key = account
     browser = Browser(store)
     browser.sign_in(key)
-    csrf = _hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
+    csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
     bad = json.dumps({"itemSets": [{"refId": 1, "dimensions": {"x": -1, "y": 1, "z": 1}}]})
     result = browser.post(f"/plans/{plan}/console/playground", {"request": bad, "csrf_token": csrf})
     assert result.status_code == 422
@@ -208,7 +167,7 @@ def test_sign_out_clears_the_session(store: Store, account: tuple[str, str]) -> 
     plan, key = account
     browser = Browser(store)
     browser.sign_in(key)
-    csrf = _hidden(browser.get(f"/plans/{plan}/console/").text, "csrf_token")
+    csrf = hidden(browser.get(f"/plans/{plan}/console/").text, "csrf_token")
     result = browser.post("/sign-out", {"csrf_token": csrf})
     assert result.status_code == 303 and result.headers["location"] == "/sign-in"
     assert SESSION_COOKIE not in browser.cookies
