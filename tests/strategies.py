@@ -92,3 +92,18 @@ def pack_requests(draw: st.DrawFn) -> Wire:
         "itemSortDualDirection": draw(st.booleans()),
         "includeImages": False,
     }
+
+
+#: Options that change packing, each with the values a tuned request may draw.
+OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "allowableOverhang": st.one_of(st.just(-1), st.just(0), tenths(0, 5)),
+}
+
+
+@st.composite
+def tuned_pack_requests(draw: st.DrawFn) -> Wire:
+    """A ``pack_requests()`` request with a random subset of ``OPTION_VALUES`` turned on."""
+    request = draw(pack_requests())
+    for name in draw(st.sets(st.sampled_from(sorted(OPTION_VALUES)))):
+        request[name] = draw(OPTION_VALUES[name])
+    return request

@@ -266,3 +266,27 @@ def test_random_units_of_one_ref_id_must_share_a_shape() -> None:
     other["dimensions"] = {k: v + 0.5 for k, v in first["dimensions"].items()}
     problems = validate(request, response)
     assert any(p.startswith("random:") and "differs" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("allowance", "move", "found"),
+    [
+        (-1, None, None),  # no support check
+        (5, None, None),  # items 2 and 3 stick out 5 past book 1 along y
+        (4.9, None, "box 0 item 2"),
+        (4.9, None, "box 0 item 3"),
+        (5, _move(1, 1, x=0.5), "box 1 item 6 (refId 4): rests on nothing"),
+    ],
+)
+def test_support_is_checked_against_allowable_overhang(
+    allowance: float, move: Callable[[Wire], None] | None, found: str | None
+) -> None:
+    request = {**REQUEST, "allowableOverhang": allowance}
+    response = copy.deepcopy(RESPONSE)
+    if move is not None:
+        move(response)
+    problems = [p for p in validate(request, response) if p.startswith("support:")]
+    if found is None:
+        assert problems == []
+    else:
+        assert any(found in p for p in problems), problems

@@ -22,6 +22,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
   pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
   box-type check is skipped), ``reservedSpace``, rules and per-box limits.
+- **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
+  of an item ending at its base height, and every point of its base must lie within a,
+  along y and along z, of such tops (docs/decisions.md). The check is O(n^2) per box.
 
 Later rules (orientation locks, overhang, inline limits, per-box caps) are added as
 further functions in ``CHECKS``.
@@ -29,6 +32,8 @@ further functions in ``CHECKS``.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -43,6 +48,7 @@ EPS = 1e-6
 AXES = ("x", "y", "z")
 
 Vec = tuple[float, float, float]
+Vec2 = tuple[float, float]
 Shape = tuple[Vec, float]  # sorted dimensions and weight: what identifies an item set
 Wire = Mapping[str, Any]
 
@@ -351,6 +357,66 @@ def check_no_overlap(view: PackView) -> Iterator[str]:
                     )
 
 
+def _covered(whole: tuple[Vec2, Vec2], parts: list[tuple[Vec2, Vec2]], tol: float) -> bool:
+    """True when the rectangles ``parts`` (each ((lo, hi) along y, (lo, hi) along z), inside
+    ``whole``) leave no gap wider than ``tol`` in ``whole``."""
+    edges = sorted({whole[0][0], whole[0][1], *(e for p in parts for e in p[0])})
+    for lo, hi in itertools.pairwise(edges):
+        if hi - lo <= tol:
+            continue
+        spans = sorted(p[1] for p in parts if p[0][0] <= lo + tol and p[0][1] >= hi - tol)
+        reached = whole[1][0]
+        for start, end in spans:
+            if start > reached + tol:
+                break
+            reached = max(reached, end)
+        if reached < whole[1][1] - tol:
+            return False
+    return True
+
+
+def check_support(view: PackView) -> Iterator[str]:
+    """With ``allowableOverhang`` a >= 0, an item above the floor touches the top of some
+    item directly beneath it, and every point of its base lies within a (along y and
+    along z) of such tops: it overhangs its support by at most a on every side."""
+    allowance = view.request.get("allowableOverhang")
+    if not _is_number(allowance) or allowance < 0:
+        return
+    for box in view.boxes:
+        tol = EPS * max(box.dims)
+        by_top = sorted(box.items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
+        tops = [it.origin[0] + it.dims[0] if it.origin else 0.0 for it in by_top]
+        for item in box.items:
+            assert item.origin is not None
+            base = item.origin[0]
+            if base <= tol:
+                continue
+            y0, z0 = item.origin[1], item.origin[2]
+            y1, z1 = y0 + item.dims[1], z0 + item.dims[2]
+            touching = False
+            parts: list[tuple[Vec2, Vec2]] = []
+            lo, hi = bisect.bisect_left(tops, base - tol), bisect.bisect_right(tops, base + tol)
+            for other in by_top[lo:hi]:
+                assert other.origin is not None
+                oy0, oz0 = other.origin[1], other.origin[2]
+                oy1, oz1 = oy0 + other.dims[1], oz0 + other.dims[2]
+                if min(y1, oy1) - max(y0, oy0) > tol and min(z1, oz1) - max(z0, oz0) > tol:
+                    touching = True
+                part = (
+                    (max(y0, oy0 - allowance), min(y1, oy1 + allowance)),
+                    (max(z0, oz0 - allowance), min(z1, oz1 + allowance)),
+                )
+                if part[0][1] - part[0][0] > tol and part[1][1] - part[1][0] > tol:
+                    parts.append(part)
+            if not touching:
+                yield f"support: {item.label}: rests on nothing at height {base:g}"
+            elif not _covered(((y0, y1), (z0, z1)), parts, tol):
+                yield (
+                    f"support: {item.label} at {_fmt(item.origin)} size {_fmt(item.dims)}: "
+                    f"overhangs its support by more than allowableOverhang {allowance:g}"
+                )
+
+
 # --- items against their item sets -----------------------------------------------------
 
 
@@ -582,6 +648,7 @@ def packing_of(response: Wire) -> dict[str, Any]:
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
+    check_support,
     check_rotation,
     check_random_consistency,
     check_item_weight,

@@ -48,7 +48,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "boxTypeSets": [],
     "packOrigin": None,
     "cohortPacking": False,
-    "allowableOverhang": -1.0,
     "placementStyle": "default",
     "itemInitialOrientationBestForBox": False,
     "sequenceSort": False,
@@ -96,6 +95,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
+    if req.allowable_overhang < 0 and req.allowable_overhang != -1:
+        warnings.append(
+            f"allowableOverhang {req.allowable_overhang:g} is negative: no support check, as for -1"
+        )
 
     item_sets = req.item_sets
     if req.random:
@@ -139,6 +142,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             # The engine spends half of an explicit timeout improving the
             # packing; the service's own cap must not cost every request that.
             "improve": req.timeout is not None,
+            "allowableOverhang": req.allowable_overhang if req.allowable_overhang >= 0 else None,
         },
     }
     try:
@@ -286,7 +290,19 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
         center_of_mass=Point.model_construct(x=ox + dx / 2, y=oy + dy / 2, z=oz + dz / 2),
         packed_index=placement["packedIndex"],
         delta_cost=delta_cost,
+        message=_support_message(placement.get("support")),
     )
+
+
+def _support_message(support: dict[str, Any] | None) -> str | None:
+    """What a unit rests on, reported when the request checks support (allowableOverhang)."""
+    if support is None:
+        return None
+    if support["onFloor"]:
+        return "support: 100% of base on the box floor"
+    count = support["items"]
+    share = f"{support['share'] * 100:.4g}%"
+    return f"support: {share} of base on {count} item{'s' if count != 1 else ''}"
 
 
 def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:

@@ -5,6 +5,7 @@ use crate::extreme_points::{ExtremePoint, ExtremePoints};
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::orientation::Perm;
+use crate::support::is_supported;
 
 /// How many kinds that found no place a box remembers; later units that
 /// dominate one of them are rejected without a search.
@@ -36,6 +37,9 @@ pub struct PlacementRule {
     pub min_reach: Vec3,
     /// Which feasible point wins.
     pub merit: Merit,
+    /// `allowableOverhang` in fixed point: `None` places without a support
+    /// check; `Some(a)` lets no item overhang what is beneath it by more than `a`.
+    pub overhang: Option<Len>,
 }
 
 /// One unit placed in the box.
@@ -124,7 +128,7 @@ impl<'a> BoxFill<'a> {
         if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
             return None;
         }
-        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
+        if self.remembers_failure(kind, kinds) {
             return None;
         }
         let found = self.find_place(k).map(|(origin, size, perm)| Spot {
@@ -154,6 +158,23 @@ impl<'a> BoxFill<'a> {
         });
         self.payload += k.weight;
         self.volume_left -= k.volume;
+        if self.rule.overhang.is_some() {
+            // A new top can support a kind that found no place before.
+            self.failed.clear();
+        }
+    }
+
+    /// True when a kind that found no place since the last change rules out
+    /// `kind`. Without a support check a unit that dominates a failed one
+    /// fails too; with one, a larger base can need support a smaller one did
+    /// not, so only the same kind counts.
+    fn remembers_failure(&self, kind: usize, kinds: &[Kind]) -> bool {
+        if self.rule.overhang.is_some() {
+            return self.failed.contains(&kind);
+        }
+        self.failed
+            .iter()
+            .any(|&f| kinds[kind].dominates(&kinds[f]))
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -200,7 +221,8 @@ impl<'a> BoxFill<'a> {
         [given, others]
     }
 
-    /// True when `shape` placed at `ep` stays within reach and overlaps nothing.
+    /// True when `shape` placed at `ep` stays within reach, overlaps nothing
+    /// and, under a support check, rests on enough beneath it.
     fn fits(&self, ep: &ExtremePoint, shape: &Vec3) -> bool {
         if (0..3).any(|a| shape[a] > ep.residual[a]) {
             return false;
@@ -209,7 +231,12 @@ impl<'a> BoxFill<'a> {
             origin: ep.point,
             size: *shape,
         };
-        !self.cuboids.iter().any(|c| c.overlaps(&cand))
+        if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+            return false;
+        }
+        self.rule
+            .overhang
+            .is_none_or(|allowance| is_supported(&cand, &self.cuboids, allowance))
     }
 
     /// The feasible point and rotation leaving the least residual slack.

@@ -18,6 +18,7 @@ pub mod orientation;
 mod portfolio;
 pub mod select;
 pub mod sort;
+pub mod support;
 #[cfg(test)]
 mod testkit;
 
@@ -31,7 +32,7 @@ use deadline::Deadline;
 use fill::{Merit, PlacementRule};
 use geometry::len_to_f64;
 use kinds::{BoxKind, Kind};
-use model::{Goal, Leftover, PackedBox, Placement};
+use model::{Goal, Leftover, PackedBox, Placement, SupportReport};
 use select::{Context, Packing, UnitRef};
 use sort::{cmp_f64, sort_name};
 
@@ -61,6 +62,10 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         prefer_given: opts.orientation_preferred,
         min_reach,
         merit: Merit::FirstPoint,
+        overhang: opts
+            .allowable_overhang
+            .filter(|a| *a >= 0.0)
+            .map(geometry::len_floor),
     };
     let ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
 
@@ -226,6 +231,10 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
             let bk = &ctx.boxes[filled.box_type];
             let mut payload = 0.0;
             let mut previous = 0.0;
+            let cuboids: Vec<_> = match ctx.rule.overhang {
+                Some(_) => filled.units.iter().map(|u| u.cuboid).collect(),
+                None => Vec::new(),
+            };
             let items = filled
                 .units
                 .iter()
@@ -241,6 +250,14 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
                         origin: u.cuboid.origin.map(len_to_f64),
                         dimensions: u.cuboid.size.map(len_to_f64),
                         delta_cost: delta,
+                        support: ctx.rule.overhang.map(|_| {
+                            let s = support::support_of(&u.cuboid, &cuboids);
+                            SupportReport {
+                                share: s.share,
+                                on_floor: s.on_floor,
+                                items: s.items,
+                            }
+                        }),
                     }
                 })
                 .collect();
