@@ -21,7 +21,11 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   neither, it costs its volume, allowed to differ by rounding (at most 1).
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
   pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
-  box-type check is skipped), ``reservedSpace``, rules and per-box limits.
+  box-type check is skipped), ``reservedSpace`` and rules other than the limits below.
+- **Count limits.** 0, negative and null mean no limit; a box type's own
+  ``itemsPerBoxMax``, ``itemSetsPerBoxMax`` and ``itemsInlineMax`` (or boxTypeDefaults')
+  override the request's. ``itemsInlineMax`` counts the items whose projection along the
+  axis shares a point with the item's (itself included).
 - **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
   of an item ending at its base height, and every point of its base must lie within a,
   along y and along z, of such tops (docs/decisions.md). The check is O(n^2) per box.
@@ -65,6 +69,7 @@ class Item:
     dims: Vec
     weight: float
     units: int
+    sequence: str | None = None
 
     @property
     def label(self) -> str:
@@ -246,6 +251,7 @@ def _item(wire: Wire, box: int | None) -> Item:
         dims=_vec(wire["dimensions"]),
         weight=float(wire.get("weight", 0.0)),
         units=int(wire.get("quantity", 1)),
+        sequence=wire.get("sequence"),
     )
 
 
@@ -594,6 +600,116 @@ def check_box_totals(view: PackView) -> Iterator[str]:
                 yield f"box-totals: box {box.position}: {name} {got:g}, expected {want:g}"
 
 
+def _count_limit(value: object) -> int | None:
+    """A count limit as the spec reads it: 0, negative and null mean none."""
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _box_limit(view: PackView, box: Box, name: str) -> object:
+    """``name`` of the box's type (its own value, else boxTypeDefaults), else the request's."""
+    box_type = _matching_box_type(view.request, box) or {}
+    if box_type.get(name) is not None:
+        return box_type[name]
+    return view.request.get(name)
+
+
+def check_box_caps(view: PackView) -> Iterator[str]:
+    """itemsPerBoxMax and itemSetsPerBoxMax hold in each box (a box type's own value
+    overrides the request's)."""
+    for box in view.boxes:
+        items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
+        units = sum(item.units for item in box.items)
+        if items_max is not None and units > items_max:
+            yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
+        sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
+        ref_ids = {item.ref_id for item in box.items}
+        if sets_max is not None and len(ref_ids) > sets_max:
+            yield (
+                f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
+                f"> itemSetsPerBoxMax {sets_max}"
+            )
+
+
+def _max_depth(rects: list[tuple[Vec2, Vec2]]) -> int:
+    """The most open rectangles sharing one point."""
+    best = 0
+    for u in sorted({r[0][0] for r in rects}):
+        events = sorted(
+            (edge, step)
+            for r in rects
+            if r[0][0] <= u < r[0][1]
+            for edge, step in ((r[1][0], 1), (r[1][1], -1))
+        )
+        depth = 0
+        for _, step in events:
+            depth += step
+            best = max(best, depth)
+    return best
+
+
+def check_inline(view: PackView) -> Iterator[str]:
+    """itemsInlineMax: no line parallel to axis a crosses more than the axis's limit of
+    items (0 = no limit; a box type's own list overrides the request's)."""
+    for box in view.boxes:
+        limits = _box_limit(view, box, "itemsInlineMax")
+        if not isinstance(limits, list) or len(limits) != 3:
+            continue
+        tol = EPS * max(box.dims)
+        for axis, limit in enumerate(limits):
+            if not isinstance(limit, int) or limit <= 0:
+                continue
+            u, v = [a for a in range(3) if a != axis]
+            for item in box.items:
+                assert item.origin is not None
+                lo = (item.origin[u] + tol, item.origin[v] + tol)
+                hi = (item.origin[u] + item.dims[u] - tol, item.origin[v] + item.dims[v] - tol)
+                rects = []
+                for other in box.items:
+                    assert other.origin is not None
+                    r = (
+                        (
+                            max(lo[0], other.origin[u] + tol),
+                            min(hi[0], other.origin[u] + other.dims[u] - tol),
+                        ),
+                        (
+                            max(lo[1], other.origin[v] + tol),
+                            min(hi[1], other.origin[v] + other.dims[v] - tol),
+                        ),
+                    )
+                    if r[0][0] < r[0][1] and r[1][0] < r[1][1]:
+                        rects.append(r)  # the item itself is one of them
+                if len(rects) > limit and _max_depth(rects) > limit:
+                    yield (
+                        f"inline: {item.label}: shares a line along {AXES[axis]} with more "
+                        f"than itemsInlineMax {limit} items"
+                    )
+
+
+def check_box_spread(view: PackView) -> Iterator[str]:
+    """boxesMax bounds the boxes; boxesPerItemSetMax and boxesPerSequenceMax bound the
+    boxes one refId, or one non-empty sequence, spreads across."""
+    boxes_max = _count_limit(view.request.get("boxesMax"))
+    prepacked = len(view.request.get("boxes") or [])
+    if boxes_max is not None and len(view.boxes) > max(boxes_max, prepacked):
+        yield f"box-spread: {len(view.boxes)} boxes > boxesMax {boxes_max}"
+    for name, key in (
+        ("boxesPerItemSetMax", lambda it: it.ref_id),
+        ("boxesPerSequenceMax", lambda it: it.sequence or None),
+    ):
+        limit = _count_limit(view.request.get(name))
+        if limit is None:
+            continue
+        spans: dict[object, set[int]] = defaultdict(set)
+        for box in view.boxes:
+            for item in box.items:
+                group = key(item)
+                if group is not None:
+                    spans[group].add(box.position)
+        for group, where in spans.items():
+            if len(where) > limit:
+                yield f"box-spread: {group!r} spans boxes {sorted(where)} > {name} {limit}"
+
+
 # --- response totals -------------------------------------------------------------------
 
 
@@ -657,6 +773,9 @@ CHECKS: tuple[Check, ...] = (
     check_box_weight,
     check_box_type,
     check_box_cost,
+    check_box_caps,
+    check_inline,
+    check_box_spread,
     check_box_totals,
     check_totals,
 )

@@ -55,12 +55,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "boxTypeChoiceStyle": "actual",
     "boxTypeChoiceLookahead": 0,
     "boxTypeChoiceLookback": -1,
-    "boxesMax": 0,
-    "boxesPerItemSetMax": 0,
-    "boxesPerSequenceMax": 0,
-    "itemsPerBoxMax": 0,
-    "itemSetsPerBoxMax": 0,
-    "itemsInlineMax": None,
 }
 
 
@@ -143,6 +137,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             # packing; the service's own cap must not cost every request that.
             "improve": req.timeout is not None,
             "allowableOverhang": req.allowable_overhang if req.allowable_overhang >= 0 else None,
+            "limits": _limits(req, kinds, box_types),
         },
     }
     try:
@@ -207,6 +202,50 @@ def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
             kinds.append(_Kind(ref_id, s, units_so_far.get(ref_id, 0)))
             units_so_far[ref_id] = units_so_far.get(ref_id, 0) + s.quantity
     return kinds
+
+
+#: Largest count the engine takes (u32).
+_COUNT_MAX = 2**32 - 1
+
+
+def _limit(value: int | None) -> int | None:
+    """A count limit for the engine: 0, negative and null mean none; above the engine's
+    counter range it can never bind, so it is none too."""
+    return value if value is not None and 0 < value <= _COUNT_MAX else None
+
+
+def _limits(req: PackRequest, kinds: list[_Kind], box_types: list[BoxType]) -> dict[str, Any]:
+    """The engine's count limits: per box type (its own value wins over the request's) and
+    across boxes, with each kind's item set (refId) and sequence group."""
+    ref_ids = {ref_id: n for n, ref_id in enumerate(dict.fromkeys(k.ref_id for k in kinds))}
+    sequences = {s: n for n, s in enumerate(dict.fromkeys(k.item_set.sequence for k in kinds))}
+
+    def inline(box_type: BoxType) -> list[int]:
+        axes = box_type.items_inline_max
+        if axes is None:
+            axes = req.items_inline_max
+        return [a if 0 < a <= _COUNT_MAX else 0 for a in axes] if axes is not None else [0, 0, 0]
+
+    def own_or_request(own: int | None, request: int) -> int | None:
+        return _limit(own if own is not None else request)
+
+    return {
+        "boxesMax": _limit(req.boxes_max),
+        "boxesPerItemSetMax": _limit(req.boxes_per_item_set_max),
+        "boxesPerSequenceMax": _limit(req.boxes_per_sequence_max),
+        "itemSets": [ref_ids[k.ref_id] for k in kinds],
+        "sequences": [
+            sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds
+        ],
+        "boxCaps": [
+            {
+                "itemsMax": own_or_request(b.items_per_box_max, req.items_per_box_max),
+                "itemSetsMax": own_or_request(b.item_sets_per_box_max, req.item_sets_per_box_max),
+                "inlineMax": inline(b),
+            }
+            for b in box_types
+        ],
+    }
 
 
 def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kind]) -> Box:

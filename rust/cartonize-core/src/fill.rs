@@ -4,6 +4,7 @@
 use crate::extreme_points::{ExtremePoint, ExtremePoints};
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
+use crate::limits::{caps_admit, inline_ok};
 use crate::orientation::Perm;
 use crate::support::is_supported;
 
@@ -70,6 +71,8 @@ pub struct BoxFill<'a> {
     pub payload: f64,
     volume_left: f64,
     failed: Vec<usize>,
+    /// Item sets present, for `itemSetsPerBoxMax`.
+    sets: Vec<u32>,
 }
 
 impl<'a> BoxFill<'a> {
@@ -84,6 +87,7 @@ impl<'a> BoxFill<'a> {
             payload: 0.0,
             volume_left: box_kind.volume,
             failed: Vec::new(),
+            sets: Vec::new(),
         }
     }
 
@@ -102,6 +106,7 @@ impl<'a> BoxFill<'a> {
             fill.units.push(*u);
             fill.payload += kinds[u.kind].weight;
             fill.volume_left -= kinds[u.kind].volume;
+            fill.note_set(kinds[u.kind].item_set);
         }
         fill
     }
@@ -126,6 +131,14 @@ impl<'a> BoxFill<'a> {
             return None;
         }
         if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
+            return None;
+        }
+        if !caps_admit(
+            &self.box_kind.caps,
+            self.units.len(),
+            &self.sets,
+            k.item_set,
+        ) {
             return None;
         }
         if self.remembers_failure(kind, kinds) {
@@ -158,9 +171,16 @@ impl<'a> BoxFill<'a> {
         });
         self.payload += k.weight;
         self.volume_left -= k.volume;
+        self.note_set(k.item_set);
         if self.rule.overhang.is_some() {
             // A new top can support a kind that found no place before.
             self.failed.clear();
+        }
+    }
+
+    fn note_set(&mut self, set: u32) {
+        if !self.sets.contains(&set) {
+            self.sets.push(set);
         }
     }
 
@@ -232,6 +252,10 @@ impl<'a> BoxFill<'a> {
             size: *shape,
         };
         if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+            return false;
+        }
+        let inline = self.box_kind.caps.inline_max;
+        if inline != [0; 3] && !inline_ok(&cand, &self.cuboids, inline) {
             return false;
         }
         self.rule

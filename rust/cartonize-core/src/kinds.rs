@@ -2,6 +2,7 @@
 //! precomputed once per pack.
 
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
+use crate::limits::BoxCaps;
 use crate::model::{BoxTypeInput, ItemKindInput};
 use crate::orientation::{allowed_perms, distinct_shapes, Perm};
 
@@ -17,6 +18,10 @@ pub struct Kind {
     /// then domination is a plain comparison of sorted sides.
     pub sorted: Vec3,
     pub free: bool,
+    /// The item set (refId group) for per-box and per-set limits.
+    pub item_set: u32,
+    /// The sequence group, `None` for an empty sequence.
+    pub sequence: Option<u32>,
 }
 
 impl Kind {
@@ -34,6 +39,8 @@ impl Kind {
             shapes,
             sorted,
             free: perms.len() == 6,
+            item_set: 0,
+            sequence: None,
         }
     }
 
@@ -63,6 +70,8 @@ pub struct BoxKind {
     pub weight_tare: f64,
     pub price: Option<f64>,
     pub volume: f64,
+    /// Per-box count limits.
+    pub caps: BoxCaps,
 }
 
 impl BoxKind {
@@ -75,6 +84,7 @@ impl BoxKind {
             weight_tare: input.weight_tare,
             price: input.price,
             volume: volume_f64(&dims),
+            caps: BoxCaps::default(),
         }
     }
 

@@ -13,6 +13,7 @@ pub mod fill;
 pub mod geometry;
 pub mod improve;
 pub mod kinds;
+pub mod limits;
 pub mod model;
 pub mod orientation;
 mod portfolio;
@@ -36,6 +37,9 @@ use model::{Goal, Leftover, PackedBox, Placement, SupportReport};
 use select::{Context, Packing, UnitRef};
 use sort::{cmp_f64, sort_name};
 
+/// Largest overhang allowance that matters (caller's units); larger ones act as it.
+const MAX_ALLOWANCE: f64 = 1e9;
+
 /// Engine version, reported as `version` in responses.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -46,8 +50,31 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     check(input)?;
     let opts = &input.options;
     let deadline = Deadline::after(opts.timeout);
-    let kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
-    let boxes: Vec<BoxKind> = input.box_types.iter().map(BoxKind::new).collect();
+    let limits = &opts.limits;
+    let kinds: Vec<Kind> = input
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let mut k = Kind::new(item);
+            k.item_set = match limits.item_sets.len() == input.items.len() {
+                true => limits.item_sets[i],
+                false => i as u32,
+            };
+            k.sequence = limits.sequences.get(i).copied().flatten();
+            k
+        })
+        .collect();
+    let boxes: Vec<BoxKind> = input
+        .box_types
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut bk = BoxKind::new(b);
+            bk.caps = limits.box_caps.get(i).copied().unwrap_or_default();
+            bk
+        })
+        .collect();
     let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
     let mut min_reach = [i64::MAX; 3];
     for (k, _) in kinds.iter().zip(&quantities).filter(|(_, q)| **q > 0) {
@@ -65,9 +92,11 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         overhang: opts
             .allowable_overhang
             .filter(|a| *a >= 0.0)
-            .map(geometry::len_floor),
+            // Beyond any box side an allowance changes nothing; the cap keeps sums in range.
+            .map(|a| geometry::len_floor(a.min(MAX_ALLOWANCE))),
     };
-    let ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
+    let mut ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
+    ctx.limits = limits.clone();
 
     let total_units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
     if total_units == 0 {
@@ -84,7 +113,10 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let mut strategies = base;
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
-    let several = found.best.as_ref().is_some_and(|(p, _)| p.boxes.len() > 1);
+    // Under a box limit a one-box answer with leftovers can improve too.
+    let several = found.best.as_ref().is_some_and(|(p, _)| {
+        p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())
+    });
     if several && !deadline.expired() {
         let extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
         let more = portfolio::run(&extra, &ctx, &deadline, work, false);
@@ -94,7 +126,8 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let timed_out = found.timed_out;
     let best = found.best.map(|(packing, i)| {
         let s = &strategies[i];
-        let wanted = opts.improve.unwrap_or(opts.timeout.is_some());
+        // Improvement reshuffles whole boxes and knows no box-count limits.
+        let wanted = opts.improve.unwrap_or(opts.timeout.is_some()) && !limits.counts_boxes();
         let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
         let packing = match until {
             Some(until) => {

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::limits::Limits;
+
 /// One kind of item, with how many units of it to pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -112,6 +114,9 @@ pub struct Options {
     /// placement reports its support. `None` or negative: no support check.
     #[serde(default)]
     pub allowable_overhang: Option<f64>,
+    /// Count limits per box and across boxes.
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -127,6 +132,7 @@ impl Default for Options {
             timeout: None,
             improve: None,
             allowable_overhang: None,
+            limits: Limits::default(),
         }
     }
 }
