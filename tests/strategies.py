@@ -125,4 +125,13 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
     for item_set in request["itemSets"]:
         if draw(st.booleans()):
             item_set["sequence"] = draw(st.sampled_from(["0101", "0102", "1228", ""]))
+    locked = [s["refId"] for s in request["itemSets"] if "refId" in s and draw(st.booleans())]
+    request["rules"] = [
+        {
+            "operation": "lock-orientation",
+            "itemRefId": ref_id,
+            "options": {"freeAxes": draw(st.lists(st.integers(0, 2), max_size=2, unique=True))},
+        }
+        for ref_id in locked
+    ]
     return request

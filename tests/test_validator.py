@@ -290,3 +290,36 @@ def test_support_is_checked_against_allowable_overhang(
         assert problems == []
     else:
         assert any(found in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("free_axes", "problem"),
+    [
+        (None, False),  # no rule: any rotation
+        ([0, 1], False),  # two free axes: any rotation
+        ([0], False),  # books 2 and 3 (5x5x10 placed 5x10x5) spun about x only
+        ([1], True),  # that spin moves y
+        ([], True),  # books 2 and 3 are turned
+    ],
+)
+def test_orientation_locks_are_checked(free_axes: list[int] | None, problem: bool) -> None:
+    request = copy.deepcopy(REQUEST)
+    if free_axes is not None:
+        request["rules"] = [
+            {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": free_axes}}
+        ]
+    found = [p for p in validate(request, RESPONSE) if p.startswith("orientation:")]
+    assert bool(found) == problem, found
+
+
+@pytest.mark.parametrize(("limit", "problem"), [(None, False), (827, False), (826, True)])
+def test_sequence_distance_is_checked(limit: int | None, problem: bool) -> None:
+    request = copy.deepcopy(REQUEST)
+    response = copy.deepcopy(RESPONSE)
+    packed(response, 0, 0)["sequence"] = "1228"
+    packed(response, 0, 3)["sequence"] = "0401"
+    packed(response, 1, 0)["sequence"] = "9999"  # another box: never compared
+    if limit is not None:
+        request["maxSequenceDistance"] = limit
+    found = [p for p in validate(request, response) if p.startswith("sequence:")]
+    assert bool(found) == problem, found

@@ -445,6 +445,78 @@ def check_rotation(view: PackView) -> Iterator[str]:
             )
 
 
+def _locks(request: Wire) -> list[tuple[Callable[[Wire], bool], set[int]]]:
+    """(selector of item sets, free axes) of each lock-orientation rule, in order; only
+    the itemRefId and itemSequence selectors are read (itemMatch is not checked)."""
+    locks: list[tuple[Callable[[Wire], bool], set[int]]] = []
+    for rule in request.get("rules") or []:
+        if rule.get("operation") != "lock-orientation":
+            continue
+        ref_id, sequence = rule.get("itemRefId"), rule.get("itemSequence")
+
+        def selects(item_set: Wire, ref_id: object = ref_id, sequence: object = sequence) -> bool:
+            return (ref_id is not None and item_set.get("refId") == ref_id) or (
+                sequence is not None and item_set.get("sequence") == sequence
+            )
+
+        axes = (rule.get("options") or {}).get("freeAxes", [])
+        locks.append((selects, set(axes) if isinstance(axes, list) else set()))
+    return locks
+
+
+def _turns_allowed(given: Vec, placed: Vec, free: set[int]) -> bool:
+    """True when ``placed`` is ``given`` turned only about the ``free`` axes."""
+    if len(free) >= 2:
+        return _same_dims(sorted_dims(given), sorted_dims(placed))
+    if len(free) == 1:
+        (a,) = free
+        others = [i for i in range(3) if i != a]
+        return _close(given[a], placed[a]) and _same_dims(
+            sorted(given[i] for i in others), sorted(placed[i] for i in others)
+        )
+    return _same_dims(given, placed)
+
+
+def check_orientation_locks(view: PackView) -> Iterator[str]:
+    """A packed item of an item set a lock-orientation rule selects (the first such rule
+    wins) is turned only about the rule's freeAxes."""
+    locks = _locks(view.request)
+    if not locks:
+        return
+    sets = [s for s in view.request.get("itemSets") or [] if not _is_auto_ref_id(s.get("refId"))]
+    for box in view.boxes:
+        for item in box.items:
+            candidates = [s for s in sets if s.get("refId") == item.ref_id]
+            allowed = []
+            for item_set in candidates:
+                free = next((axes for selects, axes in locks if selects(item_set)), None)
+                given = _vec(item_set["dimensions"])
+                allowed.append(free is None or _turns_allowed(given, item.dims, free))
+            if candidates and not any(allowed):
+                yield (
+                    f"orientation: {item.label}: placed as {_fmt(item.dims)}, which its "
+                    f"lock-orientation rule does not allow"
+                )
+
+
+def _sequence_number(sequence: str | None) -> int | None:
+    return int(sequence) if sequence and sequence.strip().isdigit() else None
+
+
+def check_sequence_distance(view: PackView) -> Iterator[str]:
+    """maxSequenceDistance: numeric sequences in one box differ by at most the limit."""
+    limit = view.request.get("maxSequenceDistance")
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        return
+    for box in view.boxes:
+        numbers = [n for item in box.items if (n := _sequence_number(item.sequence)) is not None]
+        if numbers and max(numbers) - min(numbers) > limit:
+            yield (
+                f"sequence: box {box.position}: sequences {min(numbers)}..{max(numbers)} "
+                f"differ by more than maxSequenceDistance {limit}"
+            )
+
+
 def check_random_consistency(view: PackView) -> Iterator[str]:
     """With random items, all units of one refId share one shape and weight, sides stay
     within randomMaxDimension, and every refId has the same count n (unless
@@ -766,6 +838,8 @@ CHECKS: tuple[Check, ...] = (
     check_no_overlap,
     check_support,
     check_rotation,
+    check_orientation_locks,
+    check_sequence_distance,
     check_random_consistency,
     check_item_weight,
     check_units,
