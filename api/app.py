@@ -32,8 +32,18 @@ import falcon
 from cartonize.errors import CartonizeError, TooManyRequests, error_body
 from cartonize.service import KeyRing, PackFn, PackLog, PackService, RateLimiter
 from cartonize.store import Clock, Store, StoreUnavailable, utc_now
+from cartonize.sync.crypto import SecretBox
 
 from api.access_log import AccessLog
+from api.connections import (
+    ConnectionCredentialsResource,
+    ConnectionItemResource,
+    ConnectionListResource,
+    ConnectionLogResource,
+    PlanAccess,
+)
+from api.console import add_console
+from api.library import LibraryCsvResource, LibraryItemResource, LibraryListResource
 from api.openapi import DocsResource, OpenApiResource
 from api.resources import (
     HealthResource,
@@ -43,6 +53,7 @@ from api.resources import (
     ReadyResource,
     StoredPackResource,
 )
+from api.sync import SyncRestResource
 
 __all__ = ["AppConfig", "PackFn", "create_app", "get_app", "handle_error"]
 
@@ -62,6 +73,8 @@ class AppConfig:
     # 0 writes each pack before answering (tests, one-off apps); the environment default
     # for gunicorn is 0.5, see `from_env`.
     pack_flush_seconds: float = 0.0
+    # Console cookies get the Secure flag; set it when the service is served over HTTPS.
+    secure_cookies: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
@@ -79,6 +92,7 @@ class AppConfig:
             retention_days=float(get("RETENTION_DAYS", default.retention_days)),
             # Batching is what lets two workers keep up with hundreds of packs a second.
             pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
+            secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
         )
 
 
@@ -132,20 +146,55 @@ def create_app(
     limits = Limits(max_body_bytes=config.max_body_bytes, max_items=config.max_items)
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
-    app.add_route("/", PackResource(service, keys, limiter, limits))
+    app.add_route("/", PackResource(service, keys, limiter, limits, store))
     app.add_route("/packs", PackListResource(store, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
     app.add_route("/docs", DocsResource(limits))
     app.add_route("/healthz", HealthResource())
     app.add_route("/readyz", ReadyResource(store))
+    _add_sync_routes(app, store, keys, clock, config)
     app.add_error_handler(Exception, handle_error)
+    add_console(
+        app,
+        store=store,
+        service=service,
+        log=log,
+        keys=keys,
+        secure_cookies=config.secure_cookies,
+    )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
     if config.pack_flush_seconds > 0:
         # Queued packs are written when the worker exits (gunicorn ends workers by SystemExit).
         atexit.register(log.close)
     return app
+
+
+def _add_sync_routes(
+    app: falcon.App[falcon.Request, falcon.Response],
+    store: Store,
+    keys: KeyRing,
+    clock: Clock,
+    config: AppConfig,
+) -> None:
+    """The resource library, connection management and the sync REST API."""
+    box = SecretBox.for_data_dir(store.data_dir)
+    access = PlanAccess(store, keys)
+    app.add_route("/resources", LibraryListResource(store, keys))
+    app.add_route("/resources/{resource_id:int}", LibraryItemResource(store, keys))
+    app.add_route("/resources/{resource_id:int}/csv", LibraryCsvResource(store, keys))
+    plan = "/plans/{plan_id}/connections"
+    app.add_route(plan, ConnectionListResource(access, box, clock))
+    app.add_route(plan + "/{connection_id:int}", ConnectionItemResource(access, box, clock))
+    app.add_route(
+        plan + "/{connection_id:int}/credentials", ConnectionCredentialsResource(access, box, clock)
+    )
+    app.add_route(plan + "/{connection_id:int}/log", ConnectionLogResource(access))
+    app.add_route(
+        "/sync-api/{public_api_id}/rest",
+        SyncRestResource(store, box, clock, config.max_body_bytes),
+    )
 
 
 def get_app() -> falcon.App[falcon.Request, falcon.Response]:

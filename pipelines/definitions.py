@@ -1,6 +1,37 @@
-"""Builds `defs`, the Dagster code location. Connection pulls, their schedules
-and sensors are added here as the sync layer lands; today it holds none."""
+"""Builds `defs`, the Dagster code location: connection pulls and their schedule sensor.
+
+`build_defs` is the factory: tests pass their own catalog resource (and clock); the
+service's `defs` reads connections from its store under CARTONIZE_DATA_DIR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from dagster import Definitions
 
-defs = Definitions()
+from pipelines.pulls import build_schedule_sensor, synced_resource
+from pipelines.resources import (
+    ConnectionCatalogResource,
+    SourceClientResource,
+    StoreCatalogResource,
+)
+
+__all__ = ["build_defs", "defs"]
+
+
+def build_defs(
+    catalog: ConnectionCatalogResource,
+    source: SourceClientResource | None = None,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> Definitions:
+    """The pull asset and the schedule sensor, bound to `catalog` and `source`."""
+    return Definitions(
+        assets=[synced_resource],
+        sensors=[build_schedule_sensor(now)],
+        resources={"catalog": catalog, "source": source or SourceClientResource()},
+    )
+
+
+defs = build_defs(StoreCatalogResource())

@@ -80,3 +80,347 @@ def test_operations_not_implemented_yet_are_named_in_warnings() -> None:
     request["rules"].append({"operation": "fragile", "itemRefId": 1})
     warnings = cartonize.pack(request).warnings
     assert any("rules[1]" in w and "fragile" in w for w in warnings)
+
+
+# ------------------------------------------------------------------ matching and operations
+
+
+def _pack(req: dict[str, Any]) -> dict[str, Any]:
+    req = {"orderId": "rules", "includeImages": False, **req}
+    response: dict[str, Any] = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
+    assert validate(req, response) == []
+    return response
+
+
+def _cube_set(ref_id: int, side: float = 1, quantity: int = 1, **extra: Any) -> dict[str, Any]:
+    dims = {"x": side, "y": side, "z": side}
+    return {"refId": ref_id, "dimensions": dims, "weight": 1, "quantity": quantity, **extra}
+
+
+def _box_type(ref_id: int, side: float = 10, **extra: Any) -> dict[str, Any]:
+    dims = {"x": side, "y": side, "z": side}
+    return {"refId": ref_id, "dimensions": dims, "weightMax": 100, **extra}
+
+
+def _contents(response: dict[str, Any]) -> list[tuple[int, list[int]]]:
+    """(box refId, sorted item refIds) of each box, sorted."""
+    return sorted(
+        (b["box"].get("refId", -1), sorted(e["item"]["refId"] for e in b["box"]["items"]))
+        for b in response["boxes"]
+    )
+
+
+def _names(*names: str) -> list[dict[str, Any]]:
+    return [_cube_set(i + 1, name=n) for i, n in enumerate(names)]
+
+
+@pytest.mark.parametrize(
+    ("match", "selected"),
+    [
+        ({"all": True}, {1, 2, 3}),
+        ({"property": "name", "expression": "glass"}, {1, 3}),
+        ({"property": "name", "expressions": ["mug", "vase"]}, {2, 3}),
+        ({"property": "name", "expression": "glass", "negate": True}, {2}),
+        ({"property": "sequence", "expression": "11"}, {1}),
+        ({"property": "hazmat", "expression": "yes"}, {2}),
+        ({"property": "hazmat"}, {2, 3}),  # no expression: the property is set (non-empty)
+    ],
+)
+def test_item_match_selects_by_substring(match: dict[str, Any], selected: set[int]) -> None:
+    # set-properties marks the selected item sets, and the response echoes the marks.
+    item_sets = [
+        _cube_set(1, name="wine glass", sequence="1120"),
+        _cube_set(2, name="mug", properties={"hazmat": "yes"}),
+        _cube_set(3, name="glass vase", properties={"hazmat": 0}),
+    ]
+    rule = {
+        "operation": "set-properties",
+        "itemMatch": match,
+        "options": {"properties": {"hit": 1}},
+    }
+    response = _pack({"itemSets": item_sets, "boxTypes": [_box_type(1)], "rules": [rule]})
+    marked = {
+        e["item"]["refId"]
+        for b in response["boxes"]
+        for e in b["box"]["items"]
+        if (e["item"].get("properties") or {}).get("hit") == 1
+    }
+    assert marked == selected
+
+
+def test_exclude_keeps_matched_items_from_target_items() -> None:
+    # Three 1-cubes fit one box; refId 1 may not share with 2, so 1 and 3 share one
+    # box and 2 goes alone (or 2 and 3 share, 1 alone).
+    response = _pack(
+        {
+            "itemSets": [_cube_set(1), _cube_set(2), _cube_set(3)],
+            "boxTypes": [_box_type(1)],
+            "rules": [{"operation": "exclude", "itemRefId": 1, "targetItemRefIds": [2]}],
+        }
+    )
+    assert response["lenBoxes"] == 2
+    assert all(not {1, 2} <= set(refs) for _, refs in _contents(response))
+
+
+def test_exclude_by_sequence_and_target_match() -> None:
+    item_sets = [
+        _cube_set(1, sequence="A1"),
+        _cube_set(2, name="bleach"),
+        _cube_set(3, name="bread"),
+    ]
+    rule = {"operation": "exclude", "itemSequence": "A1", "targetItemMatch": {"expression": "bl"}}
+    response = _pack({"itemSets": item_sets, "boxTypes": [_box_type(1)], "rules": [rule]})
+    assert response["lenBoxes"] == 2
+    assert all(not {1, 2} <= set(refs) for _, refs in _contents(response))
+
+
+@pytest.mark.parametrize(
+    "targets",
+    [{"targetBoxRefIds": [1]}, {"targetBoxMatch": {"property": "name", "expression": "small"}}],
+)
+def test_exclude_keeps_matched_items_out_of_target_boxes(targets: dict[str, Any]) -> None:
+    # The small box is cheaper and takes both, but refId 1 may not enter it: both take
+    # the big box (50) rather than a small and a big one (51).
+    boxes = [_box_type(1, 5, price=1, name="small"), _box_type(2, 10, price=50, name="big")]
+    item_sets = [_cube_set(1), _cube_set(2)]
+    assert _contents(_pack({"itemSets": item_sets, "boxTypes": boxes})) == [(1, [1, 2])]
+    rule = {"operation": "exclude", "itemRefId": 1, **targets}
+    response = _pack({"itemSets": item_sets, "boxTypes": boxes, "rules": [rule]})
+    assert _contents(response) == [(2, [1, 2])]
+    assert response["totalCost"] == 50
+
+
+def test_exclude_from_every_fitting_box_is_a_leftover_with_the_reason() -> None:
+    rule = {"operation": "exclude", "itemRefId": 1, "targetBoxRefIds": [1]}
+    response = _pack({"itemSets": [_cube_set(1)], "boxTypes": [_box_type(1)], "rules": [rule]})
+    assert response["lenLeftovers"] == 1
+    assert "rules exclude" in response["leftovers"][0]["message"]
+
+
+def test_exclude_without_targets_is_a_422() -> None:
+    req = {"itemSets": [_cube_set(1)], "rules": [{"operation": "exclude", "itemRefId": 1}]}
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(req)
+    assert (info.value.details or "").startswith("rules[0].targetItemRefIds: exclude needs targets")
+
+
+def test_exclude_all_keeps_a_ref_id_to_itself() -> None:
+    response = _pack(
+        {
+            "itemSets": [_cube_set(1, quantity=3), _cube_set(2), _cube_set(3)],
+            "boxTypes": [_box_type(1)],
+            "rules": [{"operation": "exclude-all", "itemRefId": 1}],
+        }
+    )
+    assert _contents(response) == [(1, [1, 1, 1]), (1, [2, 3])]
+
+
+def test_pack_as_is_ships_each_unit_in_its_own_carton() -> None:
+    item = {"refId": 1, "name": "tv", "dimensions": {"x": 3, "y": 8, "z": 12}, "weight": 9}
+    response = _pack(
+        {
+            "itemSets": [{**item, "quantity": 2}, _cube_set(2, quantity=4)],
+            "boxTypes": [_box_type(1, 20, price=100)],
+            "boxTypeDefaults": {"price": 7},
+            "rules": [{"operation": "pack-as-is", "itemRefId": 1}],
+        }
+    )
+    as_is = [b["box"] for b in response["boxes"] if b["box"]["items"][0]["item"]["refId"] == 1]
+    assert len(as_is) == 2
+    for box in as_is:
+        assert box["dimensions"] == {"x": 3, "y": 8, "z": 12}
+        assert box["name"] == "pack-as-is tv"
+        assert box["price"] == 7  # priced by boxTypeDefaults
+        assert [e["item"]["dimensions"] for e in box["items"]] == [box["dimensions"]]
+    assert response["totalCost"] == 2 * 7 + 100
+
+
+def test_pack_as_is_wins_over_lock_orientation_with_a_warning() -> None:
+    rules = [
+        {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": [0]}},
+        {"operation": "pack-as-is", "itemRefId": 1},
+    ]
+    response = _pack({"itemSets": [_cube_set(1)], "boxTypes": [_box_type(1)], "rules": rules})
+    assert any(
+        w.startswith("rules[0] (lock-orientation) and rules[1] (pack-as-is)")
+        and "pack-as-is wins" in w
+        for w in response["warnings"]
+    )
+    assert response["boxes"][0]["box"]["name"] == "pack-as-is 1"
+
+
+def test_set_properties_feeds_later_rules_and_the_response() -> None:
+    item_sets = [
+        _cube_set(1, name="polish", properties={"oz": 1}),
+        _cube_set(2, name="polish remover"),
+        _cube_set(3, name="cotton"),
+    ]
+    rules = [
+        {
+            "operation": "set-properties",
+            "itemMatch": {"property": "name", "expression": "polish"},
+            "options": {"properties": {"oz": 64, "class": "flammable"}},
+        },
+        {"operation": "exclude-all", "itemMatch": {"property": "class", "expression": "flam"}},
+    ]
+    response = _pack({"itemSets": item_sets, "boxTypes": [_box_type(1)], "rules": rules})
+    props = {
+        e["item"]["refId"]: e["item"].get("properties")
+        for b in response["boxes"]
+        for e in b["box"]["items"]
+    }
+    # overwrite defaults to false: refId 1 keeps oz 1.
+    assert props[1] == {"oz": 1, "class": "flammable"}
+    assert props[2] == {"oz": 64, "class": "flammable"}
+    assert props[3] is None
+    assert _contents(response) == [(1, [1]), (1, [2]), (1, [3])]
+
+
+def test_set_properties_overwrite() -> None:
+    rule = {
+        "operation": "set-properties",
+        "itemRefId": 1,
+        "options": {"properties": {"oz": 64}, "overwrite": True},
+    }
+    response = _pack(
+        {
+            "itemSets": [_cube_set(1, properties={"oz": 1})],
+            "boxTypes": [_box_type(1)],
+            "rules": [rule],
+        }
+    )
+    assert response["boxes"][0]["box"]["items"][0]["item"]["properties"] == {"oz": 64}
+
+
+@pytest.mark.parametrize(
+    ("options", "preferred", "box_side", "placed_volume"),
+    [
+        # Folded in half along x (2 -> 1): replaces the original.
+        ({"dimensionScaleChanges": [{"x": -0.5}], "replaceOriginal": True}, True, 10, 1 * 4 * 4),
+        # Wrapped: one more on every side.
+        ({"dimensionChanges": [{"x": 1, "y": 1, "z": 1}], "replaceOriginal": True}, True, 10, 75),
+        # Without replaceOriginal the original stays while it fits and is preferred ...
+        ({"dimensions": [{"x": 1, "y": 2, "z": 16}]}, True, 10, 32),
+        # ... and the smallest candidate that fits wins when it is not preferred ...
+        ({"dimensions": [{"x": 1, "y": 2, "z": 8}]}, False, 10, 16),
+        # ... or when the original fits no box.
+        ({"dimensions": [{"x": 1, "y": 3, "z": 3}]}, True, 3, 9),
+    ],
+)
+def test_alternate_dimensions(
+    options: dict[str, Any], preferred: bool, box_side: float, placed_volume: float
+) -> None:
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 4, "z": 4}, "weight": 1, "quantity": 1}
+    response = _pack(
+        {
+            "itemSets": [item],
+            "boxTypes": [_box_type(1, box_side)],
+            "itemInitialOrientationPreferred": preferred,
+            "rules": [{"operation": "alternate-dimensions", "itemRefId": 1, "options": options}],
+        }
+    )
+    assert response["lenLeftovers"] == 0
+    assert response["totalVolumeNet"] == pytest.approx(placed_volume)
+
+
+@pytest.mark.parametrize(
+    ("rule", "details"),
+    [
+        (
+            {"operation": "set-properties", "itemRefId": 1, "options": {"properties": [1]}},
+            "rules[0].options.properties: must be an object",
+        ),
+        (
+            {
+                "operation": "alternate-dimensions",
+                "itemRefId": 1,
+                "options": {"dimensions": [{"x": "a"}]},
+            },
+            "rules[0].options.dimensions: must be a list of points",
+        ),
+        (
+            {"operation": "alternate-dimensions", "itemRefId": 1, "options": {}},
+            "rules[0].options: alternate-dimensions needs dimensions",
+        ),
+        (
+            {
+                "operation": "alternate-dimensions",
+                "itemRefId": 1,
+                "options": {"dimensionChanges": [{"x": -5}]},
+            },
+            "rules[0].options.dimensions: every alternate side must come out > 0",
+        ),
+    ],
+)
+def test_malformed_rule_options_are_422_naming_rule_and_field(
+    rule: dict[str, Any], details: str
+) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack({"itemSets": [_cube_set(1, 2)], "rules": [rule]})
+    assert (info.value.details or "").startswith(details)
+
+
+def test_unknown_operation_is_a_422_naming_the_rule() -> None:
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack({"rules": [{"operation": "teleport", "itemRefId": 1}]})
+    assert "rules[0].operation" in (info.value.details or "")
+
+
+def test_ignore_subspaces_is_accepted_without_effect_when_there_are_no_subspaces() -> None:
+    rule = {
+        "operation": "exclude",
+        "itemRefId": 1,
+        "targetItemRefIds": [2],
+        "ignoreSubspaces": True,
+    }
+    response = _pack(
+        {"itemSets": [_cube_set(1), _cube_set(2)], "boxTypes": [_box_type(1)], "rules": [rule]}
+    )
+    assert response["lenBoxes"] == 2
+
+
+# ------------------------------------------------------------------ the validator's rule checks
+
+
+def _problems_after(req: dict[str, Any], corrupt: Any) -> list[str]:
+    req = {"orderId": "rules", "includeImages": False, **req}
+    response = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
+    assert validate(req, response) == []
+    corrupt(response)
+    return validate(req, response)
+
+
+def test_validator_catches_a_turn_about_a_locked_axis() -> None:
+    def tip_over(response: dict[str, Any]) -> None:
+        response["boxes"][0]["box"]["items"][0]["item"]["dimensions"] = {"x": 9, "y": 2, "z": 1}
+
+    problems = _problems_after(_request([0], (10, 10, 10)), tip_over)
+    assert any(p.startswith("orientation: box 0 item 1 (refId 1)") for p in problems), problems
+
+
+def test_validator_catches_excluded_items_sharing_a_box() -> None:
+    def merge(response: dict[str, Any]) -> None:
+        second = response["boxes"].pop(1)["box"]["items"][0]
+        second["item"]["origin"] = {"x": 5, "y": 5, "z": 5}
+        response["boxes"][0]["box"]["items"].append(second)
+
+    req = {
+        "itemSets": [_cube_set(1), _cube_set(2)],
+        "boxTypes": [_box_type(1)],
+        "rules": [{"operation": "exclude", "itemRefId": 1, "targetItemRefIds": [2]}],
+    }
+    problems = _problems_after(req, merge)
+    assert any(p.startswith("exclusion:") and "shares box 0" in p for p in problems), problems
+
+
+def test_validator_catches_a_pack_as_is_item_in_a_bigger_box() -> None:
+    def overbox(response: dict[str, Any]) -> None:
+        response["boxes"][0]["box"]["dimensions"] = {"x": 5, "y": 5, "z": 5}
+
+    req = {
+        "itemSets": [_cube_set(1, 2)],
+        "boxTypes": [_box_type(1)],
+        "rules": [{"operation": "pack-as-is", "itemRefId": 1}],
+    }
+    problems = _problems_after(req, overbox)
+    assert any(p.startswith("pack-as-is:") for p in problems), problems

@@ -195,7 +195,11 @@ CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
     ),
     "box tare changed": (_set(lambda r: box_of(r, 0), "weightTare", 0), "box-type", "weightTare"),
     "fixed price ignored": (_set(lambda r: box_of(r, 0), "price", 250), "box-cost", "box 0"),
-    "unpriced box not volume": (_set(lambda r: box_of(r, 1), "price", 100), "box-cost", "volume"),
+    "unpriced box not volume": (
+        _set(lambda r: box_of(r, 1), "price", 100),
+        "box-cost",
+        "expected 125",
+    ),
     "box volumeNet": (_set(lambda r: box_of(r, 0), "volumeNet", 750), "box-totals", "volumeNet"),
     "box volumeMax": (_set(lambda r: box_of(r, 1), "volumeMax", 100), "box-totals", "volumeMax"),
     "box weightUsed": (_set(lambda r: box_of(r, 1), "weightUsed", 1), "box-totals", "weightUsed"),

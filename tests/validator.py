@@ -17,11 +17,16 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   the engine. Response items whose refId is not one of the request's explicit refIds are
   matched to those sets by (sorted dimensions, weight); auto sets alike in both are
   pooled, which is sound because their units are interchangeable.
-- **Cost.** A box type with a ``price`` and no rate table costs exactly its price; with
-  neither, it costs its volume, allowed to differ by rounding (at most 1).
+- **Cost.** A box costs its ``price`` plus its rate table's rate (breakpoints: the first
+  breakpoint at or above the weight, above the last the last rate; linear: base plus
+  slope times weight) at the larger of the gross weight and ``volume / dimFactor``
+  (outer volume with ``outerBasedCost``; ``dimFactor`` <= 0 disables it); with neither
+  price nor rate it costs its volume. Integer costs may differ by rounding. Built-in
+  carrier tables are the engine's data and are not re-derived here.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
   pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
-  box-type check is skipped), ``reservedSpace`` and rules other than the limits below.
+  box-type check is skipped), ``reservedSpace``, and the rule operations other than
+  lock-orientation, exclude, exclude-all, pack-as-is and alternate-dimensions.
 - **Count limits.** 0, negative and null mean no limit; a box type's own
   ``itemsPerBoxMax``, ``itemSetsPerBoxMax`` and ``itemsInlineMax`` (or boxTypeDefaults')
   override the request's. ``itemsInlineMax`` counts the items whose projection along the
@@ -29,6 +34,11 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
 - **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
   of an item ending at its base height, and every point of its base must lie within a,
   along y and along z, of such tops (docs/decisions.md). The check is O(n^2) per box.
+- **Rules.** A rule selects an item by ``itemRefId``, ``itemSequence`` or ``itemMatch``
+  evaluated on the response item's own fields (after set-properties). Locks: the first
+  lock-orientation rule selecting an item gives its free axes. Exclusions never apply
+  between units of one refId. A box holding a pack-as-is item holds only that unit, at
+  exactly its dimensions, priced by ``boxTypeDefaults``.
 
 Later rules (orientation locks, overhang, inline limits, per-box caps) are added as
 further functions in ``CHECKS``.
@@ -69,6 +79,7 @@ class Item:
     dims: Vec
     weight: float
     units: int
+    wire: Wire
     sequence: str | None = None
 
     @property
@@ -252,6 +263,7 @@ def _item(wire: Wire, box: int | None) -> Item:
         weight=float(wire.get("weight", 0.0)),
         units=int(wire.get("quantity", 1)),
         sequence=wire.get("sequence"),
+        wire=wire,
     )
 
 
@@ -437,66 +449,18 @@ def check_rotation(view: PackView) -> Iterator[str]:
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
                 f"or dimensions {_fmt(item.dims)}"
             )
-        elif not any(_same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes):
+        elif not any(
+            _same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes
+        ) and not any(
+            _same_dims(sorted_dims(item.dims), sorted_dims(alt))
+            for dims, _ in group.shapes
+            for alt in _alternates(view, item, dims)
+        ):
             wanted = " or ".join(_fmt(dims) for dims, _ in group.shapes)
             yield (
                 f"rotation: {item.label}: dimensions {_fmt(item.dims)} are not a rotation "
                 f"of {wanted}"
             )
-
-
-def _locks(request: Wire) -> list[tuple[Callable[[Wire], bool], set[int]]]:
-    """(selector of item sets, free axes) of each lock-orientation rule, in order; only
-    the itemRefId and itemSequence selectors are read (itemMatch is not checked)."""
-    locks: list[tuple[Callable[[Wire], bool], set[int]]] = []
-    for rule in request.get("rules") or []:
-        if rule.get("operation") != "lock-orientation":
-            continue
-        ref_id, sequence = rule.get("itemRefId"), rule.get("itemSequence")
-
-        def selects(item_set: Wire, ref_id: object = ref_id, sequence: object = sequence) -> bool:
-            return (ref_id is not None and item_set.get("refId") == ref_id) or (
-                sequence is not None and item_set.get("sequence") == sequence
-            )
-
-        axes = (rule.get("options") or {}).get("freeAxes", [])
-        locks.append((selects, set(axes) if isinstance(axes, list) else set()))
-    return locks
-
-
-def _turns_allowed(given: Vec, placed: Vec, free: set[int]) -> bool:
-    """True when ``placed`` is ``given`` turned only about the ``free`` axes."""
-    if len(free) >= 2:
-        return _same_dims(sorted_dims(given), sorted_dims(placed))
-    if len(free) == 1:
-        (a,) = free
-        others = [i for i in range(3) if i != a]
-        return _close(given[a], placed[a]) and _same_dims(
-            sorted(given[i] for i in others), sorted(placed[i] for i in others)
-        )
-    return _same_dims(given, placed)
-
-
-def check_orientation_locks(view: PackView) -> Iterator[str]:
-    """A packed item of an item set a lock-orientation rule selects (the first such rule
-    wins) is turned only about the rule's freeAxes."""
-    locks = _locks(view.request)
-    if not locks:
-        return
-    sets = [s for s in view.request.get("itemSets") or [] if not _is_auto_ref_id(s.get("refId"))]
-    for box in view.boxes:
-        for item in box.items:
-            candidates = [s for s in sets if s.get("refId") == item.ref_id]
-            allowed = []
-            for item_set in candidates:
-                free = next((axes for selects, axes in locks if selects(item_set)), None)
-                given = _vec(item_set["dimensions"])
-                allowed.append(free is None or _turns_allowed(given, item.dims, free))
-            if candidates and not any(allowed):
-                yield (
-                    f"orientation: {item.label}: placed as {_fmt(item.dims)}, which its "
-                    f"lock-orientation rule does not allow"
-                )
 
 
 def _sequence_number(sequence: str | None) -> int | None:
@@ -628,6 +592,8 @@ def check_box_type(view: PackView) -> Iterator[str]:
     if view.request.get("boxTypeGenerators") or not view.request.get("boxTypes"):
         return  # generated or account box types are not in the request to compare with
     for box in view.boxes:
+        if _is_as_is_box(view, box):
+            continue  # check_pack_as_is judges these
         box_type = _matching_box_type(view.request, box)
         if box_type is None:
             yield (
@@ -641,20 +607,71 @@ def check_box_type(view: PackView) -> Iterator[str]:
                 yield f"box-type: box {box.position}: {name} {got:g}, box type says {want:g}"
 
 
+def _rate_at(table: Wire, weight: float) -> float | None:
+    """A breakpoint or linear table's rate at ``weight``; None for carrier tables."""
+    if table.get("weights"):
+        weights, rates = table["weights"], table["rates"]
+        # The first breakpoint at or above the weight; above the last, the last rate.
+        return float(
+            next((r for w, r in zip(weights, rates, strict=True) if weight <= w), rates[-1])
+        )
+    if table.get("basePrice") is not None or table.get("priceIncreaseRate") is not None:
+        return (
+            float(table.get("basePrice") or 0) + float(table.get("priceIncreaseRate") or 0) * weight
+        )
+    return None
+
+
+def _rating_volume(box_type: Wire, box: Box) -> float:
+    outer = box_type.get("outer") or {}
+    if not box_type.get("outerBasedCost"):
+        return _volume(box.dims)
+    if outer.get("dimensions"):
+        return _volume(_vec(outer["dimensions"]))
+    if outer.get("dimensionChange"):
+        change = _vec(outer["dimensionChange"])
+        return _volume((box.dims[0] + change[0], box.dims[1] + change[1], box.dims[2] + change[2]))
+    return _volume(box.dims)
+
+
+def _expected_cost(box_type: Wire, box: Box) -> float | None:
+    """The box's cost from its type: price plus the rate at max(gross, volume / dimFactor),
+    the price alone, or the volume; None when the rate comes from a carrier table."""
+    fixed, table = box_type.get("price"), box_type.get("rateTable")
+    if not table or table.get("carrier") is not None:
+        if table and table.get("carrier") is not None:
+            return None  # built-in tables are the engine's data; not re-read here
+        return float(fixed) if fixed is not None else _volume(box.dims)
+    gross = sum(item.weight for item in box.items) + float(box_type.get("weightTare", 0.0))
+    factor = table.get("dimFactor")
+    weight = max(gross, _rating_volume(box_type, box) / factor) if factor and factor > 0 else gross
+    rate = _rate_at(table, weight)
+    if rate is None:
+        return float(fixed) if fixed is not None else _volume(box.dims)
+    return float(fixed or 0) + rate
+
+
 def check_box_cost(view: PackView) -> Iterator[str]:
-    """A box without a rate table costs its fixed price, or its volume when it has none."""
+    """A box costs its fixed price plus its rate table's rate at the larger of its gross
+    and dimensional weight; with neither price nor rate, its volume. Costs are integers,
+    so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
     if view.request.get("boxTypeGenerators"):
         return
     for box in view.boxes:
         box_type = _matching_box_type(view.request, box)
-        if box_type is None or box_type.get("rateTable"):
-            continue  # rate tables are priced by the engine's rating; not checked yet
-        price, fixed, volume = box.wire["price"], box_type.get("price"), _volume(box.dims)
-        if fixed is not None and price != fixed:
-            yield f"box-cost: box {box.position}: price {price}, box type price is {fixed}"
-        # Cost is an integer; the spec does not fix how a fractional volume is rounded.
-        if fixed is None and abs(price - volume) > 1:
-            yield f"box-cost: box {box.position}: price {price}, expected its volume {volume:g}"
+        if _is_as_is_box(view, box):
+            # Its own carton, priced by boxTypeDefaults' price and rate table.
+            defaults = view.request.get("boxTypeDefaults") or {}
+            box_type = {
+                "dimensions": box.wire["dimensions"],
+                **{k: defaults[k] for k in ("price", "rateTable") if k in defaults},
+            }
+        if box_type is None:
+            continue
+        want = _expected_cost(box_type, box)
+        price = box.wire["price"]
+        if want is not None and abs(price - want) > 0.5 + EPS * max(1.0, want):
+            yield f"box-cost: box {box.position}: price {price}, expected {want:g}"
 
 
 def check_box_totals(view: PackView) -> Iterator[str]:
@@ -782,6 +799,192 @@ def check_box_spread(view: PackView) -> Iterator[str]:
                 yield f"box-spread: {group!r} spans boxes {sorted(where)} > {name} {limit}"
 
 
+# --- rules -----------------------------------------------------------------------------
+# Rules select items by refId, sequence or an itemMatch on the response item's own
+# fields (name, sequence, properties: the values after set-properties).
+
+
+def _rules(view: PackView, operation: str) -> list[Wire]:
+    return [r for r in view.request.get("rules") or [] if r.get("operation") == operation]
+
+
+def _field_value(item: Wire, name: str) -> str | None:
+    if name in ("name", "sequence"):
+        value = item.get(name)
+    else:
+        value = (item.get("properties") or {}).get(name)
+    return None if value is None else str(value)
+
+
+def _match(match: Wire, value: str | None) -> bool:
+    expressions = list(match.get("expressions") or [])
+    if match.get("expression"):
+        expressions.append(match["expression"])
+    if value is None:
+        hit = False
+    else:
+        hit = any(e in value for e in expressions) if expressions else bool(value)
+    return hit != bool(match.get("negate"))
+
+
+def _item_match(match: Wire | None, item: Wire) -> bool:
+    if not match:
+        return False
+    if match.get("all"):
+        return not match.get("negate")
+    return _match(match, _field_value(item, match.get("property") or "name"))
+
+
+def _selects(rule: Wire, item: Wire) -> bool:
+    return (
+        (rule.get("itemRefId") is not None and rule["itemRefId"] == item.get("refId"))
+        or (
+            rule.get("itemSequence") is not None
+            and str(rule["itemSequence"]) == str(item.get("sequence"))
+        )
+        or _item_match(rule.get("itemMatch"), item)
+    )
+
+
+def _targets(rule: Wire, item: Wire) -> bool:
+    sequences = [str(s) for s in rule.get("targetItemSequences") or []]
+    return (
+        item.get("refId") in (rule.get("targetItemRefIds") or [])
+        or (item.get("sequence") is not None and str(item["sequence"]) in sequences)
+        or _item_match(rule.get("targetItemMatch"), item)
+    )
+
+
+def _targets_box(rule: Wire, box: Wire) -> bool:
+    match = rule.get("targetBoxMatch")
+    by_match = False
+    if match:
+        name = match.get("property") or "name"
+        raw = box.get("name") if name == "name" else (box.get("properties") or {}).get(name)
+        by_match = _match(match, None if raw is None else str(raw))
+    return box.get("refId") in (rule.get("targetBoxRefIds") or []) or by_match
+
+
+def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
+    """Dimensions an alternate-dimensions rule selecting ``item`` lets it take."""
+    for rule in _rules(view, "alternate-dimensions"):
+        if not _selects(rule, item.wire):
+            continue
+        options = rule.get("options") or {}
+        for p in options.get("dimensions") or []:
+            yield (float(p.get("x", 0)), float(p.get("y", 0)), float(p.get("z", 0)))
+        # ``dims`` are sorted; changes apply to the item set's axes, so try each order.
+        for item_set in view.request.get("itemSets") or []:
+            if item_set.get("refId") != item.ref_id:
+                continue
+            given = _vec(item_set["dimensions"])
+            for c in options.get("dimensionChanges") or []:
+                yield tuple(g + float(c.get(a, 0)) for g, a in zip(given, AXES, strict=True))  # type: ignore[misc]
+            for c in options.get("dimensionScaleChanges") or []:
+                yield tuple(g * (1 + float(c.get(a, 0))) for g, a in zip(given, AXES, strict=True))  # type: ignore[misc]
+
+
+_SPIN = {0: (0, 2, 1), 1: (2, 1, 0), 2: (1, 0, 2)}  # axis permutation of a quarter turn
+
+
+def _allowed_turns(free_axes: Sequence[int]) -> set[tuple[int, int, int]]:
+    """Axis permutations reachable by turns about ``free_axes`` (placed[a] = given[p[a]])."""
+    turns = {(0, 1, 2)}
+    frontier = [(0, 1, 2)]
+    while frontier:
+        p = frontier.pop()
+        for axis in set(free_axes):
+            spin = _SPIN[axis]
+            q = (p[spin[0]], p[spin[1]], p[spin[2]])
+            if q not in turns:
+                turns.add(q)
+                frontier.append(q)
+    return turns
+
+
+def check_orientation_locks(view: PackView) -> Iterator[str]:
+    """Items selected by lock-orientation are turned only about their free axes (the
+    first rule selecting an item wins); pack-as-is items stand as given."""
+    rules = _rules(view, "lock-orientation")
+    if not rules:
+        return
+    for box in view.boxes:
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if rule is None or _is_as_is_box(view, box):
+                continue
+            group = view.group_of(item)
+            if group is None:
+                continue
+            free = (rule.get("options") or {}).get("freeAxes") or []
+            turns = _allowed_turns(free)
+            ok = any(
+                _same_dims(item.dims, tuple(given[p[a]] for a in range(3)))
+                for given in _given_dims(view, item)
+                for p in turns
+            )
+            if not ok:
+                yield (
+                    f"orientation: {item.label}: placed as {_fmt(item.dims)}, which turns "
+                    f"about locked axes (freeAxes {free})"
+                )
+
+
+def _given_dims(view: PackView, item: Item) -> list[Vec]:
+    return [
+        _vec(s["dimensions"])
+        for s in view.request.get("itemSets") or []
+        if s.get("refId") == item.ref_id
+    ] + list(_alternates(view, item, item.dims))
+
+
+def check_exclusions(view: PackView) -> Iterator[str]:
+    """exclude: a selected item never shares a box with a target item of another refId,
+    nor sits in a target box; exclude-all: a selected item shares only with its refId."""
+    excludes, excludes_all = _rules(view, "exclude"), _rules(view, "exclude-all")
+    for box in view.boxes:
+        for rule in excludes:
+            for a in box.items:
+                if not _selects(rule, a.wire):
+                    continue
+                if _targets_box(rule, box.wire):
+                    yield f"exclusion: {a.label} is in a box the rule excludes it from"
+                for b in box.items:
+                    if b.ref_id != a.ref_id and _targets(rule, b.wire):
+                        yield f"exclusion: {a.label} shares box {box.position} with {b.label}"
+        for rule in excludes_all:
+            for a in box.items:
+                others = [b for b in box.items if b.ref_id != a.ref_id]
+                if _selects(rule, a.wire) and others:
+                    yield (
+                        f"exclusion: {a.label} shares box {box.position} with {others[0].label} "
+                        "despite exclude-all"
+                    )
+
+
+def _is_as_is_box(view: PackView, box: Box) -> bool:
+    rules = _rules(view, "pack-as-is")
+    return any(_selects(r, item.wire) for r in rules for item in box.items)
+
+
+def check_pack_as_is(view: PackView) -> Iterator[str]:
+    """A pack-as-is item ships alone, as given, in a box of exactly its dimensions."""
+    for box in view.boxes:
+        if not _is_as_is_box(view, box):
+            continue
+        if len(box.items) != 1 or box.items[0].units != 1:
+            yield f"pack-as-is: box {box.position} holds {len(box.items)} items, not one unit"
+            continue
+        item = box.items[0]
+        if not _same_dims(item.dims, box.dims) or not any(
+            _same_dims(item.dims, given) for given in _given_dims(view, item)
+        ):
+            yield (
+                f"pack-as-is: {item.label} placed as {_fmt(item.dims)} in a box of "
+                f"{_fmt(box.dims)}; both must be its own dimensions as given"
+            )
+
+
 # --- response totals -------------------------------------------------------------------
 
 
@@ -838,7 +1041,6 @@ CHECKS: tuple[Check, ...] = (
     check_no_overlap,
     check_support,
     check_rotation,
-    check_orientation_locks,
     check_sequence_distance,
     check_random_consistency,
     check_item_weight,
@@ -852,4 +1054,7 @@ CHECKS: tuple[Check, ...] = (
     check_box_spread,
     check_box_totals,
     check_totals,
+    check_orientation_locks,
+    check_exclusions,
+    check_pack_as_is,
 )

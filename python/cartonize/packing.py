@@ -13,6 +13,7 @@ from typing import Any
 
 from cartonize import _core
 from cartonize.errors import InvalidRequest
+from cartonize.generators import GeneratedBoxTypes, generate_box_types
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -21,12 +22,14 @@ from cartonize.models import (
     Item,
     ItemEntry,
     ItemSet,
+    Outer,
     PackRequest,
     PackResponse,
     Point,
     validate_request,
 )
 from cartonize.random_items import random_item_sets
+from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 
@@ -41,7 +44,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "layFlat": False,
     "interlock": False,
     "corners": True,
-    "boxTypeGenerators": [],
     "boxes": [],
     "usableSpace": 0.85,
     "reservedSpace": 0.0,
@@ -100,9 +102,28 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             warnings.append("random is true: the request's itemSets were replaced by random items")
         item_sets = random_item_sets(req)
     kinds = _kinds(item_sets)
-    effects = apply_rules(req.rules, [(k.ref_id, k.item_set) for k in kinds])
+    generated = generate_box_types(
+        req.box_type_generators,
+        [k.item_set for k in kinds],
+        req.box_type_defaults,
+        req.generated_box_types_max,
+    )
+    warnings += generated.warnings
+    requested_box_types = req.resolved_box_types()
+    effects = apply_rules(
+        req.rules,
+        [(k.ref_id, k.item_set) for k in kinds],
+        requested_box_types + generated.box_types,
+        prefer_original=req.item_initial_orientation_preferred,
+        box_type_defaults=req.box_type_defaults,
+    )
     warnings += effects.warnings
-    box_types = req.resolved_box_types()
+    kinds = [
+        _Kind(k.ref_id, item_set, k.first_unit)
+        for k, item_set in zip(kinds, effects.item_sets, strict=True)
+    ]
+    box_types = effects.box_types
+    resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
     engine_input = {
@@ -121,9 +142,19 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "weightMax": b.weight_max or 0.0,
                 "weightTare": b.weight_tare or 0.0,
                 "price": b.price,
+                "rating": lower_rating(
+                    b, _box_type_path(i, len(req.box_types)), warnings, resolved_tables
+                ),
             }
-            for b in box_types
+            for i, b in enumerate(box_types)
         ],
+        "exclusions": {
+            "kindPairs": sorted(effects.kind_pairs),
+            "kindBoxTypes": sorted(
+                effects.kind_box_types
+                | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
+            ),
+        },
         "options": {
             "itemSort": req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
@@ -180,9 +211,27 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         warnings=warnings,
         properties=req.properties,
     )
-    render_pictures(req, response)
+    render_pictures(req, response, box_types)
     response.total_time = time.perf_counter() - started
     return response
+
+
+def _box_type_path(index: int, requested: int) -> str:
+    """Where box type `index` comes from in the request, for error messages."""
+    return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
+
+
+def _as_is_generated_exclusions(
+    generated: GeneratedBoxTypes, first: int, kinds: int
+) -> set[tuple[int, int]]:
+    """(item set, box type) pairs keeping every other item set out of a pack-as-is
+    generator's carton: it is that item's own packaging."""
+    return {
+        (q, first + i)
+        for i, owner in generated.as_is_owner.items()
+        for q in range(kinds)
+        if q != owner
+    }
 
 
 def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
@@ -278,9 +327,13 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         dimensions=box_type.dimensions,
         weight_max=weight_max,
         weight_tare=tare,
-        outer=box_type.outer,
+        outer=_outer(box_type),
         rate_table=box_type.rate_table,
         price=round(packed["cost"]),
+        dimensional_weight=packed.get("dimensionalWeight"),
+        dimensional_weight_used=(
+            packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
+        ),
         box_type=box_type,
         items=[ItemEntry.model_construct(item=i) for i in items],
         volume_max=volume_max,
@@ -297,6 +350,16 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         len_units=len(items),
         center_of_mass=center,
         center_of_mass_string=_point_string(center),
+    )
+
+
+def _outer(box_type: BoxType) -> Outer | None:
+    """The box type's `outer`, with the final outer dimensions when a change was given."""
+    outer = box_type.outer
+    if outer is None or outer.dimensions is not None:
+        return outer
+    return Outer.model_construct(
+        dimensions=outer_dimensions(box_type), dimension_change=outer.dimension_change
     )
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from cartonize import _core
 from cartonize.errors import InvalidRequest
 from cartonize.models import (
+    BoxType,
     Image,
     ImageScaleStyleUsed,
     Item,
@@ -23,14 +25,18 @@ __all__ = ["image_scale", "render_pictures"]
 _ORIGIN = Point.model_construct(x=0.0, y=0.0, z=0.0)
 
 
-def render_pictures(request: PackRequest, response: PackResponse) -> None:
+def render_pictures(
+    request: PackRequest, response: PackResponse, box_types: Sequence[BoxType] | None = None
+) -> None:
     """Fill svgs or images, each box's svg and depthOrder, imageScale, scripts and styles,
-    and renderTime; with `includeImages: false` render nothing (renderTime 0)."""
+    and renderTime; with `includeImages: false` render nothing (renderTime 0).
+    `box_types` are all box types available (generated ones included), for
+    `largest-box-type`; by default the request's own."""
     if not request.include_images:
         response.render_time = 0.0
         return
     started = time.perf_counter()
-    extent, style_used = image_scale(request, response)
+    extent, style_used = image_scale(request, response, box_types)
     boxes = [entry.box for entry in response.boxes]
     render_input = {
         "eye": _xyz(request.eye),
@@ -74,7 +80,7 @@ def render_pictures(request: PackRequest, response: PackResponse) -> None:
 
 
 def image_scale(
-    request: PackRequest, response: PackResponse
+    request: PackRequest, response: PackResponse, box_types: Sequence[BoxType] | None = None
 ) -> tuple[Point | None, ImageScaleStyleUsed]:
     """The extent every picture is fitted to at least, and the style that chose it.
 
@@ -86,7 +92,8 @@ def image_scale(
     if request.image_scale_style == "largest-box":
         found = [entry.box.dimensions for entry in response.boxes]
     elif request.image_scale_style == "largest-box-type":
-        found = [box_type.dimensions for box_type in request.resolved_box_types()]
+        available = request.resolved_box_types() if box_types is None else box_types
+        found = [box_type.dimensions for box_type in available]
     else:
         return None, "fill"
     dims = [d for d in found if d is not None]

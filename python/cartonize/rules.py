@@ -1,45 +1,80 @@
-"""Rules: which item sets a rule selects, and what each operation does to them.
-
-Only `lock-orientation` changes packing so far; other operations are accepted
-and reported in `warnings` until the rules issue lands."""
+"""Rules: which item sets (and box types) a rule selects, and what each operation
+does to the pack. Operations that reshape the request (set-properties,
+alternate-dimensions) are applied here; the others become constraints the engine
+enforces (orientation locks, exclusions, pack-as-is boxes). See docs/rules.md."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cartonize.errors import InvalidRequest
-from cartonize.models import ItemMatch, ItemSet, Rule
+from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
 
-__all__ = ["RuleEffects", "apply_rules", "item_matches"]
+__all__ = ["RuleEffects", "apply_rules", "box_matches", "item_matches"]
 
 #: Operations whose effect is implemented.
-_HONOURED = frozenset({"lock-orientation"})
+_HONOURED = frozenset(
+    {
+        "lock-orientation",
+        "exclude",
+        "exclude-all",
+        "pack-as-is",
+        "set-properties",
+        "alternate-dimensions",
+    }
+)
 
 
 @dataclass
 class RuleEffects:
-    """What the request's rules do to each item set (by position)."""
+    """What the request's rules do, by item set position and box type index.
 
+    `item_sets` are the item sets after set-properties and alternate-dimensions;
+    `box_types` are the request's box types followed by one box per pack-as-is item set."""
+
+    item_sets: list[ItemSet]
+    box_types: list[BoxType]
     free_axes: dict[int, list[int]] = field(default_factory=dict)
+    #: Item set pairs whose units never share a box.
+    kind_pairs: set[tuple[int, int]] = field(default_factory=set)
+    #: (item set, box type) pairs: the item set never enters the box type.
+    kind_box_types: set[tuple[int, int]] = field(default_factory=set)
+    #: Item set position -> index of its own pack-as-is box type.
+    as_is: dict[int, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+def _expressions(match: ItemMatch | BoxMatch) -> list[str]:
+    return [*(match.expressions or []), *([match.expression] if match.expression else [])]
+
+
+def _search(value: str | None, match: ItemMatch | BoxMatch) -> bool:
+    """Substring search of `value` for any expression (no expression: a non-empty value)."""
+    expressions = _expressions(match)
+    selected = (
+        value is not None and any(e in value for e in expressions) if expressions else bool(value)
+    )
+    return selected != match.negate
 
 
 def item_matches(match: ItemMatch, item_set: ItemSet) -> bool:
     """True when `item_set` is selected by `match` (substring search, any expression)."""
     if match.all_items:
-        selected = True
+        return not match.negate
+    return _search(_property(item_set, match.property_name or "name"), match)
+
+
+def box_matches(match: BoxMatch, box: BoxProperties) -> bool:
+    """True when `box` is selected by `match` (its name, or a key of its properties)."""
+    name = match.property_name or "name"
+    if name == "name":
+        value = box.name
     else:
-        value = _property(item_set, match.property_name or "name")
-        expressions = [
-            *(match.expressions or []),
-            *([match.expression] if match.expression else []),
-        ]
-        if expressions:
-            selected = value is not None and any(e in value for e in expressions)
-        else:
-            selected = bool(value)
-    return selected != match.negate
+        raw = (box.properties or {}).get(name)
+        value = None if raw is None else str(raw)
+    return _search(value, match)
 
 
 def _property(item_set: ItemSet, name: str) -> str | None:
@@ -60,22 +95,176 @@ def _selects(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
     )
 
 
+def _targets_item(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
+    """A rule targets an item set by refId, sequence or match; the targets are or-ed."""
+    return (
+        ref_id in (rule.target_item_ref_ids or [])
+        or (
+            item_set.sequence is not None
+            and item_set.sequence in (rule.target_item_sequences or [])
+        )
+        or (rule.target_item_match is not None and item_matches(rule.target_item_match, item_set))
+    )
+
+
+def _targets_box(rule: Rule, box: BoxType) -> bool:
+    return (box.ref_id is not None and box.ref_id in (rule.target_box_ref_ids or [])) or (
+        rule.target_box_match is not None and box_matches(rule.target_box_match, box)
+    )
+
+
+def _has_item_targets(rule: Rule) -> bool:
+    return bool(rule.target_item_ref_ids or rule.target_item_sequences or rule.target_item_match)
+
+
+def _has_box_targets(rule: Rule) -> bool:
+    return bool(rule.target_box_ref_ids or rule.target_box_match)
+
+
+def _invalid(index: int, option: str, fix: str, got: object) -> InvalidRequest:
+    return InvalidRequest(
+        "invalid rule options", f"rules[{index}].options.{option}: {fix} (got {got!r})"
+    )
+
+
 def _free_axes(index: int, rule: Rule) -> list[int]:
     raw = (rule.options or {}).get("freeAxes", [])
     if not isinstance(raw, list) or not all(
         isinstance(a, int) and not isinstance(a, bool) and 0 <= a <= 2 for a in raw
     ):
-        raise InvalidRequest(
-            "invalid rule options",
-            f"rules[{index}].options.freeAxes: must be a list of axes 0 (x), 1 (y), 2 (z) "
-            f"(got {raw!r})",
-        )
+        raise _invalid(index, "freeAxes", "must be a list of axes 0 (x), 1 (y), 2 (z)", raw)
     return sorted(set(raw))
 
 
-def apply_rules(rules: Sequence[Rule], item_sets: Sequence[tuple[int, ItemSet]]) -> RuleEffects:
-    """Resolve `rules` against the item sets, given as (refId, item set) pairs."""
-    effects = RuleEffects()
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _points(index: int, options: dict[str, Any], name: str) -> list[dict[str, float]]:
+    """`options[name]` as a list of points whose axes are numbers (missing axes are 0)."""
+    raw = options.get(name, [])
+    fix = "must be a list of points {x, y, z} with numeric axes"
+    if not isinstance(raw, list):
+        raise _invalid(index, name, fix, raw)
+    points = []
+    for p in raw:
+        if not isinstance(p, dict) or not all(
+            k in "xyz" and len(k) == 1 and _is_number(v) for k, v in p.items()
+        ):
+            raise _invalid(index, name, fix, raw)
+        points.append({a: float(p.get(a, 0.0)) for a in "xyz"})
+    return points
+
+
+def _alternate_candidates(
+    index: int, rule: Rule, dims: Dimensions
+) -> tuple[list[tuple[float, float, float]], bool]:
+    """The alternate dimensions an alternate-dimensions rule offers for `dims`, and
+    whether they replace the original."""
+    options = rule.options or {}
+    replace = options.get("replaceOriginal", False)
+    if not isinstance(replace, bool):
+        raise _invalid(index, "replaceOriginal", "must be true or false", replace)
+    given = (dims.x, dims.y, dims.z)
+    candidates = [(p["x"], p["y"], p["z"]) for p in _points(index, options, "dimensions")]
+    for change in _points(index, options, "dimensionChanges"):
+        candidates.append((given[0] + change["x"], given[1] + change["y"], given[2] + change["z"]))
+    for scale in _points(index, options, "dimensionScaleChanges"):
+        candidates.append(
+            (
+                given[0] * (1 + scale["x"]),
+                given[1] * (1 + scale["y"]),
+                given[2] * (1 + scale["z"]),
+            )
+        )
+    if not candidates:
+        raise InvalidRequest(
+            "invalid rule options",
+            f"rules[{index}].options: alternate-dimensions needs dimensions, dimensionChanges "
+            "or dimensionScaleChanges",
+        )
+    for c in candidates:
+        if min(c) <= 0:
+            raise _invalid(index, "dimensions", "every alternate side must come out > 0", c)
+    return candidates, replace
+
+
+def _fits_some_box(dims: tuple[float, float, float], boxes: Sequence[BoxType]) -> bool:
+    """True when `dims`, turned freely, fit inside some box type."""
+    need = sorted(dims)
+    return any(
+        all(
+            n <= h
+            for n, h in zip(
+                need, sorted((b.dimensions.x, b.dimensions.y, b.dimensions.z)), strict=True
+            )
+        )
+        for b in boxes
+    )
+
+
+def _choose_dimensions(
+    original: Dimensions,
+    candidates: list[tuple[float, float, float]],
+    replace: bool,
+    prefer_original: bool,
+    boxes: Sequence[BoxType],
+) -> tuple[float, float, float]:
+    """One shape per item set, chosen before packing: the original while it fits some box
+    and is preferred; otherwise the smallest-volume candidate that fits a box (or the
+    smallest, when none fits and the unit becomes a leftover)."""
+    given = (original.x, original.y, original.z)
+    if not replace and prefer_original and _fits_some_box(given, boxes):
+        return given
+    pool = candidates if replace else [given, *candidates]
+    by_volume = sorted(pool, key=lambda c: c[0] * c[1] * c[2])
+    return next((c for c in by_volume if _fits_some_box(c, boxes)), by_volume[0])
+
+
+def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
+    options = rule.options or {}
+    new = options.get("properties")
+    if not isinstance(new, dict):
+        raise _invalid(index, "properties", "must be an object of properties to set", new)
+    overwrite = options.get("overwrite", False)
+    if not isinstance(overwrite, bool):
+        raise _invalid(index, "overwrite", "must be true or false", overwrite)
+    current = dict(item_set.properties or {})
+    for key, value in new.items():
+        if overwrite or key not in current:
+            current[key] = value
+    return item_set.model_copy(update={"properties": current})
+
+
+def _as_is_box(item_set: ItemSet, ref_id: int, defaults: BoxProperties | None) -> BoxType:
+    """The carton of a pack-as-is item set: its own dimensions, priced by the defaults."""
+    box = BoxType(
+        name=f"pack-as-is {item_set.name or ref_id}",
+        dimensions=item_set.dimensions,
+        weight_max=0.0,
+    )
+    base = BoxProperties(
+        price=defaults.price if defaults else None,
+        rate_table=defaults.rate_table if defaults else None,
+    )
+    return box.with_defaults(base)
+
+
+def apply_rules(
+    rules: Sequence[Rule],
+    item_sets: Sequence[tuple[int, ItemSet]],
+    box_types: Sequence[BoxType] = (),
+    *,
+    prefer_original: bool = True,
+    box_type_defaults: BoxProperties | None = None,
+) -> RuleEffects:
+    """Resolve `rules`, in order, against the item sets (given as (refId, item set) pairs)
+    and the box types. Raises `InvalidRequest` naming `rules[i]` and the field for
+    malformed options; conflicts between rules become warnings naming the winner."""
+    ref_ids = [ref_id for ref_id, _ in item_sets]
+    effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
+    locked_by: dict[int, int] = {}
+    as_is_by: dict[int, int] = {}
     for index, rule in enumerate(rules):
         if rule.operation not in _HONOURED:
             effects.warnings.append(
@@ -83,20 +272,110 @@ def apply_rules(rules: Sequence[Rule], item_sets: Sequence[tuple[int, ItemSet]])
                 "on packing yet"
             )
             continue
-        axes = _free_axes(index, rule)
         if rule.item_ref_id is None and rule.item_sequence is None and rule.item_match is None:
             effects.warnings.append(
                 f"rules[{index}]: selects no items (give itemRefId, itemSequence or itemMatch)"
             )
             continue
-        for position, (ref_id, item_set) in enumerate(item_sets):
-            if not _selects(rule, ref_id, item_set):
-                continue
-            if position in effects.free_axes:
-                effects.warnings.append(
-                    f"rules[{index}]: item refId {ref_id} is already locked by an earlier "
-                    "lock-orientation rule, which wins"
+        _check_targets(index, rule)
+        selected = [
+            p
+            for p, (ref_id, item_set) in enumerate(zip(ref_ids, effects.item_sets, strict=True))
+            if _selects(rule, ref_id, item_set)
+        ]
+        op = rule.operation
+        if op == "lock-orientation":
+            axes = _free_axes(index, rule)
+            for p in selected:
+                if p in locked_by:
+                    effects.warnings.append(
+                        f"rules[{index}]: item refId {ref_ids[p]} is already locked by "
+                        f"rules[{locked_by[p]}] (lock-orientation), which wins"
+                    )
+                    continue
+                if p in as_is_by:
+                    effects.warnings.append(_as_is_wins(index, op, ref_ids[p], as_is_by[p]))
+                    continue
+                locked_by[p] = index
+                effects.free_axes[p] = axes
+        elif op == "exclude":
+            for p in selected:
+                for q, (ref_id, item_set) in enumerate(
+                    zip(ref_ids, effects.item_sets, strict=True)
+                ):
+                    # An item set is never kept from its own units (pack-as-is does that).
+                    if q != p and _targets_item(rule, ref_id, item_set):
+                        effects.kind_pairs.add((min(p, q), max(p, q)))
+                for b, box in enumerate(box_types):
+                    if _targets_box(rule, box):
+                        effects.kind_box_types.add((p, b))
+        elif op == "exclude-all":
+            for p in selected:
+                for q, ref_id in enumerate(ref_ids):
+                    if ref_id != ref_ids[p]:
+                        effects.kind_pairs.add((min(p, q), max(p, q)))
+        elif op == "pack-as-is":
+            for p in selected:
+                as_is_by.setdefault(p, index)
+                if p in locked_by:
+                    effects.warnings.append(
+                        _as_is_wins(locked_by[p], "lock-orientation", ref_ids[p], index)
+                    )
+                    del effects.free_axes[p]
+                    del locked_by[p]
+        elif op == "set-properties":
+            for p in selected:
+                effects.item_sets[p] = _set_properties(index, rule, effects.item_sets[p])
+        elif op == "alternate-dimensions":
+            for p in selected:
+                item_set = effects.item_sets[p]
+                candidates, replace = _alternate_candidates(index, rule, item_set.dimensions)
+                x, y, z = _choose_dimensions(
+                    item_set.dimensions, candidates, replace, prefer_original, box_types
                 )
-                continue
-            effects.free_axes[position] = axes
+                effects.item_sets[p] = item_set.model_copy(
+                    update={"dimensions": Dimensions(x=x, y=y, z=z)}
+                )
+    _add_as_is_boxes(effects, ref_ids, as_is_by, len(box_types), box_type_defaults)
     return effects
+
+
+def _as_is_wins(loser: int, operation: str, ref_id: int, winner: int) -> str:
+    return (
+        f"rules[{loser}] ({operation}) and rules[{winner}] (pack-as-is) both select item "
+        f"refId {ref_id}; pack-as-is wins: the item ships in its own carton as given"
+    )
+
+
+def _add_as_is_boxes(
+    effects: RuleEffects,
+    ref_ids: list[int],
+    as_is_by: dict[int, int],
+    first_own_box: int,
+    defaults: BoxProperties | None,
+) -> None:
+    """Gives every pack-as-is item set a box type of its own dimensions that nothing else
+    enters, which it alone may use, one unit at a time, as given."""
+    for own, p in enumerate(sorted(as_is_by), start=first_own_box):
+        effects.box_types.append(_as_is_box(effects.item_sets[p], ref_ids[p], defaults))
+        effects.as_is[p] = own
+        effects.free_axes[p] = []
+        effects.kind_pairs.add((p, p))
+    total_boxes = first_own_box + len(as_is_by)
+    for q in range(len(ref_ids)):
+        allowed = effects.as_is.get(q)
+        for b in range(total_boxes):
+            # A pack-as-is item set enters only its own box; the others only the request's.
+            kept_out = b != allowed if allowed is not None else b >= first_own_box
+            if kept_out:
+                effects.kind_box_types.add((q, b))
+
+
+def _check_targets(index: int, rule: Rule) -> None:
+    """Operations that need targets have them; targets elsewhere are a mistake."""
+    if rule.operation == "exclude" and not (_has_item_targets(rule) or _has_box_targets(rule)):
+        raise InvalidRequest(
+            "invalid rule",
+            f"rules[{index}].targetItemRefIds: exclude needs targets (targetItemRefIds, "
+            "targetItemSequences, targetItemMatch, targetBoxRefIds or targetBoxMatch)",
+        )

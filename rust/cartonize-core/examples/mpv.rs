@@ -63,12 +63,14 @@ fn to_input(inst: &Instance, timeout: Option<f64>) -> PackInput {
             weight_max: 0.0,
             weight_tare: 0.0,
             price: None,
+            rating: None,
         }],
         options: Options {
             goal: Goal::MostItems,
             timeout,
             ..Options::default()
         },
+        ..PackInput::default()
     }
 }
 

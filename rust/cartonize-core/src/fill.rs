@@ -130,6 +130,11 @@ impl<'a> BoxFill<'a> {
         if self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK {
             return None;
         }
+        // Before the failed-kind memory: a kind kept out by a rule says
+        // nothing about the space left for larger kinds.
+        if !k.excludes.is_empty() && self.units.iter().any(|u| !k.may_share_with(u.kind)) {
+            return None;
+        }
         if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
             return None;
         }
@@ -347,12 +352,43 @@ mod tests {
     }
 
     #[test]
+    fn excluded_kinds_never_share_a_box() {
+        let bk = crate::testkit::cube_box(10.0);
+        let unit = |_| {
+            Kind::new(&ItemKindInput {
+                dimensions: [1.0, 1.0, 1.0],
+                weight: 0.0,
+                quantity: 1,
+                free_axes: None,
+            })
+        };
+        let mut kinds: Vec<Kind> = (0..3).map(unit).collect();
+        let exclusions = crate::model::Exclusions {
+            kind_pairs: vec![[0, 1]],
+            kind_box_types: vec![],
+        };
+        crate::kinds::apply_exclusions(&mut kinds, &exclusions);
+        let mut fill = BoxFill::new(&bk, rule());
+        assert!(fill.try_add(0, 1, &kinds));
+        assert!(
+            !fill.try_add(1, 0, &kinds),
+            "kind 0 is excluded from kind 1's box"
+        );
+        assert!(
+            fill.try_add(2, 2, &kinds),
+            "kind 2 is excluded from nothing"
+        );
+        assert!(fill.try_add(3, 1, &kinds));
+    }
+
+    #[test]
     fn weight_limit_stops_filling() {
         let bk = BoxKind::new(&BoxTypeInput {
             dimensions: [10.0, 10.0, 10.0],
             weight_max: 10.0,
             weight_tare: 1.0,
             price: None,
+            rating: None,
         });
         let kinds = vec![Kind::new(&ItemKindInput {
             dimensions: [1.0, 1.0, 1.0],

@@ -1,9 +1,11 @@
 //! Item kinds and box types lowered to fixed point, with what the search needs
 //! precomputed once per pack.
 
+use crate::cost::{box_cost, Rating};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
 use crate::limits::BoxCaps;
-use crate::model::{BoxTypeInput, ItemKindInput};
+
+use crate::model::{BoxTypeInput, Exclusions, ItemKindInput};
 use crate::orientation::{allowed_perms, distinct_shapes, Perm};
 
 /// An item kind ready for placement.
@@ -22,6 +24,10 @@ pub struct Kind {
     pub item_set: u32,
     /// The sequence group, `None` for an empty sequence.
     pub sequence: Option<u32>,
+    /// Kinds whose units may not share a box with this one, sorted.
+    pub excludes: Vec<usize>,
+    /// Box types this kind may not enter, sorted.
+    pub excluded_box_types: Vec<usize>,
 }
 
 impl Kind {
@@ -41,7 +47,14 @@ impl Kind {
             free: perms.len() == 6,
             item_set: 0,
             sequence: None,
+            excludes: Vec::new(),
+            excluded_box_types: Vec::new(),
         }
+    }
+
+    /// True when a unit of this kind may share a box with a unit of `other`.
+    pub fn may_share_with(&self, other: usize) -> bool {
+        self.excludes.binary_search(&other).is_err()
     }
 
     /// True when every shape of `self` is at least as large on every axis as
@@ -72,6 +85,7 @@ pub struct BoxKind {
     pub volume: f64,
     /// Per-box count limits.
     pub caps: BoxCaps,
+    pub rating: Option<Rating>,
 }
 
 impl BoxKind {
@@ -85,6 +99,7 @@ impl BoxKind {
             price: input.price,
             volume: volume_f64(&dims),
             caps: BoxCaps::default(),
+            rating: input.rating.clone(),
         }
     }
 
@@ -97,10 +112,11 @@ impl BoxKind {
         }
     }
 
-    /// Cost of this box holding `gross_weight`: its price, or its volume when
-    /// it has no price (so lowest cost means least volume).
-    pub fn cost(&self, _gross_weight: f64) -> f64 {
-        self.price.unwrap_or(self.volume)
+    /// Cost of this box holding `gross_weight`: its price plus its rate
+    /// table's rate at the rating weight, or its volume when it has neither
+    /// (so lowest cost means least volume). See [`crate::cost`].
+    pub fn cost(&self, gross_weight: f64) -> f64 {
+        box_cost(self.price, self.volume, self.rating.as_ref(), gross_weight)
     }
 
     /// True when an empty box of this type can hold one unit of `kind`.
@@ -110,6 +126,28 @@ impl BoxKind {
                 .shapes
                 .iter()
                 .any(|(s, _)| (0..3).all(|a| s[a] <= self.dims[a]))
+    }
+}
+
+/// Records the request's exclusions on `kinds`, both ways for kind pairs;
+/// indices out of range are ignored (the Python layer only sends valid ones).
+pub fn apply_exclusions(kinds: &mut [Kind], exclusions: &Exclusions) {
+    for &[a, b] in &exclusions.kind_pairs {
+        if a < kinds.len() && b < kinds.len() {
+            kinds[a].excludes.push(b);
+            kinds[b].excludes.push(a);
+        }
+    }
+    for &[k, b] in &exclusions.kind_box_types {
+        if let Some(kind) = kinds.get_mut(k) {
+            kind.excluded_box_types.push(b);
+        }
+    }
+    for kind in kinds.iter_mut() {
+        kind.excludes.sort_unstable();
+        kind.excludes.dedup();
+        kind.excluded_box_types.sort_unstable();
+        kind.excluded_box_types.dedup();
     }
 }
 

@@ -6,6 +6,7 @@
 //! the portfolio of strategies a request tries (`portfolio`), improvement
 //! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
 
+pub mod cost;
 pub mod deadline;
 pub mod error;
 pub mod extreme_points;
@@ -51,7 +52,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let opts = &input.options;
     let deadline = Deadline::after(opts.timeout);
     let limits = &opts.limits;
-    let kinds: Vec<Kind> = input
+    let mut kinds: Vec<Kind> = input
         .items
         .iter()
         .enumerate()
@@ -65,6 +66,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
             k
         })
         .collect();
+    kinds::apply_exclusions(&mut kinds, &input.exclusions);
     let boxes: Vec<BoxKind> = input
         .box_types
         .iter()
@@ -294,9 +296,13 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
                     }
                 })
                 .collect();
+            let rating = bk.rating.as_ref();
             PackedBox {
                 box_type: filled.box_type,
                 cost: filled.cost(ctx),
+                dimensional_weight: rating.and_then(|r| r.dimensional_weight()),
+                dimensional_weight_used: rating
+                    .is_some_and(|r| r.rating_weight(bk.weight_tare + filled.payload).1),
                 items,
             }
         })
@@ -341,6 +347,7 @@ mod tests {
                 weight_max: 0.0,
                 weight_tare: 0.0,
                 price: None,
+                rating: None,
             }],
             options: Options {
                 goal: Goal::MostItems,
@@ -348,6 +355,7 @@ mod tests {
                 improve,
                 ..Options::default()
             },
+            ..PackInput::default()
         }
     }
 

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::limits::Limits;
+use crate::cost::Rating;
 
 /// One kind of item, with how many units of it to pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -33,6 +34,9 @@ pub struct BoxTypeInput {
     /// Fixed price; without it (and without a rate table) cost is the volume.
     #[serde(default)]
     pub price: Option<f64>,
+    /// Rate table, lowered (carrier tables resolved to breakpoints).
+    #[serde(default)]
+    pub rating: Option<Rating>,
 }
 
 /// Item orderings tried before packing (service-spec.md, `itemSort`).
@@ -147,6 +151,21 @@ pub struct PackInput {
     pub box_types: Vec<BoxTypeInput>,
     #[serde(default)]
     pub options: Options,
+    /// Which units may not share a box, or enter a box type (rules).
+    #[serde(default)]
+    pub exclusions: Exclusions,
+}
+
+/// Separation the request's rules ask for (`exclude`, `exclude-all`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Exclusions {
+    /// Pairs of item kinds whose units never share a box (either order).
+    #[serde(default)]
+    pub kind_pairs: Vec<[usize; 2]>,
+    /// (item kind, box type) pairs: units of the kind never enter the type.
+    #[serde(default)]
+    pub kind_box_types: Vec<[usize; 2]>,
 }
 
 /// One unit placed in a box.
@@ -188,6 +207,12 @@ pub struct PackedBox {
     /// Index into `PackInput::box_types`.
     pub box_type: usize,
     pub cost: f64,
+    /// Volume over `dimFactor`, when the box type's rate table has one.
+    #[serde(default)]
+    pub dimensional_weight: Option<f64>,
+    /// Whether the dimensional weight, not the gross weight, was rated.
+    #[serde(default)]
+    pub dimensional_weight_used: bool,
     /// Units in placement order.
     pub items: Vec<Placement>,
 }

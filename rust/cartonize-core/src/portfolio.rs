@@ -253,6 +253,7 @@ mod tests {
                     weight_max: 0.0,
                     weight_tare: 0.0,
                     price: None,
+                    rating: None,
                 })
             })
             .collect();

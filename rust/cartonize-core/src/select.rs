@@ -40,7 +40,13 @@ impl<'a> Context<'a> {
     ) -> Self {
         let holds = boxes
             .iter()
-            .map(|b| kinds.iter().map(|k| b.can_hold(k)).collect())
+            .enumerate()
+            .map(|(i, b)| {
+                kinds
+                    .iter()
+                    .map(|k| b.can_hold(k) && k.excluded_box_types.binary_search(&i).is_err())
+                    .collect()
+            })
             .collect();
         Context {
             kinds,
@@ -558,7 +564,17 @@ fn unfit_reason(kind: &Kind, boxes: &[BoxKind]) -> String {
             .iter()
             .any(|(s, _)| (0..3).all(|a| s[a] <= b.dims[a]))
     });
-    if fits_space {
+    let allowed = |b: usize| kind.excluded_box_types.binary_search(&b).is_err();
+    let fits_allowed = boxes.iter().enumerate().any(|(i, b)| {
+        allowed(i)
+            && kind
+                .shapes
+                .iter()
+                .any(|(s, _)| (0..3).all(|a| s[a] <= b.dims[a]))
+    });
+    if fits_space && !fits_allowed {
+        "rules exclude this item from every box type large enough for it".to_string()
+    } else if fits_space {
         "item is heavier than any box type can carry".to_string()
     } else {
         "item is larger than every box type in every allowed orientation".to_string()

@@ -243,6 +243,7 @@ mod tests {
             weight_max: 0.0,
             weight_tare: 0.0,
             price: None,
+            rating: None,
         })];
         let band = order_kinds_extra(ExtraSort::ClusteredHeightArea(20), 0, &kinds, &boxes);
         assert_eq!(band, vec![1, 2, 0]);

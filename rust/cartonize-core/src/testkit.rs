@@ -12,6 +12,7 @@ pub fn cube_box(side: f64) -> BoxKind {
         weight_max: 0.0,
         weight_tare: 0.0,
         price: None,
+        rating: None,
     })
 }
 

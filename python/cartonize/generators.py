@@ -1,0 +1,254 @@
+"""Box type generators: box sizes made on demand (`cartesian`) or one carton per item
+set (`pack-as-is`). Generated types join the request's box types and take part in box
+choice like them. See docs/generators.md."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from cartonize.errors import InvalidRequest
+from cartonize.models import (
+    BoxProperties,
+    BoxType,
+    BoxTypeGenerator,
+    Dimensions,
+    GeneratorAxisRange,
+    GeneratorPriceComponent,
+    ItemSet,
+    Metric,
+)
+
+__all__ = ["GeneratedBoxTypes", "generate_box_types", "metric"]
+
+#: With `generatedBoxTypesMax` 0 ("unlimited") a cartesian product is still sampled down
+#: to this many sizes: every generated type costs a trial fill per box opened.
+UNLIMITED_CAP = 4096
+
+#: Fixed seed of the sampling, so one request always generates the same sizes.
+_SAMPLE_SEED = 0x5EED
+
+Size = tuple[float, float, float]
+
+
+@dataclass
+class GeneratedBoxTypes:
+    """Generated box types; `as_is_owner[i]` is the item set position a pack-as-is
+    generated type (index i in `box_types`) belongs to."""
+
+    box_types: list[BoxType] = field(default_factory=list)
+    as_is_owner: dict[int, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _sorted(size: Size) -> Size:
+    a, b, c = sorted(size, reverse=True)
+    return (a, b, c)
+
+
+# Each metric of a size (x, y, z) and its sides sorted longest first (l, m, s).
+_METRICS: dict[str, Callable[[Size, Size], float]] = {
+    "volume": lambda d, o: d[0] * d[1] * d[2],
+    "surface-area": lambda d, o: 2 * (d[0] * d[1] + d[1] * d[2] + d[0] * d[2]),
+    # Blank of a regular slotted container: (2L + 2W) wide, (W + H) tall, L >= W >= H.
+    "surface-area-rsc": lambda d, o: 2 * (o[0] + o[1]) * (o[1] + o[2]),
+    "longest-dimension": lambda d, o: o[0],
+    "middle-dimension": lambda d, o: o[1],
+    "shortest-dimension": lambda d, o: o[2],
+    "length-plus-girth": lambda d, o: o[0] + 2 * (o[1] + o[2]),
+    "girth": lambda d, o: 2 * (o[1] + o[2]),
+    "x-dimension": lambda d, o: d[0],
+    "y-dimension": lambda d, o: d[1],
+    "z-dimension": lambda d, o: d[2],
+    "longest-to-middle-ratio": lambda d, o: o[0] / o[1],
+    "longest-to-shortest-ratio": lambda d, o: o[0] / o[2],
+    "middle-to-shortest-ratio": lambda d, o: o[1] / o[2],
+    "z-to-y-ratio": lambda d, o: d[2] / d[1],
+    "z-to-x-ratio": lambda d, o: d[2] / d[0],
+    "y-to-x-ratio": lambda d, o: d[1] / d[0],
+}
+
+
+def metric(name: Metric, size: Size, ordered: Size | None = None) -> float:
+    """The value of metric `name` for a box of inner `size` (x, y, z); `ordered` is
+    `size` sorted longest first, when the caller has it."""
+    return _METRICS[name](size, ordered or _sorted(size))
+
+
+def _range_values(
+    r: GeneratorAxisRange, axis: int, item_sets: Sequence[ItemSet], where: str
+) -> list[float]:
+    if r.min is None or r.max is None:
+        raise InvalidRequest("invalid box type generator", f"{where}: a range needs min and max")
+    lo, hi = r.min, r.max
+    if r.fit_for_first_item:
+        if not item_sets:
+            return [lo]
+        first = item_sets[0].dimensions
+        side = (first.x, first.y, first.z)[axis]
+        return [min(max(side, lo), hi)]
+    values = {lo, hi}
+    if r.derive_from_items:
+        for s in item_sets:
+            for side in (s.dimensions.x, s.dimensions.y, s.dimensions.z):
+                if lo < side < hi:
+                    values.add(side)
+    elif r.increment is not None:
+        # Multiples of the increment strictly between min and max: 5..59 by 10 gives
+        # 5, 10, 20, 30, 40, 50, 59.
+        step = r.increment
+        k = math.floor(lo / step) + 1
+        while k * step < hi:
+            values.add(round(k * step, 10))
+            k += 1
+            if len(values) > 100_000:
+                raise InvalidRequest(
+                    "invalid box type generator",
+                    f"{where}.increment: gives more than 100000 lengths; use a larger increment",
+                )
+    return sorted(values)
+
+
+def _axis_values(
+    gen: BoxTypeGenerator, axis: int, item_sets: Sequence[ItemSet], where: str
+) -> list[float]:
+    name = "xyz"[axis]
+    options = gen.options
+    listed: list[float] | None = getattr(options, f"{name}_list")
+    ranged: GeneratorAxisRange | None = getattr(options, f"{name}_range")
+    values: set[float] = set(listed or [])
+    if ranged is not None:
+        values.update(_range_values(ranged, axis, item_sets, f"{where}.options.{name}Range"))
+    if not values:
+        raise InvalidRequest(
+            "invalid box type generator",
+            f"{where}.options.{name}List: cartesian needs {name}List or {name}Range",
+        )
+    return sorted(values)
+
+
+def _price(components: Sequence[GeneratorPriceComponent], size: Size) -> int | None:
+    """The price the components give `size`, summed over keys; None without components."""
+    if not components:
+        return None
+    ordered = _sorted(size)
+    by_key: dict[str | None, list[tuple[GeneratorPriceComponent, float]]] = defaultdict(list)
+    for c in components:
+        by_key[c.key].append((c, metric(c.metric, size, ordered)))
+    total = 0
+    for group in by_key.values():
+        aggregator = group[0][0].aggregator
+        if aggregator == "sum":
+            total += sum(
+                p for c, v in group for t, p in zip(c.thresholds, c.prices, strict=True) if v > t
+            )
+        elif aggregator == "product":
+            highest = [_highest(c, v) for c, v in group]
+            if all(p is not None for p in highest):
+                total += math.prod(p for p in highest if p is not None)
+        else:
+            triggered = [
+                p for c, v in group for t, p in zip(c.thresholds, c.prices, strict=True) if v > t
+            ]
+            total += max(triggered, default=0)
+    return total
+
+
+def _highest(c: GeneratorPriceComponent, value: float) -> int | None:
+    """The price of the highest threshold `value` exceeds (thresholds traversed in reverse)."""
+    ranked = sorted(zip(c.thresholds, c.prices, strict=True), reverse=True)
+    return next((p for t, p in ranked if value > t), None)
+
+
+def _within_limits(gen: BoxTypeGenerator, size: Size) -> bool:
+    limits = gen.options.limits
+    if not limits:
+        return True
+    ordered = _sorted(size)
+    for limit in limits:
+        value = metric(limit.metric, size, ordered)
+        if limit.min is not None and value < limit.min:
+            return False
+        if limit.max is not None and value > limit.max:
+            return False
+    return True
+
+
+def _template(gen: BoxTypeGenerator, request_defaults: BoxProperties | None) -> BoxType:
+    """A generated box type before its size, name and price are set."""
+    own = gen.box_type_defaults or BoxProperties()
+    merged = own.with_defaults(request_defaults)
+    fields = merged.model_dump(exclude_unset=True, exclude_none=True, by_alias=False)
+    fields["dimensions"] = {"x": 1.0, "y": 1.0, "z": 1.0}
+    fields.setdefault("weight_max", 0.0)
+    fields.pop("price", None)
+    template = BoxType.model_validate(fields)
+    # The generator's defaults may price as-is boxes at -1, below BoxType's own bound.
+    template.price = merged.price
+    return template
+
+
+def _box_type(template: BoxType, size: Size, name: str, price: int | None) -> BoxType:
+    update: dict[str, object] = {
+        "dimensions": Dimensions.model_construct(x=size[0], y=size[1], z=size[2]),
+        "name": template.name or name,
+    }
+    if price is not None:
+        update["price"] = price
+    return template.model_copy(update=update)
+
+
+def generate_box_types(
+    generators: Sequence[BoxTypeGenerator],
+    item_sets: Sequence[ItemSet],
+    request_defaults: BoxProperties | None,
+    generated_max: int,
+) -> GeneratedBoxTypes:
+    """Every generator's box types, in generator order; cartesian products larger than
+    `generated_max` (0: `UNLIMITED_CAP`) are sampled deterministically."""
+    out = GeneratedBoxTypes()
+    for g, gen in enumerate(generators):
+        where = f"boxTypeGenerators[{g}]"
+        defaults = _template(gen, request_defaults)
+        if gen.operation == "pack-as-is":
+            for position, item_set in enumerate(item_sets):
+                d = item_set.dimensions
+                out.as_is_owner[len(out.box_types)] = position
+                out.box_types.append(
+                    _box_type(
+                        defaults,
+                        (d.x, d.y, d.z),
+                        f"as-is {item_set.name or position}",
+                        None,
+                    )
+                )
+            continue
+        xs, ys, zs = (_axis_values(gen, a, item_sets, where) for a in range(3))
+        sizes = [s for s in itertools.product(xs, ys, zs) if _within_limits(gen, s)]
+        cap = generated_max if generated_max > 0 else UNLIMITED_CAP
+        if len(sizes) > cap:
+            if generated_max <= 0:
+                out.warnings.append(
+                    f"{where}: {len(sizes)} sizes; sampled {UNLIMITED_CAP} of them "
+                    "(set generatedBoxTypesMax to choose how many)"
+                )
+            picked = sorted(random.Random(_SAMPLE_SEED + g).sample(range(len(sizes)), cap))
+            sizes = [sizes[i] for i in picked]
+        if not sizes:
+            out.warnings.append(f"{where}: no size satisfies the limits; no box types generated")
+        if not gen.options.no_trim_to_max_extent and any(
+            getattr(gen.options, f"{a}_range") is not None for a in "xyz"
+        ):
+            out.warnings.append(
+                f"{where}: trimming generated boxes to the items' extent is not done yet; "
+                "boxes keep their generated size (set noTrimToMaxExtent to silence this)"
+            )
+        for size in sizes:
+            price = _price(gen.options.price_components or [], size)
+            name = f"generated {size[0]:g}x{size[1]:g}x{size[2]:g}"
+            out.box_types.append(_box_type(defaults, size, name, price))
+    return out

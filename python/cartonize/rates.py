@@ -1,0 +1,170 @@
+"""Rate tables: check a box type's `rateTable`, resolve built-in carrier tables
+(`data/rate_tables.json`, described in docs/rates.md) and lower it to the
+engine's rating (breakpoints or a linear model, a dimFactor and the volume
+the dimensional weight is based on)."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+from importlib import resources
+from typing import Any
+
+from cartonize.errors import InvalidRequest
+from cartonize.models import BoxProperties, Point, RateTable
+
+__all__ = ["builtin_rate_tables", "lower_rating", "outer_dimensions"]
+
+
+@functools.cache
+def builtin_rate_tables() -> dict[str, Any]:
+    """The built-in carrier tables: carrier -> services -> {dimFactor, weights, zones}."""
+    text = resources.files("cartonize").joinpath("data/rate_tables.json").read_text("utf-8")
+    carriers: dict[str, Any] = json.loads(text)["carriers"]
+    return carriers
+
+
+def outer_dimensions(box: BoxProperties) -> Point | None:
+    """The box's outer dimensions: as given, or inner plus `dimensionChange`; None if unknown."""
+    outer = box.outer
+    if outer is None:
+        return None
+    if outer.dimensions is not None:
+        return outer.dimensions
+    if outer.dimension_change is not None and box.dimensions is not None:
+        inner, change = box.dimensions, outer.dimension_change
+        return Point(x=inner.x + change.x, y=inner.y + change.y, z=inner.z + change.z)
+    return None
+
+
+def lower_rating(
+    box: BoxProperties,
+    path: str,
+    warnings: list[str],
+    resolved: dict[int, tuple[dict[str, Any] | None, float | None]] | None = None,
+) -> dict[str, Any] | None:
+    """The engine's `rating` for `box` (at request path `path`), or None without a rate table.
+
+    `resolved` remembers tables already checked (by identity) across the box types of
+    one request, which often share one table. Raises `InvalidRequest` naming the field
+    when the table is ambiguous, incomplete or names an unknown carrier, service or zone."""
+    table = box.rate_table
+    if table is None:
+        return None
+    if resolved is not None and id(table) in resolved:
+        rate, default_dim_factor = resolved[id(table)]
+    else:
+        rate, default_dim_factor = _rate(table, f"{path}.rateTable")
+        if resolved is not None:
+            resolved[id(table)] = (rate, default_dim_factor)
+    dim_factor = table.dim_factor if table.dim_factor is not None else default_dim_factor
+    return {
+        "volume": _rating_volume(box, path, warnings),
+        # 0 or negative (the documented -1) disables dimensional weight.
+        "dimFactor": dim_factor if dim_factor is not None and dim_factor > 0 else None,
+        "rate": rate,
+    }
+
+
+def _rating_volume(box: BoxProperties, path: str, warnings: list[str]) -> float:
+    inner = box.dimensions
+    volume = inner.x * inner.y * inner.z if inner is not None else 0.0
+    if not box.outer_based_cost:
+        return volume
+    outer = outer_dimensions(box)
+    if outer is None:
+        warnings.append(
+            f"{path}.outerBasedCost: no outer dimensions or dimensionChange given; "
+            "rating on the inner dimensions"
+        )
+        return volume
+    return outer.x * outer.y * outer.z
+
+
+def _rate(table: RateTable, where: str) -> tuple[dict[str, Any] | None, float | None]:
+    """The engine's rate and the carrier table's default dimFactor (None without one)."""
+    methods = [
+        name
+        for name, given in (
+            ("carrier, service and zone", _given(table, "carrier", "service", "zone")),
+            ("weights and rates", _given(table, "weights", "rates")),
+            ("basePrice and priceIncreaseRate", _given(table, "base_price", "price_increase_rate")),
+        )
+        if given
+    ]
+    if len(methods) > 1:
+        raise InvalidRequest(
+            "invalid rate table",
+            f"{where}: give one rating method, not {' and also '.join(methods)}",
+        )
+    if _given(table, "carrier", "service", "zone"):
+        return _carrier_rate(table, where)
+    if _given(table, "weights", "rates"):
+        return _breakpoint_rate(table.weights, table.rates, where), None
+    if _given(table, "base_price", "price_increase_rate"):
+        return {
+            "method": "linear",
+            "basePrice": table.base_price or 0.0,
+            "priceIncreaseRate": table.price_increase_rate or 0.0,
+        }, None
+    # Only a dimFactor: dimensional weight is reported, the fixed price is the cost.
+    return None, None
+
+
+def _given(table: RateTable, *names: str) -> bool:
+    return any(getattr(table, name) is not None for name in names)
+
+
+def _breakpoint_rate(
+    weights: list[float] | None, rates: list[float] | None, where: str
+) -> dict[str, Any]:
+    if not weights or not rates:
+        missing = "weights" if not weights else "rates"
+        raise InvalidRequest(
+            "invalid rate table",
+            f"{where}.{missing}: give weights and rates as two non-empty lists of equal length",
+        )
+    if any(w < 0 for w in weights) or any(b <= a for a, b in itertools.pairwise(weights)):
+        raise InvalidRequest(
+            "invalid rate table",
+            f"{where}.weights: breakpoints must be >= 0 and strictly ascending (got {weights})",
+        )
+    if any(r < 0 for r in rates):
+        raise InvalidRequest(
+            "invalid rate table", f"{where}.rates: rates must be >= 0 (got {rates})"
+        )
+    return {"method": "breakpoints", "weights": weights, "rates": rates}
+
+
+def _carrier_rate(table: RateTable, where: str) -> tuple[dict[str, Any], float | None]:
+    carriers = builtin_rate_tables()
+    carrier = _lookup(carriers, table.carrier, f"{where}.carrier", "carrier")
+    services: dict[str, Any] = carrier["services"]
+    service = _lookup(services, table.service, f"{where}.service", "service")
+    zones: dict[str, Any] = service["zones"]
+    zone_key = table.zone.strip() if table.zone is not None else None
+    rates = _lookup(zones, zone_key, f"{where}.zone", "zone")
+    dim_factor = service.get("dimFactor")
+    return (
+        _breakpoint_rate(service["weights"], rates, where),
+        float(dim_factor) if dim_factor is not None else None,
+    )
+
+
+def _lookup(table: dict[str, Any], name: str | None, field: str, what: str) -> Any:
+    """`table[name]` (case-insensitive), or a 422 naming `field` and the known names."""
+    known = sorted(table)
+    if name is None:
+        raise InvalidRequest(
+            "invalid rate table",
+            f"{field}: a built-in rate table needs carrier, service and zone; "
+            f"known {what} names: {', '.join(known)}",
+        )
+    for key, value in table.items():
+        if key.lower() == name.strip().lower():
+            return value
+    raise InvalidRequest(
+        "invalid rate table",
+        f"{field}: unknown {what} {name!r}; known: {', '.join(known)}",
+    )

@@ -1,0 +1,160 @@
+//! What a box costs: its fixed price plus the rate of its rate table at the
+//! rating weight, the larger of the gross weight and the dimensional weight
+//! (reference.md "Cost"). The Python layer resolves carrier tables to
+//! breakpoints, so the engine only knows breakpoints and the linear model.
+
+use serde::{Deserialize, Serialize};
+
+/// How a rate follows from the rating weight.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase", tag = "method")]
+pub enum Rate {
+    /// `rates[i]` applies up to and including `weights[i]`; weights ascend.
+    /// Below the first breakpoint the first rate, above the last the last.
+    #[serde(rename_all = "camelCase")]
+    Breakpoints { weights: Vec<f64>, rates: Vec<f64> },
+    /// `base_price + price_increase_rate × weight`.
+    #[serde(rename_all = "camelCase")]
+    Linear {
+        base_price: f64,
+        price_increase_rate: f64,
+    },
+}
+
+impl Rate {
+    /// The rate at `weight`.
+    pub fn at(&self, weight: f64) -> f64 {
+        match self {
+            Rate::Breakpoints { weights, rates } => {
+                let i = weights.partition_point(|w| *w < weight);
+                let i = i.min(rates.len().saturating_sub(1));
+                rates.get(i).copied().unwrap_or(0.0)
+            }
+            Rate::Linear {
+                base_price,
+                price_increase_rate,
+            } => base_price + price_increase_rate * weight,
+        }
+    }
+}
+
+/// A box type's rate table, lowered.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Rating {
+    /// Volume the dimensional weight is based on: the inner volume, or the
+    /// outer one with `outerBasedCost`.
+    pub volume: f64,
+    /// Volume per unit of weight; `None`, 0 or negative (-1) disables
+    /// dimensional weight.
+    #[serde(default)]
+    pub dim_factor: Option<f64>,
+    /// `None`: only the fixed price is charged (dimensional weight is still
+    /// reported).
+    #[serde(default)]
+    pub rate: Option<Rate>,
+}
+
+impl Rating {
+    /// Dimensional weight, when the table has an active `dimFactor`.
+    pub fn dimensional_weight(&self) -> Option<f64> {
+        self.dim_factor
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .map(|f| self.volume / f)
+    }
+
+    /// The weight a carrier charges for: the larger of `gross` and the
+    /// dimensional weight, and whether the dimensional weight won.
+    pub fn rating_weight(&self, gross: f64) -> (f64, bool) {
+        match self.dimensional_weight() {
+            Some(dim) if dim > gross => (dim, true),
+            _ => (gross, false),
+        }
+    }
+}
+
+/// Cost of a box with fixed `price` (if any), inner `volume`, optional
+/// `rating`, holding `gross` weight (tare included). Without a price and a
+/// rate, the volume: then lowest cost means least volume.
+pub fn box_cost(price: Option<f64>, volume: f64, rating: Option<&Rating>, gross: f64) -> f64 {
+    match rating.and_then(|r| r.rate.as_ref().map(|rate| (r, rate))) {
+        Some((r, rate)) => price.unwrap_or(0.0) + rate.at(r.rating_weight(gross).0),
+        None => price.unwrap_or(volume),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn breakpoints() -> Rate {
+        Rate::Breakpoints {
+            weights: vec![1.0, 2.0, 3.0],
+            rates: vec![10.0, 15.0, 20.0],
+        }
+    }
+
+    #[test]
+    fn breakpoints_charge_the_first_breakpoint_at_or_above_the_weight() {
+        let rate = breakpoints();
+        let cases = [
+            (0.0, 10.0),
+            (0.5, 10.0),
+            (1.0, 10.0),
+            (1.01, 15.0),
+            (2.0, 15.0),
+            (2.5, 20.0),
+            (3.0, 20.0),
+            // Above the last breakpoint: the last rate, not pro-rated.
+            (40.0, 20.0),
+        ];
+        for (weight, expected) in cases {
+            assert_eq!(rate.at(weight), expected, "weight {weight}");
+        }
+    }
+
+    #[test]
+    fn linear_rate_is_base_plus_slope_times_weight() {
+        // The schema's example: $5/lb and a $5 base give $10 at 1 lb, $20 at 3 lb.
+        let rate = Rate::Linear {
+            base_price: 5.0,
+            price_increase_rate: 5.0,
+        };
+        assert_eq!(rate.at(1.0), 10.0);
+        assert_eq!(rate.at(3.0), 20.0);
+    }
+
+    #[test]
+    fn dimensional_weight_wins_only_when_heavier() {
+        // 10 × 10 × 13.9 = 1390 cubic inches at 139 per pound: 10 lb.
+        let rating = Rating {
+            volume: 1390.0,
+            dim_factor: Some(139.0),
+            rate: Some(Rate::Linear {
+                base_price: 0.0,
+                price_increase_rate: 100.0,
+            }),
+        };
+        assert_eq!(rating.rating_weight(4.0), (10.0, true));
+        assert_eq!(rating.rating_weight(12.0), (12.0, false));
+        assert!((box_cost(Some(50.0), 1390.0, Some(&rating), 4.0) - 1050.0).abs() < 1e-9);
+        let disabled = Rating {
+            dim_factor: Some(-1.0),
+            ..rating
+        };
+        assert_eq!(disabled.dimensional_weight(), None);
+        assert!((box_cost(None, 1390.0, Some(&disabled), 4.0) - 400.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn without_a_rate_the_price_or_else_the_volume() {
+        assert_eq!(box_cost(Some(7.0), 1000.0, None, 3.0), 7.0);
+        assert_eq!(box_cost(None, 1000.0, None, 3.0), 1000.0);
+        let dim_only = Rating {
+            volume: 1000.0,
+            dim_factor: Some(100.0),
+            rate: None,
+        };
+        assert_eq!(box_cost(None, 1000.0, Some(&dim_only), 3.0), 1000.0);
+    }
+}

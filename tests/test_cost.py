@@ -1,0 +1,246 @@
+"""Box cost: fixed price plus a rate table's rate at the rating weight (reference.md
+"Cost"). Every expected figure is worked out by hand in the comment beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cartonize
+import pytest
+from cartonize.errors import InvalidRequest
+from cartonize.rates import builtin_rate_tables
+
+from tests.validator import validate
+
+Wire = dict[str, Any]
+
+
+def point(x: float, y: float, z: float) -> dict[str, float]:
+    return {"x": x, "y": y, "z": z}
+
+
+def box(ref_id: int, dims: dict[str, float], **extra: Any) -> Wire:
+    return {"refId": ref_id, "dimensions": dims, "weightMax": 1000, **extra}
+
+
+def pack(item_sets: list[Wire], box_types: list[Wire], **options: Any) -> Wire:
+    request = {
+        "orderId": "cost",
+        "itemSets": item_sets,
+        "boxTypes": box_types,
+        "includeImages": False,
+        **options,
+    }
+    response: Wire = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    return response
+
+
+def one_cube(side: float = 10, weight: float = 5, quantity: int = 1) -> list[Wire]:
+    return [
+        {
+            "refId": 1,
+            "dimensions": point(side, side, side),
+            "weight": weight,
+            "quantity": quantity,
+        }
+    ]
+
+
+def used(response: Wire) -> list[tuple[int, int]]:
+    """(refId, price) of each box, sorted."""
+    return sorted((b["box"]["refId"], b["box"]["price"]) for b in response["boxes"])
+
+
+# 100 cents per pound, nothing at 0 lb.
+PER_POUND = {"basePrice": 0, "priceIncreaseRate": 100}
+
+
+def test_dimensional_weight_decides_the_box() -> None:
+    # A 10-cube of 5 lb. Big box 10x10x20 (price 0), small 10x10x10 (price 300).
+    # By gross weight: big 0 + 5 x 100 = 500, small 300 + 500 = 800: big wins.
+    boxes = [
+        box(1, point(10, 10, 20), price=0, rateTable=PER_POUND),
+        box(2, point(10, 10, 10), price=300, rateTable=PER_POUND),
+    ]
+    plain = pack(one_cube(), boxes)
+    assert used(plain) == [(1, 500)]
+    assert plain["totalCost"] == 500
+    assert "dimensionalWeight" not in plain["boxes"][0]["box"]
+    assert plain["boxes"][0]["box"]["dimensionalWeightUsed"] is False
+    # dimFactor 139: big 2000 / 139 = 14.388 lb -> 1438.8 = 1439;
+    # small 1000 / 139 = 7.194 lb -> 300 + 719.4 = 1019: the small box wins.
+    for b in boxes:
+        b["rateTable"] = {**PER_POUND, "dimFactor": 139}
+    dim = pack(one_cube(), boxes)
+    assert used(dim) == [(2, 1019)]
+    assert dim["totalCost"] == 1019
+    chosen = dim["boxes"][0]["box"]
+    assert chosen["dimensionalWeight"] == pytest.approx(1000 / 139)
+    assert chosen["dimensionalWeightUsed"] is True
+    assert chosen["items"][0]["item"]["deltaCost"] == 1019
+
+
+def test_two_cheap_boxes_beat_one_dear_box() -> None:
+    # Two 10-cubes of 10 lb. Both boxes cost 100 plus a steep breakpoint rate:
+    # up to 10 lb 500, up to 20 lb 1500. One 10x10x20 box: 100 + 1500 = 1600;
+    # two 10-cubes: 2 x (100 + 500) = 1200.
+    steep = {"weights": [10, 20], "rates": [500, 1500]}
+    boxes = [
+        box(1, point(10, 10, 20), price=100, rateTable=steep),
+        box(2, point(10, 10, 10), price=100, rateTable=steep),
+    ]
+    response = pack(one_cube(weight=10, quantity=2), boxes)
+    assert used(response) == [(2, 600), (2, 600)]
+    assert response["totalCost"] == 1200
+    # Without the rate table fewer boxes are cheaper: one big box at 100.
+    for b in boxes:
+        del b["rateTable"]
+    assert used(pack(one_cube(weight=10, quantity=2), boxes)) == [(1, 100)]
+
+
+@pytest.mark.parametrize(
+    ("weight", "quantity", "expected"),
+    [
+        (0.5, 1, 10 + 200),  # below the first breakpoint: the first rate
+        (1.0, 1, 10 + 200),  # at a breakpoint: that breakpoint's rate
+        (1.5, 1, 10 + 350),  # between: the next breakpoint's rate
+        (3.0, 2, 10 + 500),  # 6 lb, above the last breakpoint (3): the last rate
+    ],
+)
+def test_breakpoint_rates(weight: float, quantity: int, expected: int) -> None:
+    table = {"weights": [1, 2, 3], "rates": [200, 350, 500]}
+    response = pack(
+        one_cube(side=1, weight=weight, quantity=quantity),
+        [box(1, point(10, 10, 10), price=10, rateTable=table)],
+    )
+    assert response["totalCost"] == expected
+
+
+def test_linear_rate_and_tare() -> None:
+    # 3 units of 2 lb in a box of tare 1.5: gross 7.5 lb; 250 + 40 x 7.5 = 550, no price.
+    response = pack(
+        one_cube(side=1, weight=2, quantity=3),
+        [
+            box(
+                1,
+                point(5, 5, 5),
+                weightTare=1.5,
+                rateTable={"basePrice": 250, "priceIncreaseRate": 40},
+            )
+        ],
+    )
+    assert response["totalCost"] == 550
+    # deltaCost: the first unit carries the base and the tare, each further one 80.
+    deltas = [e["item"]["deltaCost"] for e in response["boxes"][0]["box"]["items"]]
+    assert deltas == [250 + 40 * 3.5, 80, 80]
+
+
+def test_outer_based_cost_rates_the_outer_volume() -> None:
+    # Inner 10-cube: 1000 / 139 = 7.19 lb -> first breakpoint (8 lb) -> 100.
+    # Outer 11-cube (change 1 per axis): 1331 / 139 = 9.58 lb -> 10 lb breakpoint -> 200.
+    table = {"weights": [8, 10], "rates": [100, 200], "dimFactor": 139}
+    outer = {"dimensionChange": point(1, 1, 1)}
+    inner_based = pack(one_cube(weight=1), [box(1, point(10, 10, 10), rateTable=table)])
+    assert inner_based["totalCost"] == 100
+    outer_based = pack(
+        one_cube(weight=1),
+        [box(1, point(10, 10, 10), rateTable=table, outer=outer, outerBasedCost=True)],
+    )
+    assert outer_based["totalCost"] == 200
+    b = outer_based["boxes"][0]["box"]
+    assert b["dimensionalWeight"] == pytest.approx(1331 / 139)
+    assert b["outer"]["dimensions"] == point(11, 11, 11)
+
+
+def test_built_in_carrier_table() -> None:
+    # sample / retail-ground has dimFactor 166. A 10-cube box: 1000 / 166 = 6.02 lb,
+    # more than the 3 lb gross, so the 7 lb breakpoint; zone 5 charges 2020 there.
+    zone5 = builtin_rate_tables()["sample"]["services"]["retail-ground"]["zones"]["5"]
+    assert zone5[6] == 2020  # the data file's 7 lb rate, read independently of packing
+    table = {"carrier": "sample", "service": "retail-ground", "zone": "5"}
+    response = pack(
+        one_cube(side=5, weight=3), [box(1, point(10, 10, 10), price=25, rateTable=table)]
+    )
+    assert response["totalCost"] == 25 + 2020
+    assert response["boxes"][0]["box"]["dimensionalWeightUsed"] is True
+    # dimFactor -1 disables dimensional weight: 3 lb rates at 1340 in zone 5.
+    table["dimFactor"] = -1
+    response = pack(
+        one_cube(side=5, weight=3), [box(1, point(10, 10, 10), price=25, rateTable=table)]
+    )
+    assert response["totalCost"] == 25 + 1340
+    assert "dimensionalWeight" not in response["boxes"][0]["box"]
+
+
+def test_carrier_names_are_case_insensitive_and_zones_may_be_numbers() -> None:
+    table = {"carrier": "Sample", "service": "RETAIL-GROUND", "zone": 1, "dimFactor": -1}
+    response = pack(one_cube(side=1, weight=1), [box(1, point(10, 10, 10), rateTable=table)])
+    assert response["totalCost"] == 800
+
+
+@pytest.mark.parametrize(
+    ("table", "details"),
+    [
+        (
+            {"carrier": "acme", "service": "retail-ground", "zone": "1"},
+            "boxTypes[0].rateTable.carrier: unknown carrier 'acme'; known: sample",
+        ),
+        (
+            {"carrier": "sample", "service": "overnight", "zone": "1"},
+            "boxTypes[0].rateTable.service: unknown service 'overnight'; known: retail-ground",
+        ),
+        (
+            {"carrier": "sample", "service": "retail-ground", "zone": "9"},
+            "boxTypes[0].rateTable.zone: unknown zone '9'; known: 1, 2, 3, 4, 5, 6, 7, 8",
+        ),
+        (
+            {"carrier": "sample", "service": "retail-ground"},
+            "boxTypes[0].rateTable.zone: a built-in rate table needs carrier, service and zone",
+        ),
+        (
+            {"weights": [2, 1], "rates": [1, 2]},
+            "boxTypes[0].rateTable.weights: breakpoints must be >= 0 and strictly ascending",
+        ),
+        ({"weights": [1]}, "boxTypes[0].rateTable.rates: give weights and rates"),
+        (
+            {"weights": [1], "rates": [5], "basePrice": 3},
+            "boxTypes[0].rateTable: give one rating method, not weights and rates and also "
+            "basePrice and priceIncreaseRate",
+        ),
+    ],
+)
+def test_bad_rate_tables_are_422_naming_the_field(table: Wire, details: str) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        pack(one_cube(), [box(1, point(10, 10, 10), rateTable=table)])
+    assert (info.value.details or "").startswith(details)
+
+
+def test_rate_table_from_box_type_defaults() -> None:
+    # The defaults' table applies to every box type: 10 lb at 100/lb = 1000 + price 7.
+    response = pack(
+        one_cube(weight=10),
+        [box(1, point(10, 10, 10), price=7)],
+        boxTypeDefaults={"rateTable": PER_POUND},
+    )
+    assert response["totalCost"] == 1007
+
+
+def test_most_items_still_counts_the_rated_cost() -> None:
+    steep = {"weights": [10, 20], "rates": [500, 1500]}
+    boxes = [
+        box(1, point(10, 10, 20), price=100, rateTable=steep),
+        box(2, point(10, 10, 10), price=100, rateTable=steep),
+    ]
+    response = pack(one_cube(weight=10, quantity=2), boxes, boxTypeChoiceGoal="most-items")
+    assert used(response) == [(1, 1600)]
+
+
+def test_validator_recomputes_the_rated_cost() -> None:
+    boxes = [box(1, point(10, 10, 10), price=300, rateTable={**PER_POUND, "dimFactor": 139})]
+    request = {"itemSets": one_cube(), "boxTypes": boxes, "includeImages": False}
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    # Rated on the 5 lb gross weight instead of the 7.19 lb dimensional weight.
+    response["boxes"][0]["box"]["price"] = response["totalCost"] = 800
+    assert validate(request, response) == ["box-cost: box 0: price 800, expected 1019.42"]

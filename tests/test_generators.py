@@ -1,0 +1,345 @@
+"""Box type generators: cartesian sizes (lists, ranges, limits, price components,
+sampling) and pack-as-is cartons, competing with the request's box types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cartonize
+import pytest
+from cartonize.errors import InvalidRequest
+from cartonize.generators import generate_box_types, metric
+from cartonize.models import BoxTypeGenerator, ItemSet
+
+from tests.validator import validate
+
+Wire = dict[str, Any]
+
+
+def pack(req: Wire) -> Wire:
+    req = {"orderId": "generators", "includeImages": False, **req}
+    response: Wire = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
+    assert validate(req, response) == []
+    return response
+
+
+def sizes(
+    options: Wire, item_sets: list[Wire] | None = None, most: int = 0
+) -> list[tuple[float, ...]]:
+    gen = BoxTypeGenerator.model_validate({"operation": "cartesian", "options": options})
+    sets = [ItemSet.model_validate(s) for s in item_sets or []]
+    out = generate_box_types([gen], sets, None, most)
+    return [(b.dimensions.x, b.dimensions.y, b.dimensions.z) for b in out.box_types]
+
+
+def item(ref_id: int, x: float, y: float, z: float, quantity: int = 1, weight: float = 1) -> Wire:
+    return {
+        "refId": ref_id,
+        "dimensions": {"x": x, "y": y, "z": z},
+        "weight": weight,
+        "quantity": quantity,
+    }
+
+
+def test_lists_give_the_cartesian_product() -> None:
+    got = sizes({"xList": [1, 2], "yList": [3], "zList": [4, 5]})
+    assert got == [(1, 3, 4), (1, 3, 5), (2, 3, 4), (2, 3, 5)]
+
+
+def test_range_steps_by_increment_between_min_and_max() -> None:
+    # The spec's example: min 5, max 59, increment 10.
+    got = sizes({"xRange": {"min": 5, "max": 59, "increment": 10}, "yList": [1], "zList": [1]})
+    assert [s[0] for s in got] == [5, 10, 20, 30, 40, 50, 59]
+
+
+def test_range_derived_from_items_and_fit_for_first_item() -> None:
+    items = [item(1, 3, 7, 12), item(2, 4, 4, 30)]
+    derived = sizes(
+        {"xRange": {"min": 2, "max": 10, "deriveFromItems": True}, "yList": [1], "zList": [1]},
+        items,
+    )
+    # Item sides strictly inside 2..10: 3, 7, 4; plus min and max.
+    assert [s[0] for s in derived] == [2, 3, 4, 7, 10]
+    first = sizes(
+        {
+            "xRange": {"min": 2, "max": 10, "fitForFirstItem": True, "increment": 1},
+            "yList": [1],
+            "zList": [1],
+        },
+        items,
+    )
+    assert [s[0] for s in first] == [3]
+
+
+def test_limits_bound_every_metric() -> None:
+    options = {
+        "xList": [1, 2, 3],
+        "yList": [1, 2, 3],
+        "zList": [6],
+        "limits": [{"metric": "volume", "min": 12}, {"metric": "y-to-x-ratio", "max": 1}],
+    }
+    # volume >= 12 (x*y >= 2) and y <= x.
+    assert sizes(options) == [(2, 1, 6), (2, 2, 6), (3, 1, 6), (3, 2, 6), (3, 3, 6)]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("volume", 24),
+        ("surface-area", 2 * (8 + 12 + 6)),
+        ("surface-area-rsc", 2 * (4 + 3) * (3 + 2)),
+        ("longest-dimension", 4),
+        ("middle-dimension", 3),
+        ("shortest-dimension", 2),
+        ("length-plus-girth", 4 + 2 * (3 + 2)),
+        ("girth", 10),
+        ("x-dimension", 2),
+        ("y-dimension", 4),
+        ("z-dimension", 3),
+        ("longest-to-middle-ratio", 4 / 3),
+        ("longest-to-shortest-ratio", 2),
+        ("middle-to-shortest-ratio", 1.5),
+        ("z-to-y-ratio", 0.75),
+        ("z-to-x-ratio", 1.5),
+        ("y-to-x-ratio", 2),
+    ],
+)
+def test_metrics(name: Any, value: float) -> None:
+    assert metric(name, (2, 4, 3)) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("aggregator", "expected"),
+    [
+        # volume 24 exceeds 10 (price 5) and 20 (7); longest 4 exceeds 3 (price 2).
+        ("max", 7),  # the largest triggered price across the key
+        ("sum", 5 + 7 + 2),  # every triggered price
+        ("product", 7 * 2),  # the highest triggered price of each component, multiplied
+    ],
+)
+def test_price_components(aggregator: str, expected: int) -> None:
+    components = [
+        {
+            "key": "k",
+            "metric": "volume",
+            "aggregator": aggregator,
+            "thresholds": [10, 20, 30],
+            "prices": [5, 7, 9],
+        },
+        {
+            "key": "k",
+            "metric": "longest-dimension",
+            "aggregator": aggregator,
+            "thresholds": [3],
+            "prices": [2],
+        },
+    ]
+    gen = BoxTypeGenerator.model_validate(
+        {
+            "operation": "cartesian",
+            "options": {"xList": [2], "yList": [4], "zList": [3], "priceComponents": components},
+        }
+    )
+    (box,) = generate_box_types([gen], [], None, 0).box_types
+    assert box.price == expected
+
+
+def test_price_components_with_different_keys_add_up() -> None:
+    components = [
+        {"key": "board", "metric": "surface-area", "thresholds": [0], "prices": [30]},
+        {
+            "key": "oversize",
+            "metric": "longest-dimension",
+            "thresholds": [3, 10],
+            "prices": [100, 500],
+        },
+    ]
+    gen = BoxTypeGenerator.model_validate(
+        {
+            "operation": "cartesian",
+            "options": {"xList": [2], "yList": [4], "zList": [3], "priceComponents": components},
+        }
+    )
+    (box,) = generate_box_types([gen], [], None, 0).box_types
+    assert box.price == 130
+
+
+def test_generated_box_types_max_samples_deterministically() -> None:
+    options = {
+        "xRange": {"min": 1, "max": 20, "increment": 1},
+        "yList": [1, 2, 3, 4],
+        "zList": [5, 6],
+    }
+    everything = sizes(options)
+    assert len(everything) == 20 * 4 * 2
+    picked = sizes(options, most=16)
+    assert len(picked) == 16
+    assert picked == sizes(options, most=16)  # the same every time
+    assert set(picked) <= set(everything)
+    assert picked == sorted(picked)  # in product order
+
+
+def test_axis_without_list_or_range_is_a_422() -> None:
+    with pytest.raises(InvalidRequest) as info:
+        pack(
+            {
+                "itemSets": [item(1, 1, 1, 1)],
+                "boxTypeGenerators": [
+                    {"operation": "cartesian", "options": {"xList": [1], "yList": [1]}}
+                ],
+            }
+        )
+    assert (info.value.details or "").startswith(
+        "boxTypeGenerators[0].options.zList: cartesian needs zList or zRange"
+    )
+
+
+def test_generated_sizes_compete_with_fixed_box_types() -> None:
+    # A 4x4x4 item. Fixed box 10-cube at 500; the generator offers 4..6 cubes priced by a
+    # volume component: 64 -> 100, 125 -> 100 + 50, 216 -> 100 + 50 + 50 (sum). The
+    # 4-cube at 100 wins.
+    components = [
+        {
+            "key": "v",
+            "metric": "volume",
+            "aggregator": "sum",
+            "thresholds": [0, 100, 200],
+            "prices": [100, 50, 50],
+        }
+    ]
+    generator = {
+        "operation": "cartesian",
+        "boxTypeDefaults": {"weightMax": 50},
+        "options": {
+            "xList": [4, 5, 6],
+            "yList": [4, 5, 6],
+            "zList": [4, 5, 6],
+            "priceComponents": components,
+            "noTrimToMaxExtent": True,
+        },
+    }
+    response = pack(
+        {
+            "itemSets": [item(1, 4, 4, 4)],
+            "boxTypes": [
+                {
+                    "refId": 1,
+                    "dimensions": {"x": 10, "y": 10, "z": 10},
+                    "weightMax": 50,
+                    "price": 500,
+                }
+            ],
+            "boxTypeGenerators": [generator],
+        }
+    )
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert box["dimensions"] == {"x": 4, "y": 4, "z": 4}
+    assert box["name"] == "generated 4x4x4"
+    assert response["totalCost"] == 100
+    assert not any("boxTypeGenerators" in w for w in response["warnings"])
+
+
+def test_generated_boxes_use_rate_tables_from_defaults() -> None:
+    # Two generated sizes, both 0 price; rate 100/lb with dimFactor 100. A 2 lb 5x5x5
+    # item: 5x5x5 rates at max(2, 1.25) = 2 lb -> 200; 10x10x10 at 10 lb -> 1000.
+    generator = {
+        "operation": "cartesian",
+        "boxTypeDefaults": {
+            "price": 0,
+            "rateTable": {"basePrice": 0, "priceIncreaseRate": 100, "dimFactor": 100},
+        },
+        "options": {
+            "xList": [5, 10],
+            "yList": [5, 10],
+            "zList": [5, 10],
+            "limits": [{"metric": "longest-to-shortest-ratio", "max": 1}],
+            "noTrimToMaxExtent": True,
+        },
+    }
+    response = pack({"itemSets": [item(1, 5, 5, 5, weight=2)], "boxTypeGenerators": [generator]})
+    assert response["totalCost"] == 200
+    assert response["boxes"][0]["box"]["dimensionalWeight"] == pytest.approx(1.25)
+
+
+@pytest.mark.parametrize(("as_is_price", "as_is_wins"), [(-1, True), (0, False)])
+def test_pack_as_is_generator_weighs_shipping_as_is_against_overboxing(
+    as_is_price: int, as_is_wins: bool
+) -> None:
+    # One 4x4x4 item. A 5-cube box at 64 + the same rate; the item's own carton (64
+    # volume, priced at as_is_price + rate) ties at 0 and wins by the -1.
+    rate = {"basePrice": 64, "priceIncreaseRate": 0}
+    response = pack(
+        {
+            "itemSets": [{**item(1, 4, 4, 4), "name": "kettle"}],
+            "boxTypes": [
+                {
+                    "refId": 9,
+                    "dimensions": {"x": 5, "y": 5, "z": 5},
+                    "weightMax": 50,
+                    "price": 0,
+                    "rateTable": rate,
+                }
+            ],
+            "boxTypeGenerators": [
+                {
+                    "operation": "pack-as-is",
+                    "boxTypeDefaults": {"price": as_is_price, "rateTable": rate},
+                }
+            ],
+            "valueTiebreaker": "volume",
+        }
+    )
+    (box,) = [b["box"] for b in response["boxes"]]
+    if as_is_wins:
+        assert box["name"] == "as-is kettle"
+        assert box["dimensions"] == {"x": 4, "y": 4, "z": 4}
+        assert response["totalCost"] == 63
+    else:
+        assert response["totalCost"] == 64
+
+
+def test_pack_as_is_generator_cartons_hold_only_their_own_item() -> None:
+    # The kettle's own carton (4x4x6, price 1) has room for the 1-cube too, and one box
+    # would beat two at the same cost, but it is the kettle's packaging: the cube takes
+    # the free 5-cube box.
+    response = pack(
+        {
+            "itemSets": [item(1, 4, 4, 6), item(2, 1, 1, 1)],
+            "boxTypes": [
+                {"refId": 9, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 50, "price": 0}
+            ],
+            "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 1}}],
+        }
+    )
+    contents = sorted(
+        (b["box"].get("name", ""), [e["item"]["refId"] for e in b["box"]["items"]])
+        for b in response["boxes"]
+    )
+    assert contents == [("", [2]), ("as-is 0", [1])]
+    assert response["totalCost"] == 1
+
+
+def test_largest_box_type_includes_generated_types() -> None:
+    generator = {
+        "operation": "cartesian",
+        "options": {"xList": [3, 30], "yList": [3], "zList": [3], "noTrimToMaxExtent": True},
+    }
+    response = cartonize.pack(
+        {
+            "itemSets": [item(1, 1, 1, 1)],
+            "boxTypes": [{"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+            "boxTypeGenerators": [generator],
+            "imageScaleStyle": "largest-box-type",
+        }
+    )
+    assert response.image_scale is not None
+    assert (response.image_scale.x, response.image_scale.y, response.image_scale.z) == (30, 5, 5)
+
+
+def test_trimming_is_named_as_not_done_yet() -> None:
+    generator = {
+        "operation": "cartesian",
+        "options": {"xRange": {"min": 2, "max": 4}, "yList": [4], "zList": [4]},
+    }
+    response = pack({"itemSets": [item(1, 1, 1, 1)], "boxTypeGenerators": [generator]})
+    assert any("boxTypeGenerators[0]: trimming" in w for w in response["warnings"])
