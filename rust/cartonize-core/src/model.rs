@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::limits::Limits;
 use crate::cost::Rating;
+use crate::limits::Limits;
 
 /// One kind of item, with how many units of it to pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
