@@ -45,6 +45,7 @@ fn many_small_items() -> (Vec<Kind>, BoxKind) {
         weight_max: 0.0,
         weight_tare: 0.0,
         price: None,
+        rating: None,
     });
     (kinds, bin)
 }
@@ -63,6 +64,7 @@ fn rule(kinds: &[Kind]) -> PlacementRule {
         prefer_given: true,
         min_reach,
         merit: Merit::FirstPoint,
+        overhang: None,
     }
 }
 
