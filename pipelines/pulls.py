@@ -37,6 +37,7 @@ from pipelines.resources import ConnectionCatalogResource, SourceClientResource
 
 __all__ = [
     "PARTITIONS",
+    "PULL_JOB",
     "SLOT_TAG",
     "TRIGGER_TAG",
     "build_schedule_sensor",
@@ -48,6 +49,8 @@ __all__ = [
 TRIGGER_TAG = "cartonize/trigger"
 #: Run tag holding the slot (UTC, ISO 8601) a scheduled run is for.
 SLOT_TAG = "cartonize/slot"
+#: The job that pulls one connection (its partition); webhook runs are runs of it.
+PULL_JOB = "pull_connection"
 
 #: The dynamic partitions definition: one partition per connection, keyed by its id.
 PARTITIONS = "connections"
