@@ -167,6 +167,7 @@ def create_app(
         log=log,
         keys=keys,
         secure_cookies=config.secure_cookies,
+        webhook_wait=config.webhook_wait,
     )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)

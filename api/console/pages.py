@@ -125,6 +125,7 @@ class Console:
         context.setdefault("session", None)
         context.setdefault("csrf", "")
         context.setdefault("nav", "")
+        context.setdefault("progress", None)
         resp.text = self.templates.get_template(template).render(**context)
 
     def session(self, req: falcon.Request, plan_id: str) -> Session:

@@ -8,6 +8,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.console.conftest import Service
+from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
 
 ORDER = {
     "orderId": "E2E-1",
@@ -124,3 +125,40 @@ def test_create_a_connection_see_the_secret_once_and_view_its_resource(
     log.get_by_role("link").first.click()
     expect(page.locator("#resource-rows")).to_contain_text("A-2")
     expect(page.get_by_role("link", name="Download CSV")).to_be_visible()
+
+
+def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
+    page: Page, service: Service, third_party: ThirdPartyServer
+) -> None:
+    plan = sign_in(page, service, "E2E-PULL")
+    service.store.set_connections_enabled("E2E-PULL", True)
+    page.goto(f"{service.base_url}/plans/{plan}/console/connections/new")
+    page.get_by_role("textbox", name="Name", exact=True).fill("WMS pull")
+    page.get_by_label("Third-party API URL").fill(third_party.url("/records?n=25&root=data.items"))
+    page.get_by_label("Third-party API key").fill(API_KEY)
+    page.get_by_label("Third-party API token").fill(API_TOKEN)
+    page.get_by_label("API headers template").fill(HEADERS_TEMPLATE)
+    page.get_by_label("Schema root path").fill("data.items")
+    page.get_by_label("Schema map").fill(
+        json.dumps(
+            {
+                "refId": "sku",
+                "name": "description",
+                "dimensions_x": "dimensions.length",
+                "dimensions_y": "dimensions.width",
+                "dimensions_z": "dimensions.height",
+                "weight": "weight.value",
+            }
+        )
+    )
+    page.get_by_role("button", name="Create connection").click()
+    expect(page.locator("#api-secret")).to_be_visible()
+    page.get_by_role("button", name="Trigger Webhook").click()
+    expect(page.get_by_role("status").first).to_contain_text("25 received", timeout=60_000)
+    log = page.locator("#connection-log")
+    expect(log).to_contain_text("webhook")
+    expect(log).to_contain_text("success")
+    log.get_by_role("link").first.click()
+    expect(page.locator("#resource-rows")).to_contain_text("SKU-000024")
+    # The source saw the credentials rendered into the template.
+    assert any(r.headers.get("X-Api-Key") == API_KEY for r in third_party.seen)
