@@ -7,7 +7,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 DATA_DIR ?= $(CURDIR)/data
 BIND ?= 127.0.0.1:8080
 
-.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples lock clean
+.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples screenshots lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -67,6 +67,9 @@ bench-full: develop ## the benchmark suite with the complete figures (about 15 m
 
 samples: develop ## write the sample pictures of docs/pictures.md to docs/images/
 	$(BIN)/python docs/make_samples.py
+
+screenshots: develop chromium ## screenshots of every console page for docs/console.md (docs/images/console-*.png)
+	$(BIN)/python docs/make_screenshots.py
 
 bench-load: develop ## load benchmark of the service under gunicorn (wrk if installed)
 	$(BIN)/python -m bench.load

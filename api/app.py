@@ -10,6 +10,8 @@ environment for gunicorn:
 - `CARTONIZE_KEY_RATE_LIMIT`: requests per minute per API key (default 0: no limit).
 - `CARTONIZE_RETENTION_DAYS`: how long packs are kept (default 30).
 - `CARTONIZE_PACK_FLUSH_SECONDS`: how often a worker writes its packs to the store (0.5).
+- `CARTONIZE_WEBHOOK_WAIT`: seconds the sync webhook waits for its pull run before answering
+  202 with a status URL (default 20).
 
 The endpoint maximum of the pack `timeout` (`CARTONIZE_MAX_TIMEOUT`) is applied by
 `cartonize.pack` itself, so the CLI and the endpoint share it.
@@ -53,7 +55,7 @@ from api.resources import (
     ReadyResource,
     StoredPackResource,
 )
-from api.sync import SyncRestResource
+from api.sync import LazyPullRuns, SyncRestResource, SyncRunResource, SyncWebhookResource
 
 __all__ = ["AppConfig", "PackFn", "create_app", "get_app", "handle_error"]
 
@@ -75,6 +77,8 @@ class AppConfig:
     pack_flush_seconds: float = 0.0
     # Console cookies get the Secure flag; set it when the service is served over HTTPS.
     secure_cookies: bool = False
+    # Seconds `GET /sync-api/{id}/webhook` waits for its run before answering 202.
+    webhook_wait: float = 20.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
@@ -93,6 +97,7 @@ class AppConfig:
             # Batching is what lets two workers keep up with hundreds of packs a second.
             pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
             secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
+            webhook_wait=float(get("WEBHOOK_WAIT", default.webhook_wait)),
         )
 
 
@@ -162,6 +167,7 @@ def create_app(
         log=log,
         keys=keys,
         secure_cookies=config.secure_cookies,
+        webhook_wait=config.webhook_wait,
     )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
@@ -195,6 +201,12 @@ def _add_sync_routes(
         "/sync-api/{public_api_id}/rest",
         SyncRestResource(store, box, clock, config.max_body_bytes),
     )
+    runs = LazyPullRuns(store)
+    app.add_route(
+        "/sync-api/{public_api_id}/webhook",
+        SyncWebhookResource(store, box, runs, config.webhook_wait),
+    )
+    app.add_route("/sync-api/{public_api_id}/runs/{run_id}", SyncRunResource(store, box, runs))
 
 
 def get_app() -> falcon.App[falcon.Request, falcon.Response]:

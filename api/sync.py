@@ -1,4 +1,6 @@
-"""The sync REST API: `POST|PUT|PATCH /sync-api/{public_api_id}/rest` (spec "Sync API").
+"""The sync API: `POST|PUT|PATCH /sync-api/{public_api_id}/rest` (spec "Sync API"), the
+webhook `GET /sync-api/{public_api_id}/webhook` and its run status
+`GET /sync-api/{public_api_id}/runs/{run_id}`.
 
 Answers use the sync API's own bodies: `{"error": ...}` for 400 and 401, and 200 with
 `status` success or failure (details in the connection log). Order of checks: the secret
@@ -14,8 +16,9 @@ the row_key (400 `Invalid row_key format`); then the write, which is one transac
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
 from cartonize.store import Account, Clock, Store
@@ -30,12 +33,23 @@ from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import Conversions, map_records
 from cartonize.sync.writes import WriteMode, WriteResult, write_batch
 
-__all__ = ["SyncRestResource", "parse_row_key"]
+if TYPE_CHECKING:
+    from pipelines.runs import PullRuns
+
+__all__ = [
+    "LazyPullRuns",
+    "SyncRestResource",
+    "SyncRunResource",
+    "SyncWebhookResource",
+    "parse_row_key",
+]
 
 SECRET_HEADER = "X-Service-API-Secret"
 SECRET_PARAM = "service_api_secret"
 ROW_KEY_HEADER = "X-Service-Sync-Row-Key"
 CONNECTION_TIERS = ("premium", "enterprise")
+# Dagster run ids are UUIDs.
+_RUN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class InvalidRowKey(ValueError):
@@ -230,3 +244,96 @@ def _result_body(method: str, result: WriteResult) -> dict[str, Any]:
     if result.status == "failure" and result.messages:
         body["message"] = result.messages[0]
     return body
+
+
+class LazyPullRuns:
+    """`pipelines.runs.PullRuns` for a store, imported (with Dagster) on first use: a worker
+    that never serves a webhook does not load Dagster."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._runs: PullRuns | None = None
+
+    def get(self) -> PullRuns:
+        """The store's PullRuns."""
+        if self._runs is None:
+            from pipelines.runs import PullRuns
+
+            self._runs = PullRuns(self._store)
+        return self._runs
+
+
+class _SecretGate:
+    """The secret and plan checks every sync API request passes (401, then 403)."""
+
+    def __init__(self, store: Store, box: SecretBox) -> None:
+        self.store = store
+        self.box = box
+
+    def connection(
+        self, req: falcon.Request, resp: falcon.Response, public_api_id: str
+    ) -> Connection | None:
+        """The authenticated connection, or None after answering 401 or 403."""
+        secret = req.get_header(SECRET_HEADER) or req.get_param(SECRET_PARAM)
+        connection = authenticate_secret(self.store, self.box, public_api_id, secret)
+        if connection is None:
+            _answer(resp, 401, {"error": "Unauthorized"})
+            return None
+        req.context.key_stem = connection.secret_stem
+        if not _connections_allowed(self.store, self.store.account_by_id(connection.account_id)):
+            _answer(resp, 403, {"error": "Forbidden"})
+            return None
+        return connection
+
+
+def _status_url(req: falcon.Request, public_api_id: str, run_id: str) -> str:
+    return f"{req.prefix}/sync-api/{public_api_id}/runs/{run_id}"
+
+
+class SyncWebhookResource:
+    """`GET /sync-api/{public_api_id}/webhook`: pull from the source now, as a Dagster run.
+
+    Waits up to `wait` seconds: a finished run answers 200 with its status and figures
+    (`failure` is still 200, as for writes; the reason is in `message` and the log); a run
+    still going answers 202 with `run_id` and `status_url`.
+    """
+
+    def __init__(self, store: Store, box: SecretBox, runs: LazyPullRuns, wait: float) -> None:
+        self._gate = _SecretGate(store, box)
+        self._runs = runs
+        self._wait = wait
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, public_api_id: str) -> None:
+        """Start the pull and wait for it (up to the configured time)."""
+        connection = self._gate.connection(req, resp, public_api_id)
+        if connection is None:
+            return
+        runs = self._runs.get()
+        run_id = runs.start(connection, "webhook")
+        status = runs.wait(run_id, self._wait)
+        body = status.to_wire() if status else {"status": "queued", "run_id": run_id}
+        body["status_url"] = _status_url(req, public_api_id, run_id)
+        _answer(resp, 200 if status and status.done else 202, body)
+
+
+class SyncRunResource:
+    """`GET /sync-api/{public_api_id}/runs/{run_id}`: the state and figures of a pull run."""
+
+    def __init__(self, store: Store, box: SecretBox, runs: LazyPullRuns) -> None:
+        self._gate = _SecretGate(store, box)
+        self._runs = runs
+
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, public_api_id: str, run_id: str
+    ) -> None:
+        """The run's status; 404 for a run that is not this connection's."""
+        connection = self._gate.connection(req, resp, public_api_id)
+        if connection is None:
+            return
+        status = self._runs.get().status(run_id) if _RUN_ID.fullmatch(run_id) else None
+        if status is None or status.connection_id != connection.id:
+            _answer(resp, 404, {"error": "Not found"})
+            return
+        body = status.to_wire()
+        body["status_url"] = _status_url(req, public_api_id, run_id)
+        _answer(resp, 200, body)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from dagster import Definitions
+from dagster import Definitions, define_asset_job, in_process_executor
 
-from pipelines.pulls import build_schedule_sensor, synced_resource
+from pipelines.pulls import PULL_JOB, build_schedule_sensor, synced_resource
 from pipelines.resources import (
     ConnectionCatalogResource,
     SourceClientResource,
@@ -26,11 +26,23 @@ def build_defs(
     source: SourceClientResource | None = None,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> Definitions:
-    """The pull asset and the schedule sensor, bound to `catalog` and `source`."""
+    """The pull asset, its job, and the schedule sensor, bound to `catalog` and `source`.
+
+    Runs execute in process: a pull is one step, and a process per step would only add
+    start-up time to every webhook.
+    """
     return Definitions(
         assets=[synced_resource],
+        jobs=[
+            define_asset_job(
+                PULL_JOB,
+                selection=[synced_resource],
+                description="Pull one connection (partition) now: webhook and console runs.",
+            )
+        ],
         sensors=[build_schedule_sensor(now)],
         resources={"catalog": catalog, "source": source or SourceClientResource()},
+        executor=in_process_executor,
     )
 
 

@@ -37,6 +37,7 @@ from pipelines.resources import ConnectionCatalogResource, SourceClientResource
 
 __all__ = [
     "PARTITIONS",
+    "PULL_JOB",
     "SLOT_TAG",
     "TRIGGER_TAG",
     "build_schedule_sensor",
@@ -48,6 +49,8 @@ __all__ = [
 TRIGGER_TAG = "cartonize/trigger"
 #: Run tag holding the slot (UTC, ISO 8601) a scheduled run is for.
 SLOT_TAG = "cartonize/slot"
+#: The job that pulls one connection (its partition); webhook runs are runs of it.
+PULL_JOB = "pull_connection"
 
 #: The dynamic partitions definition: one partition per connection, keyed by its id.
 PARTITIONS = "connections"
@@ -86,7 +89,7 @@ def synced_resource(
     if spec is None:
         raise Failure(
             description=f"connection {connection_id} no longer exists (deleted after this run "
-            "was requested); nothing was pulled",
+            "was requested) or its account may no longer use connections; nothing was pulled",
             allow_retries=False,
         )
     started_at = datetime.now(UTC)
@@ -96,7 +99,9 @@ def synced_resource(
         with source.client() as client:
             fetched = client.fetch(spec.source)
     except PullError as exc:
-        store.record_failure(connection_id, exc.message, trigger=trigger, at=started_at)
+        store.record_failure(
+            connection_id, exc.message, trigger=trigger, at=started_at, run_id=context.run.run_id
+        )
         raise Failure(
             description=exc.message,
             metadata={"error": type(exc).__name__, "duration_s": time.perf_counter() - started},
@@ -106,7 +111,9 @@ def synced_resource(
         f"fetched {len(fetched.records):,} records ({fetched.bytes_read:,} bytes) from "
         f"{fetched.url} in {fetched.attempts} attempt(s)"
     )
-    outcome = store.import_records(connection_id, fetched.records, trigger=trigger, at=started_at)
+    outcome = store.import_records(
+        connection_id, fetched.records, trigger=trigger, at=started_at, run_id=context.run.run_id
+    )
     duration = time.perf_counter() - started
     figures: dict[str, float | int | str] = {
         "records_fetched": len(fetched.records),

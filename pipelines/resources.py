@@ -1,10 +1,12 @@
 """The resources of the pull pipeline: the outbound client and the connection catalog."""
 
 import dataclasses
+import os
 
-from cartonize.sync.catalog import CatalogUnavailable, ConnectionCatalog
+from cartonize.sync.catalog import ConnectionCatalog
 from cartonize.sync.egress import AddressPolicy
 from cartonize.sync.fetch import FetchSettings, SourceClient
+from cartonize.sync.store_catalog import StoreCatalog
 from dagster import ConfigurableResource
 
 __all__ = ["ConnectionCatalogResource", "SourceClientResource", "StoreCatalogResource"]
@@ -69,10 +71,6 @@ class StoreCatalogResource(ConnectionCatalogResource):
     data_dir: str | None = None
 
     def open(self) -> ConnectionCatalog:
-        """Raises CatalogUnavailable until the store's connection tables are bound here."""
-        # The connection tables, schema mapping and resource writes arrive with issue 8;
-        # binding them to ConnectionCatalog is one adapter class in cartonize.sync.
-        raise CatalogUnavailable(
-            "the connection store is not bound to the pipeline yet: "
-            "StoreCatalogResource.open needs the store adapter (issue 8)"
-        )
+        """The store's catalog; CatalogUnavailable when the store cannot be opened."""
+        data_dir = self.data_dir or os.environ.get("CARTONIZE_DATA_DIR") or "data"
+        return StoreCatalog.for_data_dir(data_dir)

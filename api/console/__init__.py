@@ -29,7 +29,10 @@ from api.console.sync_pages import (
     ResourceCsvDownload,
     ResourceListPage,
     ResourcePage,
+    RunStatusJson,
+    TriggerWebhookAction,
 )
+from api.sync import LazyPullRuns
 
 __all__ = ["Console", "add_console"]
 
@@ -44,6 +47,7 @@ def add_console(
     log: PackLog,
     keys: KeyRing,
     secure_cookies: bool,
+    webhook_wait: float = 20.0,
 ) -> Console:
     """Add the console's routes, static files and page error handlers to `app`."""
     signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
@@ -69,6 +73,14 @@ def add_console(
     app.add_route(
         base + "/connections/{connection_id:int}/credentials",
         RegenerateCredentialsPage(console, box),
+    )
+    runs = LazyPullRuns(store)
+    app.add_route(
+        base + "/connections/{connection_id:int}/trigger",
+        TriggerWebhookAction(console, box, runs, webhook_wait),
+    )
+    app.add_route(
+        base + "/connections/{connection_id:int}/runs/{run_id}", RunStatusJson(console, runs)
     )
     app.add_route(base + "/resources", ResourceListPage(console))
     app.add_route(base + "/resources/{resource_id:int}", ResourcePage(console))

@@ -20,11 +20,14 @@ from urllib.parse import quote
 import falcon
 import jinja2
 from cartonize.errors import CartonizeError
-from cartonize.models import PackResponse, parse_request
+from cartonize.models import PackResponse, validate_request
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService
 from cartonize.store import Account, ApiKey, Store
+from cartonize.sync.library import needs_library, resolve_library
+from cartonize.sync.resources import library_resource, list_resources
 
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, Session, SessionSigner
+from api.resources import decode_body
 
 __all__ = ["Console", "ConsoleRedirect", "PageError"]
 
@@ -122,6 +125,7 @@ class Console:
         context.setdefault("session", None)
         context.setdefault("csrf", "")
         context.setdefault("nav", "")
+        context.setdefault("progress", None)
         resp.text = self.templates.get_template(template).render(**context)
 
     def session(self, req: falcon.Request, plan_id: str) -> Session:
@@ -331,8 +335,14 @@ class PlaygroundPage:
         session = self._c.session(req, plan_id)
         fields = self._c.checked_form(req, session)
         text = fields.get("request", "")
+        order = fields.get("orderId", "").strip()
+        if fields.get("action") == "pack-order" and order:
+            text = json.dumps(self._order_request(session, order), indent=2)
         try:
-            request = parse_request(text.encode())
+            data = decode_body(text.encode())
+            if isinstance(data, dict) and needs_library(data):
+                data = resolve_library(data, session.account_id, self._c.store)
+            request = validate_request(data)
             request.key = None
             key = self._c.api_key(session)
             response, _ = self._c.service.pack(request, key, CanonicalRequest.of(request))
@@ -341,6 +351,30 @@ class PlaygroundPage:
             self._show(resp, session, text, None, problem, status=error.status)
             return
         self._show(resp, session, text, response, None)
+
+    def _order_request(self, session: Session, order_id: str) -> dict[str, Any]:
+        """A request packing a library order into the account's cartons (when it has some)."""
+        request: dict[str, Any] = {"orderId": order_id}
+        if list_resources(self._c.store, session.account_id, "cartons"):
+            request["boxTypeSets"] = ["customer"]
+        return request
+
+    def _orders(self, session: Session) -> list[str]:
+        """Order ids of the account's orders resource (the default, else the newest)."""
+
+        def read(con: Any) -> list[str]:
+            resource_id = library_resource(con, session.account_id, "orders")
+            if resource_id is None:
+                return []
+            rows = con.execute(
+                "SELECT DISTINCT CAST(orderId AS VARCHAR) AS o FROM resource_orders "
+                "WHERE resource_id = ? ORDER BY o LIMIT 500",
+                [resource_id],
+            ).fetchall()
+            return [str(row[0]) for row in rows]
+
+        result: list[str] = self._c.store.transaction(read)
+        return result
 
     def _show(
         self,
@@ -361,6 +395,7 @@ class PlaygroundPage:
             request_text=text,
             result=_result_view(response) if response is not None else None,
             problem=problem,
+            orders=self._orders(session),
         )
 
 

@@ -41,6 +41,7 @@ from pydantic import ValidationError
 
 from api.console.pages import Console, ConsoleRedirect, PageError
 from api.console.session import Session
+from api.sync import LazyPullRuns
 
 __all__ = [
     "ConnectionEditorPage",
@@ -50,6 +51,8 @@ __all__ = [
     "ResourceCsvDownload",
     "ResourceListPage",
     "ResourcePage",
+    "RunStatusJson",
+    "TriggerWebhookAction",
 ]
 
 RESOURCE_TYPES: tuple[str, ...] = get_args(ResourceType)
@@ -553,3 +556,101 @@ def _cell(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+class TriggerWebhookAction(_EditorBase):
+    """`POST .../connections/{id}/trigger`: the Trigger Webhook button.
+
+    Starts the same Dagster pull run as `GET /sync-api/{id}/webhook`, waits up to the
+    webhook wait for it, and shows its outcome; a longer run shows its progress, which the
+    page polls through `.../runs/{run_id}`.
+    """
+
+    def __init__(self, console: Console, box: SecretBox, runs: LazyPullRuns, wait: float) -> None:
+        super().__init__(console, box)
+        self._runs = runs
+        self._wait = wait
+
+    def on_post(
+        self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
+    ) -> None:
+        """Start the pull and show what became of it."""
+        session = self._c.session(req, plan_id)
+        _connections_allowed(self._c, session)
+        self._c.checked_form(req, session)
+        connection = get_connection(self._c.store, session.account_id, connection_id)
+        if connection is None:
+            raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
+        runs = self._runs.get()
+        run_id = runs.start(connection, "webhook")
+        status = runs.wait(run_id, self._wait)
+        editor = f"{_base(session)}/connections/{connection_id}"
+        progress = None
+        if status is not None and status.done:
+            notice = (
+                f"Pull {status.status}: {status.received} received, {status.inserted} inserted, "
+                f"{status.updated} updated, {status.rejected} rejected"
+                + (f". {status.message}" if status.message else ".")
+            )
+        else:
+            notice = f"Pull {run_id} is still running; this page follows it."
+            progress = {"url": f"{editor}/runs/{run_id}", "done": editor}
+        fresh = get_connection(self._c.store, session.account_id, connection_id) or connection
+        self._show_run(resp, session, fresh, notice, progress)
+
+    def _show_run(
+        self,
+        resp: falcon.Response,
+        session: Session,
+        connection: Connection,
+        notice: str,
+        progress: dict[str, str] | None,
+    ) -> None:
+        log = read_log(self._c.store, connection.id, limit=20, offset=0)
+        self._c.render(
+            resp,
+            "connection_edit.html",
+            title=f"Connection: {connection.name}",
+            nav="connections",
+            session=session,
+            csrf=self._c.signer.csrf_token(session),
+            v=_values_of(connection),
+            errors={},
+            connection=connection,
+            secret=None,
+            notice=notice,
+            progress=progress,
+            log=log,
+            resources=self._resources(session.account_id),
+            resource_types=RESOURCE_TYPES,
+            frequencies=FREQUENCIES,
+            dim_convs=DIM_CONVS,
+            weight_convs=WEIGHT_CONVS,
+        )
+
+
+class RunStatusJson:
+    """`GET .../connections/{id}/runs/{run_id}`: a pull run's status for the page's poller."""
+
+    def __init__(self, console: Console, runs: LazyPullRuns) -> None:
+        self._c = console
+        self._runs = runs
+
+    def on_get(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        plan_id: str,
+        connection_id: int,
+        run_id: str,
+    ) -> None:
+        """The run's state as JSON (404 for another connection's run)."""
+        session = self._c.session(req, plan_id)
+        if get_connection(self._c.store, session.account_id, connection_id) is None:
+            raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
+        status = self._runs.get().status(run_id)
+        if status is None or status.connection_id != connection_id:
+            raise PageError(404, "Not found", "No such run for this connection.")
+        resp.content_type = falcon.MEDIA_JSON
+        resp.set_header("Cache-Control", "no-store")
+        resp.text = json.dumps({**status.to_wire(), "dagster_status": status.dagster_status})

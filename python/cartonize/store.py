@@ -198,6 +198,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX connection_log_connection ON connection_log (connection_id, logged_at)",
     ),
+    # Pulls run as Dagster runs (pipelines/): the log keeps each one's run id and duration.
+    (
+        "ALTER TABLE connection_log ADD COLUMN duration_s DOUBLE",
+        "ALTER TABLE connection_log ADD COLUMN run_id VARCHAR",
+        "CREATE INDEX connection_log_run ON connection_log (run_id)",
+    ),
 )
 
 

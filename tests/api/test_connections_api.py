@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from cartonize.cli import main
 from cartonize.store import Store
-from cartonize.sync.connections import credentials, get_connection, list_connections, render_headers
+from cartonize.sync.connections import credentials, get_connection, list_connections
 from cartonize.sync.crypto import SecretBox
+from cartonize.sync.headers import render_headers
 
 from tests.api.library_setup import ITEM_MAP, Plan, make_plan
 
@@ -76,7 +77,8 @@ def test_credentials_are_encrypted_at_rest_and_resolvable_for_a_pull(plan: Plan)
     assert account is not None
     connection = get_connection(plan.store, account.id, created["id"])
     assert connection is not None and connection.headers_template is not None
-    headers = render_headers(connection.headers_template, credentials(box, connection))
+    creds = credentials(box, connection)
+    headers = render_headers(connection.headers_template, creds.api_key, creds.api_token)
     assert headers == {
         "Authorization": "Bearer token-secret-value",
         "X-Api-Key": "key-secret-value",
@@ -87,11 +89,11 @@ def test_credentials_are_encrypted_at_rest_and_resolvable_for_a_pull(plan: Plan)
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"apiHeadersTemplate": {"A": "{{ password }}"}}, "unknown variable '{{ password }}'"),
-        ({"apiHeadersTemplate": {"A": "x\r\nEvil: 1"}}, "CR and LF are not allowed"),
-        ({"apiHeadersTemplate": {"Bad Name": "x"}}, "not a valid header name"),
-        ({"apiHeadersTemplate": "{not json"}, "is not valid JSON"),
-        ({"apiHeadersTemplate": {"A": "{{ api_key"}}, "unbalanced"),
+        ({"apiHeadersTemplate": {"A": "{{ password }}"}}, "unknown placeholder '{{ password }}'"),
+        ({"apiHeadersTemplate": {"A": "x\r\nEvil: 1"}}, "line break or control character"),
+        ({"apiHeadersTemplate": {"Bad Name": "x"}}, "not a valid HTTP header name"),
+        ({"apiHeadersTemplate": "{not json"}, "not valid JSON"),
+        ({"apiHeadersTemplate": {"A": "{{ api_key"}}, "unclosed or stray"),
         ({"schemaMap": {"width": "w"}}, "schemaMap: key 'width' is not a property of items"),
         ({"resourceType": "pallets"}, "resourceType"),
         ({"syncFrequency": "Yearly"}, "syncFrequency"),

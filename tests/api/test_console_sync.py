@@ -195,3 +195,50 @@ def test_another_accounts_resource_is_not_found(store: Store, browser: Browser, 
     resource_id = resource_with_rows(other, 3)
     assert browser.get(f"{base(plan)}/resources/{resource_id}").status_code == 404
     assert browser.get(f"{base(plan)}/resources/{resource_id}/csv").status_code == 404
+
+
+def test_playground_packs_an_order_picked_from_the_library(browser: Browser, plan: Plan) -> None:
+    items = plan.create_connection(name="items")
+    plan.write(
+        "POST", items, {"payload": [item("MUG", h=4, w=4, l=5), item("BOOK", h=1, w=6, l=9)]}
+    )
+    cartons = plan.create_connection(
+        name="cartons",
+        resourceType="cartons",
+        schemaMap={
+            "refId": "id",
+            "dimensions_x": "x",
+            "dimensions_y": "y",
+            "dimensions_z": "z",
+            "weightMax": "max",
+        },
+    )
+    plan.write(
+        "POST", cartons, {"payload": [{"id": "BOX-M", "x": 10, "y": 10, "z": 10, "max": 50}]}
+    )
+    orders = plan.create_connection(
+        name="orders",
+        resourceType="orders",
+        schemaMap={"orderId": "order", "refId": "sku", "quantity": "qty"},
+    )
+    written = plan.write(
+        "POST",
+        orders,
+        {
+            "payload": [
+                {"order": "SO-7", "sku": "MUG", "qty": 3},
+                {"order": "SO-7", "sku": "BOOK", "qty": 2},
+                {"order": "SO-8", "sku": "MUG", "qty": 1},
+            ]
+        },
+    )
+    assert written.json["status"] == "success", written.text
+    page = browser.get(base(plan) + "/playground")
+    assert '<option value="SO-7">' in page.text and '<option value="SO-8">' in page.text
+    result = browser.post(
+        base(plan) + "/playground",
+        {"csrf_token": hidden(page.text, "csrf_token"), "action": "pack-order", "orderId": "SO-7"},
+    )
+    assert result.status_code == 200, result.text
+    assert re.search(r'id="total-units">5<', result.text)
+    assert "BOX-M" in result.text

@@ -14,6 +14,7 @@ from cartonize.store import Store
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.api.test_gunicorn import free_port, wait_until_serving
+from tests.sync.third_party import ThirdPartyServer
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -42,6 +43,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
         "CARTONIZE_DATA_DIR": str(data_dir),
         "CARTONIZE_PACK_FLUSH_SECONDS": "0",
+        # The third-party source of the pull tests is on loopback.
+        "CARTONIZE_SYNC_ALLOW_HOSTS": "127.0.0.1",
+        "DAGSTER_HOME": str(scratch / "dagster"),
     }
     log = scratch / "gunicorn.log"
     command = [
@@ -65,6 +69,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def third_party() -> Iterator[ThirdPartyServer]:
+    """The loopback third-party JSON source (tests/sync/third_party.py)."""
+    with ThirdPartyServer() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

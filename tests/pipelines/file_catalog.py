@@ -143,6 +143,7 @@ class FileCatalog:
         *,
         trigger: PullTrigger,
         at: datetime,
+        run_id: str | None = None,
     ) -> Outcome:
         state = self._load()
         row = state["connections"].get(connection_id)
@@ -185,7 +186,13 @@ class FileCatalog:
         return outcome
 
     def record_failure(
-        self, connection_id: str, message: str, *, trigger: PullTrigger, at: datetime
+        self,
+        connection_id: str,
+        message: str,
+        *,
+        trigger: PullTrigger,
+        at: datetime,
+        run_id: str | None = None,
     ) -> None:
         state = self._load()
         state["log"].append(

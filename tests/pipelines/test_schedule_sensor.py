@@ -147,9 +147,14 @@ def test_every_tick_within_a_slot_asks_for_the_same_run(
     assert run_keys(evaluate(catalog, instance, utc(2026, 11, 2, 11)))["c1"] != keys.pop()
 
 
-def test_the_service_defs_skip_until_the_store_is_bound(instance: DagsterInstance) -> None:
+def test_the_service_defs_skip_while_the_store_cannot_open(
+    instance: DagsterInstance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("CARTONIZE_DATA_DIR", str(blocker / "data"))
     sensor = defs.resolve_sensor_def("connection_schedules")
     context = build_sensor_context(instance=instance, resources=dict(defs.resources or {}))
     result = sensor(context)
     assert isinstance(result, SkipReason)
-    assert "connection store is not bound" in (result.skip_message or "")
+    assert "cannot be opened" in (result.skip_message or "")

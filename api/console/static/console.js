@@ -66,7 +66,7 @@ if (progress) {
     if (!reply.ok) { progress.textContent = "Could not read the run's status."; return; }
     const run = await reply.json();
     progress.textContent = `Run ${run.run_id}: ${run.status}`;
-    if (run.status === "STARTED" || run.status === "QUEUED" || run.status === "STARTING" || run.status === "NOT_STARTED") {
+    if (run.status === "queued" || run.status === "running") {
       setTimeout(poll, 1000);
     } else if (progress.dataset.done) {
       window.location.assign(progress.dataset.done);

@@ -104,17 +104,25 @@ class ConnectionCatalog(Protocol):
         *,
         trigger: PullTrigger,
         at: datetime,
+        run_id: str | None = None,
     ) -> ImportOutcome:
         """Map, convert and write pulled records in one transaction, and log the import.
 
         Resource to Update blank: a new resource; set: that resource is overwritten, the old
         rows staying until the new ones are complete. A write that cannot complete returns
-        status "failure" (reasons in the log) rather than raising.
+        status "failure" (reasons in the log) rather than raising. `at` is when the pull
+        started (the log records the duration from then) and `run_id` its Dagster run.
         """
         ...
 
     def record_failure(
-        self, connection_id: str, message: str, *, trigger: PullTrigger, at: datetime
+        self,
+        connection_id: str,
+        message: str,
+        *,
+        trigger: PullTrigger,
+        at: datetime,
+        run_id: str | None = None,
     ) -> None:
         """Log a pull that failed before anything was written (source errors)."""
         ...

@@ -25,6 +25,7 @@ from cartonize.errors import InvalidRequest
 from cartonize.models import validation_details
 from cartonize.store import Store, StoreError
 from cartonize.sync.crypto import SecretBox
+from cartonize.sync.headers import HeadersTemplateError, parse_headers_template
 from cartonize.sync.mapping import Conversions, DimConv, WeightConv, validate_schema_map
 from cartonize.sync.resources import ResourceType, find_resource, one, resource_type
 
@@ -37,63 +38,25 @@ __all__ = [
     "LogEntry",
     "Trigger",
     "authenticate_secret",
+    "connection_by_id",
+    "connection_by_public_id",
+    "connections_allowed",
     "create_connection",
     "credentials",
     "delete_connection",
     "get_connection",
     "list_connections",
+    "log_of_run",
     "read_log",
     "record_log",
     "regenerate_secret",
-    "render_headers",
     "update_connection",
-    "validate_headers_template",
 ]
 
 SECRET_STEM_LENGTH = 10
 Frequency = Literal["Hourly", "Daily", "Weekly", "Monthly"]
 Trigger = Literal["rest POST", "rest PUT", "rest PATCH", "webhook", "schedule"]
 Status = Literal["success", "failure"]
-
-_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-_TEMPLATE_NAMES = ("api_key", "api_token")
-# RFC 9110 token characters: what a header name may contain.
-_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-
-
-def validate_headers_template(template: object) -> dict[str, str]:
-    """Check a headers template (a JSON object, or its text); ValueError says why it is refused.
-
-    Values may use `{{ api_key }}` and `{{ api_token }}` only; no CR or LF anywhere.
-    """
-    if isinstance(template, str):
-        try:
-            template = json.loads(template)
-        except ValueError as exc:
-            raise ValueError(f"is not valid JSON ({exc})") from None
-    if not isinstance(template, dict):
-        raise ValueError("must be a JSON object of header name -> value")
-    headers: dict[str, str] = {}
-    for name, value in template.items():
-        if not isinstance(value, str):
-            raise ValueError(f"header {name!r}: the value must be a string")
-        if "\r" in name or "\n" in name or "\r" in value or "\n" in value:
-            raise ValueError(f"header {name!r}: CR and LF are not allowed in headers")
-        if not _HEADER_NAME.fullmatch(name):
-            raise ValueError(f"header {name!r}: not a valid header name")
-        for match in _PLACEHOLDER.finditer(value):
-            if match.group(1) not in _TEMPLATE_NAMES:
-                raise ValueError(
-                    f"header {name!r}: unknown variable {match.group(0)!r}; only "
-                    "{{ api_key }} and {{ api_token }} may be used"
-                )
-        rest = _PLACEHOLDER.sub("", value)
-        if "{{" in rest or "}}" in rest:
-            raise ValueError(f"header {name!r}: unbalanced '{{{{' or '}}}}' in the value")
-        if any(ord(c) < 32 or ord(c) == 127 for c in value if c != "\t"):
-            raise ValueError(f"header {name!r}: control characters are not allowed")
-        headers[name] = value
-    return headers
 
 
 @dataclass(frozen=True)
@@ -104,13 +67,15 @@ class Credentials:
     api_token: str | None
 
 
-def render_headers(template: Mapping[str, str], creds: Credentials) -> dict[str, str]:
-    """Headers for a source request: the template with the two variables substituted."""
-    values = {"api_key": creds.api_key or "", "api_token": creds.api_token or ""}
-    return {
-        name: _PLACEHOLDER.sub(lambda m: values[m.group(1)], value)
-        for name, value in template.items()
-    }
+def _headers_template(value: object) -> dict[str, str] | None:
+    """The one headers-template check (`cartonize.sync.headers`), for a JSON object or its text."""
+    if value is None or value == "":
+        return None
+    text = value if isinstance(value, str) else json.dumps(value)
+    try:
+        return parse_headers_template(text) or None
+    except HeadersTemplateError as exc:
+        raise ValueError(exc.message) from None
 
 
 class ConnectionFields(BaseModel):
@@ -159,7 +124,7 @@ class ConnectionFields(BaseModel):
     @field_validator("api_headers_template", mode="before")
     @classmethod
     def _headers(cls, value: object) -> object:
-        return None if value is None or value == "" else validate_headers_template(value)
+        return _headers_template(value)
 
     @field_validator("third_party_api_url")
     @classmethod
@@ -392,6 +357,30 @@ def get_connection(store: Store, account_id: int, connection_id: int) -> Connect
     return _connection(row) if row else None
 
 
+def connection_by_id(store: Store, connection_id: int) -> Connection | None:
+    """The connection with this id in any account, or None (for the pull pipeline)."""
+    row = store.transaction(
+        lambda con: one(
+            con.execute(f"SELECT {_COLUMNS} FROM connections WHERE id = ?", [connection_id])
+        )
+    )
+    return _connection(row) if row else None
+
+
+def connections_allowed(store: Store, account_id: int) -> bool:
+    """Whether the account may use connections now (premium or enterprise, and enabled)."""
+    row = store.transaction(
+        lambda con: one(
+            con.execute(
+                "SELECT count(*) FROM accounts a JOIN connection_grants g ON g.account_id = a.id "
+                "WHERE a.id = ? AND a.tier IN ('premium', 'enterprise')",
+                [account_id],
+            )
+        )
+    )
+    return bool(row and row[0])
+
+
 def connection_by_public_id(store: Store, public_api_id: str) -> Connection | None:
     """The connection addressed by a sync API URL, or None."""
     row = store.transaction(
@@ -546,13 +535,23 @@ class LogEntry:
     unchanged: int = 0
     rejected: int = 0
     messages: list[str] = field(default_factory=list)
+    #: Seconds from the start of a pull (or write) to its log entry; None for older entries.
+    duration_s: float | None = None
+    #: The Dagster run of a pull (scheduled or webhook); None for REST writes.
+    run_id: str | None = None
+
+
+_LOG_COLUMNS = (
+    "id, connection_id, logged_at, trigger, status, resource_id, received, inserted, updated, "
+    "unchanged, rejected, messages, duration_s, run_id"
+)
 
 
 def record_log(con: duckdb.DuckDBPyConnection, connection_id: int, entry: LogEntry) -> None:
     """Append a log entry inside the caller's transaction."""
     row = one(con.execute("SELECT coalesce(max(id), 0) + 1 FROM connection_log"))
     con.execute(
-        "INSERT INTO connection_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO connection_log ({_LOG_COLUMNS}) VALUES ({', '.join('?' * 14)})",
         [
             int(row[0]) if row else 1,
             connection_id,
@@ -566,6 +565,8 @@ def record_log(con: duckdb.DuckDBPyConnection, connection_id: int, entry: LogEnt
             entry.unchanged,
             entry.rejected,
             json.dumps(entry.messages),
+            entry.duration_s,
+            entry.run_id,
         ],
     )
 
@@ -574,24 +575,46 @@ def read_log(store: Store, connection_id: int, *, limit: int, offset: int) -> li
     """A connection's log, newest first."""
     rows = store.transaction(
         lambda con: con.execute(
-            "SELECT trigger, status, logged_at, resource_id, received, inserted, updated, "
-            "unchanged, rejected, messages FROM connection_log WHERE connection_id = ? "
+            f"SELECT {_READ_COLUMNS} FROM connection_log WHERE connection_id = ? "
             "ORDER BY logged_at DESC, id DESC LIMIT ? OFFSET ?",
             [connection_id, limit, offset],
         ).fetchall()
     )
-    return [
-        LogEntry(
-            trigger=row[0],
-            status=row[1],
-            at=row[2].replace(tzinfo=UTC),
-            resource_id=row[3],
-            received=row[4],
-            inserted=row[5],
-            updated=row[6],
-            unchanged=row[7],
-            rejected=row[8],
-            messages=json.loads(row[9]),
+    return [_log_entry(row) for row in rows]
+
+
+def log_of_run(store: Store, run_id: str) -> tuple[int, LogEntry] | None:
+    """The log entry a pull run wrote and its connection id, or None (not written yet)."""
+    row = store.transaction(
+        lambda con: one(
+            con.execute(
+                f"SELECT connection_id, {_READ_COLUMNS} FROM connection_log WHERE run_id = ? "
+                "ORDER BY id DESC LIMIT 1",
+                [run_id],
+            )
         )
-        for row in rows
-    ]
+    )
+    return (int(row[0]), _log_entry(row[1:])) if row else None
+
+
+_READ_COLUMNS = (
+    "trigger, status, logged_at, resource_id, received, inserted, updated, unchanged, rejected, "
+    "messages, duration_s, run_id"
+)
+
+
+def _log_entry(row: Sequence[Any]) -> LogEntry:
+    return LogEntry(
+        trigger=row[0],
+        status=row[1],
+        at=row[2].replace(tzinfo=UTC),
+        resource_id=row[3],
+        received=row[4],
+        inserted=row[5],
+        updated=row[6],
+        unchanged=row[7],
+        rejected=row[8],
+        messages=json.loads(row[9]),
+        duration_s=row[10],
+        run_id=row[11],
+    )

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import duckdb
 import polars as pl
@@ -31,6 +31,7 @@ from cartonize.sync.resources import (
 )
 
 __all__ = [
+    "RunInfo",
     "WriteFailure",
     "WriteMode",
     "WriteResult",
@@ -115,15 +116,18 @@ def write_batch(
     trigger: Trigger,
     now: datetime,
     row_key: Sequence[str] | None = None,
+    run: RunInfo | None = None,
 ) -> WriteResult:
     """Write a mapped batch into the connection's resource and log it; never raises for a
-    write that cannot complete (status `failure`, reasons in the log), only StoreUnavailable."""
+    write that cannot complete (status `failure`, reasons in the log), only StoreUnavailable.
+
+    `run` ties the log entry to the Dagster run of a pull and measures its duration."""
     result = WriteResult("failure", None, received=batch.received, rejected=batch.rejected_rows)
     result.messages = list(iter_messages(batch))
     try:
         _check(connection, batch, mode, row_key)
         result = store.transaction(
-            lambda con: _write(con, connection, batch, mode, row_key, trigger, now, result)
+            lambda con: _write(con, connection, batch, mode, row_key, trigger, now, result, run)
         )
     except StoreUnavailable:
         raise
@@ -131,18 +135,37 @@ def write_batch(
         result.status = "failure"
         result.inserted = result.updated = result.unchanged = 0
         result.messages.insert(0, str(exc))
-        _log_failure(store, connection, trigger, now, result)
+        _log_failure(store, connection, trigger, now, result, run)
     except Exception as exc:
         logger.exception("write into resource of connection %s failed", connection.id)
         result.status = "failure"
         result.inserted = result.updated = result.unchanged = 0
         result.messages.insert(0, f"the write failed internally ({type(exc).__name__})")
-        _log_failure(store, connection, trigger, now, result)
+        _log_failure(store, connection, trigger, now, result, run)
     return result
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """The Dagster run a write belongs to (a pull), for its log entry."""
+
+    run_id: str | None
+    #: When the pull started; the log records the seconds from then to the entry.
+    started_at: datetime
+
+    def log_fields(self) -> dict[str, Any]:
+        """`duration_s` and `run_id` of a LogEntry, measured now."""
+        elapsed = (datetime.now(UTC) - self.started_at).total_seconds()
+        return {"duration_s": round(max(0.0, elapsed), 3), "run_id": self.run_id}
+
+
 def _log_failure(
-    store: Store, connection: Connection, trigger: Trigger, now: datetime, result: WriteResult
+    store: Store,
+    connection: Connection,
+    trigger: Trigger,
+    now: datetime,
+    result: WriteResult,
+    run: RunInfo | None,
 ) -> None:
     entry = LogEntry(
         trigger,
@@ -155,6 +178,7 @@ def _log_failure(
         0,
         result.rejected,
         result.messages,
+        **(run.log_fields() if run else {}),
     )
     store.transaction(lambda con: record_log(con, connection.id, entry))
 
@@ -194,6 +218,7 @@ def _write(
     trigger: Trigger,
     now: datetime,
     result: WriteResult,
+    run: RunInfo | None = None,
 ) -> WriteResult:
     rtype = connection.resource_type
     frame = batch.frame
@@ -247,6 +272,7 @@ def _write(
             result.unchanged,
             result.rejected,
             result.messages,
+            **(run.log_fields() if run else {}),
         ),
     )
     return result
@@ -370,17 +396,29 @@ def _merged(column: str) -> str:
 
 
 def create_from(
-    store: Store, connection: Connection, batch: MappedBatch, *, trigger: Trigger, now: datetime
+    store: Store,
+    connection: Connection,
+    batch: MappedBatch,
+    *,
+    trigger: Trigger,
+    now: datetime,
+    run: RunInfo | None = None,
 ) -> WriteResult:
     """A new resource named after the connection's base name, holding the batch."""
-    return write_batch(store, connection, batch, "create", trigger=trigger, now=now)
+    return write_batch(store, connection, batch, "create", trigger=trigger, now=now, run=run)
 
 
 def overwrite_rows(
-    store: Store, connection: Connection, batch: MappedBatch, *, trigger: Trigger, now: datetime
+    store: Store,
+    connection: Connection,
+    batch: MappedBatch,
+    *,
+    trigger: Trigger,
+    now: datetime,
+    run: RunInfo | None = None,
 ) -> WriteResult:
     """Replace every row of the Resource to Update with the batch (complete rows)."""
-    return write_batch(store, connection, batch, "overwrite", trigger=trigger, now=now)
+    return write_batch(store, connection, batch, "overwrite", trigger=trigger, now=now, run=run)
 
 
 def upsert_rows(
