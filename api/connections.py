@@ -114,6 +114,8 @@ def log_wire(entry: LogEntry) -> dict[str, Any]:
         "unchanged": entry.unchanged,
         "rejected": entry.rejected,
         "messages": entry.messages,
+        "durationS": entry.duration_s,
+        "runId": entry.run_id,
     }
 
 

@@ -35,8 +35,8 @@ from cartonize.store import Store
 from cartonize.sync.catalog import PullTrigger
 from cartonize.sync.connections import Connection, log_of_run
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus
-from dagster._core.execution.api import execute_run
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
+from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from pipelines.pulls import PARTITIONS, PULL_JOB, TRIGGER_TAG
