@@ -78,9 +78,13 @@ def third_party() -> Iterator[ThirdPartyServer]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless, driven by Playwright."""
+    """Debian's Chromium, headless, driven by Playwright.
+
+    Module scope: Playwright's sync API keeps an event loop in the main thread while it
+    runs; stopping it with the console's tests keeps it from leaking into later tests
+    (Dagster's in-process runs then warn about an un-awaited loop shutdown)."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium package")
     with sync_playwright() as playwright:
