@@ -158,6 +158,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
             ),
         },
+        "boxTypeSubsets": _without_generated(
+            len(box_types), len(requested_box_types), len(generated.box_types)
+        ),
         "options": {
             "itemSort": req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
@@ -220,6 +223,14 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
 def _box_type_path(index: int, requested: int) -> str:
     """Where box type `index` comes from in the request, for error messages."""
     return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
+
+
+def _without_generated(total: int, requested: int, generated: int) -> list[list[int]]:
+    """The engine also packs with the box types that are not generated (the request's
+    own and pack-as-is rule cartons), so generated types never make an answer dearer."""
+    if generated == 0 or requested == 0:
+        return []
+    return [[b for b in range(total) if not requested <= b < requested + generated]]
 
 
 def _as_is_generated_exclusions(

@@ -19,6 +19,7 @@ pub mod orientation;
 mod portfolio;
 pub mod select;
 pub mod sort;
+pub mod subsets;
 #[cfg(test)]
 mod testkit;
 
@@ -40,10 +41,39 @@ use sort::{cmp_f64, sort_name};
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Packs `input`: tries each item ordering the options ask for and returns the
-/// best packing (fewest leftovers, then the goal), deterministically.
+/// best packing (fewest leftovers, then the goal), deterministically; each of
+/// `box_type_subsets` is packed alone too, and wins when strictly better.
 pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let started = Instant::now();
     check(input)?;
+    let mut best = pack_box_types(input, started)?;
+    for keep in &input.box_type_subsets {
+        if best.timed_out {
+            break;
+        }
+        let Some(mut sub) = subsets::restrict(input, keep) else {
+            continue;
+        };
+        // The subset gets what is left of the request's time, not a new budget.
+        if let Some(t) = input.options.timeout {
+            let left = t - started.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                break;
+            }
+            sub.options.timeout = Some(left);
+        }
+        let mut out = pack_box_types(&sub, Instant::now())?;
+        subsets::widen(&mut out, keep);
+        if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
+            best = out;
+        }
+    }
+    best.pack_time = started.elapsed().as_secs_f64();
+    Ok(best)
+}
+
+/// [`pack`] with the input's own box types only.
+fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, CoreError> {
     let opts = &input.options;
     let deadline = Deadline::after(opts.timeout);
     let mut kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
