@@ -13,7 +13,7 @@ from typing import Any
 
 from cartonize import _core
 from cartonize.errors import InvalidRequest
-from cartonize.generators import GeneratedBoxTypes, generate_box_types
+from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -181,8 +181,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         raise InvalidRequest("invalid pack request", str(exc)) from exc
     warnings += out["warnings"]
 
+    weights = [k.item_set.weight for k in kinds]
     boxes = [
-        _box(i, packed, box_types[packed["boxType"]], kinds)
+        _box(i, *_trimmed(packed, box_types, generated, len(requested_box_types), weights), kinds)
         for i, packed in enumerate(out["boxes"])
     ]
     _number_items(boxes)
@@ -223,6 +224,22 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
 def _box_type_path(index: int, requested: int) -> str:
     """Where box type `index` comes from in the request, for error messages."""
     return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
+
+
+def _trimmed(
+    packed: dict[str, Any],
+    box_types: list[BoxType],
+    generated: GeneratedBoxTypes,
+    first_generated: int,
+    weights: list[float],
+) -> tuple[dict[str, Any], BoxType]:
+    """The engine box and its box type, trimmed to the contents when a cartesian
+    generator made the type (docs/generators.md)."""
+    box_type = box_types[packed["boxType"]]
+    trim = generated.trim.get(packed["boxType"] - first_generated)
+    if trim is None:
+        return packed, box_type
+    return trim_packed_box(trim, packed, box_type, weights)
 
 
 def _without_generated(total: int, requested: int, generated: int) -> list[list[int]]:
