@@ -836,6 +836,48 @@ def packing_of(response: Wire) -> dict[str, Any]:
     return {name: response.get(name) for name in PACKING_FIELDS}
 
 
+def _rests_above(upper: Item, lower: Item) -> bool:
+    """``upper`` lies higher along x (height) with a footprint overlapping ``lower``'s."""
+    if upper.origin is None or lower.origin is None:
+        return False
+    if upper.origin[0] < lower.origin[0] + lower.dims[0] - EPS:
+        return False
+    return all(
+        upper.origin[a] < lower.origin[a] + lower.dims[a] - EPS
+        and lower.origin[a] < upper.origin[a] + upper.dims[a] - EPS
+        for a in (1, 2)
+    )
+
+
+def check_fragile(view: PackView) -> Iterator[str]:
+    """fragile (first rule selecting an item wins): the weight of everything resting above
+    the item (higher, footprints overlapping) is at most maxWeight, nothing rests above
+    it with onTopOnly, and with excludeOverweight no heavier item shares its box."""
+    rules = _rules(view, "fragile")
+    if not rules:
+        return
+    for box in view.boxes:
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if rule is None:
+                continue
+            options = rule.get("options") or {}
+            above = [o for o in box.items if o is not item and _rests_above(o, item)]
+            load = sum(o.weight for o in above)
+            limit = options.get("maxWeight")
+            if options.get("onTopOnly") and above:
+                yield f"fragile: {item.label} is on-top-only but {above[0].label} rests above it"
+            if limit is not None and load > float(limit) + EPS:
+                yield f"fragile: {item.label} carries {load:g} above it, maxWeight {limit:g}"
+            if limit is not None and options.get("excludeOverweight"):
+                for o in box.items:
+                    if o.ref_id != item.ref_id and o.weight > float(limit) + EPS:
+                        yield (
+                            f"fragile: {o.label} weighs {o.weight:g}, over {item.label}'s "
+                            f"maxWeight {limit:g}, and shares its box"
+                        )
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -852,4 +894,5 @@ CHECKS: tuple[Check, ...] = (
     check_orientation_locks,
     check_exclusions,
     check_pack_as_is,
+    check_fragile,
 )

@@ -158,6 +158,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
             ),
         },
+        "fragile": [limit.engine(p) for p, limit in sorted(effects.fragile.items())],
         "boxTypeSubsets": _without_generated(
             len(box_types), len(requested_box_types), len(generated.box_types)
         ),

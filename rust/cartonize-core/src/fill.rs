@@ -2,6 +2,7 @@
 //! offered, in the order offered.
 
 use crate::extreme_points::{ExtremePoint, ExtremePoints};
+use crate::fragile::Stack;
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::orientation::Perm;
@@ -66,6 +67,8 @@ pub struct BoxFill<'a> {
     pub payload: f64,
     volume_left: f64,
     failed: Vec<usize>,
+    /// Weights above fragile units.
+    stack: Stack,
 }
 
 impl<'a> BoxFill<'a> {
@@ -80,6 +83,7 @@ impl<'a> BoxFill<'a> {
             payload: 0.0,
             volume_left: box_kind.volume,
             failed: Vec::new(),
+            stack: Stack::default(),
         }
     }
 
@@ -98,6 +102,8 @@ impl<'a> BoxFill<'a> {
             fill.units.push(*u);
             fill.payload += kinds[u.kind].weight;
             fill.volume_left -= kinds[u.kind].volume;
+            fill.stack
+                .push(u.cuboid, kinds[u.kind].weight, kinds[u.kind].fragile);
         }
         fill
     }
@@ -159,6 +165,7 @@ impl<'a> BoxFill<'a> {
         });
         self.payload += k.weight;
         self.volume_left -= k.volume;
+        self.stack.push(spot.cuboid, k.weight, k.fragile);
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -174,7 +181,7 @@ impl<'a> BoxFill<'a> {
             for ep in self.eps.iter() {
                 let mut best: Option<(Vec3, Perm)> = None;
                 for (shape, perm) in pass {
-                    if !self.fits(ep, shape) {
+                    if !self.fits(ep, shape) || !self.stacks(ep, shape, k) {
                         continue;
                     }
                     let flatter = |b: &Vec3| {
@@ -217,6 +224,16 @@ impl<'a> BoxFill<'a> {
         !self.cuboids.iter().any(|c| c.overlaps(&cand))
     }
 
+    /// True when the fragile limits of `k` and of the units below allow
+    /// `shape` at `ep` (see [`crate::fragile`]).
+    fn stacks(&self, ep: &ExtremePoint, shape: &Vec3, k: &Kind) -> bool {
+        let cand = Cuboid {
+            origin: ep.point,
+            size: *shape,
+        };
+        self.stack.allows(&cand, k.weight, k.fragile)
+    }
+
     /// The feasible point and rotation leaving the least residual slack.
     /// Points come in priority order, so a strict improvement is needed to
     /// move off an earlier point.
@@ -229,7 +246,10 @@ impl<'a> BoxFill<'a> {
                         continue;
                     }
                     let slack: Len = (0..3).map(|a| ep.residual[a] - shape[a]).sum();
-                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack) || !self.fits(ep, shape) {
+                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack)
+                        || !self.fits(ep, shape)
+                        || !self.stacks(ep, shape, k)
+                    {
                         continue;
                     }
                     best = Some((slack, ep.point, *shape, *perm));

@@ -11,6 +11,7 @@ pub mod deadline;
 pub mod error;
 pub mod extreme_points;
 pub mod fill;
+pub mod fragile;
 pub mod geometry;
 pub mod improve;
 pub mod kinds;
@@ -78,6 +79,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     let deadline = Deadline::after(opts.timeout);
     let mut kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
+    kinds::apply_fragile(&mut kinds, &input.fragile);
     let boxes: Vec<BoxKind> = input.box_types.iter().map(BoxKind::new).collect();
     let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
     let mut min_reach = [i64::MAX; 3];
@@ -105,7 +107,10 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         });
     }
 
-    let base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
+    let mut base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
+    let limits: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
+    base.iter_mut()
+        .for_each(|s| fragile::offer_last(&mut s.order, &limits));
     let work = total_units.saturating_mul(boxes.len() as u64);
     let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
     let mut strategies = base;
@@ -113,7 +118,10 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     // one-box answer keeps the speed of the requested orderings.
     let several = found.best.as_ref().is_some_and(|(p, _)| p.boxes.len() > 1);
     if several && !deadline.expired() {
-        let extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        let mut extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        extra
+            .iter_mut()
+            .for_each(|s| fragile::offer_last(&mut s.order, &limits));
         let more = portfolio::run(&extra, &ctx, &deadline, work, false);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);

@@ -147,6 +147,9 @@ pub struct PackInput {
     /// answer wins, the full set on ties (see `subsets`).
     #[serde(default)]
     pub box_type_subsets: Vec<Vec<usize>>,
+    /// Fragile item kinds (rule `fragile`).
+    #[serde(default)]
+    pub fragile: Vec<crate::fragile::FragileInput>,
 }
 
 /// Separation the request's rules ask for (`exclude`, `exclude-all`).

@@ -39,6 +39,7 @@ pub fn restrict(input: &PackInput, keep: &[usize]) -> Option<PackInput> {
             kind_box_types,
         },
         box_type_subsets: Vec::new(),
+        fragile: input.fragile.clone(),
     })
 }
 
