@@ -132,8 +132,44 @@ def validate(request: Wire, response: Wire) -> list[str]:
     if problems:
         # The other checks assume a well-formed response; report the shape first.
         return problems
-    view = _parse(request, response)
+    view = _parse(_rolled(request), response)
     return [problem for check in CHECKS for problem in check(view)]
+
+
+def _rolled(request: Wire) -> Wire:
+    """The request with item sets an irregular (roll) rule selects replaced by their rolls:
+    each unit's length (longest side) wound on the core into the fewest equal rolls within
+    maxDiameter and maxWeight; a roll is D x D x width and weighs its share plus spool."""
+    rules = [r for r in request.get("rules") or [] if r.get("operation") == "irregular"]
+    if not rules:
+        return request
+    item_sets = []
+    for item_set in request.get("itemSets") or []:
+        rule = next((r for r in rules if _selects(r, item_set)), None)
+        if rule is None:
+            item_sets.append(item_set)
+            continue
+        options = rule.get("options") or {}
+        thickness, width, length = sorted(_vec(item_set["dimensions"]))
+        core = float(options.get("innerDiameter", 0))
+        spool = float(options.get("spoolWeight", 0))
+        per_length = float(item_set.get("weight", 0)) / length
+        most = math.pi * (float(options["maxDiameter"]) ** 2 - core**2) / (4 * thickness)
+        if options.get("maxWeight") is not None and per_length > 0:
+            most = min(most, (float(options["maxWeight"]) - spool) / per_length)
+        rolls = max(1, math.ceil(length / most - 1e-9))
+        # Rounded up to thousandths, as documented.
+        diameter = math.ceil(math.sqrt(core**2 + 4 * thickness * length / rolls / math.pi) * 1000)
+        diameter /= 1000
+        item_sets.append(
+            {
+                **item_set,
+                "dimensions": {"x": diameter, "y": diameter, "z": width},
+                "weight": per_length * length / rolls + spool,
+                "quantity": int(item_set.get("quantity", 1)) * rolls,
+            }
+        )
+    return {**request, "itemSets": item_sets}
 
 
 # --- numbers ---------------------------------------------------------------------------

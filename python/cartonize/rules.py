@@ -11,6 +11,7 @@ from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
+from cartonize.rolls import roll_of, rolled_item_set
 
 __all__ = ["Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
 
@@ -24,6 +25,7 @@ _HONOURED = frozenset(
         "set-properties",
         "alternate-dimensions",
         "fragile",
+        "irregular",
     }
 )
 
@@ -317,6 +319,7 @@ def apply_rules(
     locked_by: dict[int, int] = {}
     as_is_by: dict[int, int] = {}
     fragile_by: dict[int, int] = {}
+    rolled_by: dict[int, int] = {}
     for index, rule in enumerate(rules):
         if rule.operation not in _HONOURED:
             effects.warnings.append(
@@ -390,6 +393,18 @@ def apply_rules(
                     for q, other in enumerate(effects.item_sets):
                         if q != p and other.weight > limit.max_weight:
                             effects.kind_pairs.add((min(p, q), max(p, q)))
+        elif op == "irregular":
+            for p in selected:
+                if p in rolled_by:
+                    effects.warnings.append(
+                        f"rules[{index}]: item refId {ref_ids[p]} is already rolled by "
+                        f"rules[{rolled_by[p]}], which wins"
+                    )
+                    continue
+                rolled_by[p] = index
+                roll, warnings = roll_of(index, rule.options or {}, effects.item_sets[p])
+                effects.warnings += warnings
+                effects.item_sets[p] = rolled_item_set(effects.item_sets[p], roll)
         elif op == "set-properties":
             for p in selected:
                 effects.item_sets[p] = _set_properties(index, rule, effects.item_sets[p])
