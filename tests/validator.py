@@ -406,8 +406,11 @@ def check_rotation(view: PackView) -> Iterator[str]:
     """Each item's dimensions are a permutation of its item set's dimensions."""
     if view.request.get("random"):
         return  # check_random_consistency covers invented items
+    carriers = _box_carriers(view)
     for item in view.items:
         group = view.group_of(item)
+        if item.index in carriers:
+            continue  # a box of an earlier pack-sequence stage; check_pack_sequence judges it
         if group is None:
             yield (
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
@@ -800,7 +803,15 @@ def check_exclusions(view: PackView) -> Iterator[str]:
 
 def _is_as_is_box(view: PackView, box: Box) -> bool:
     rules = _rules(view, "pack-as-is")
-    return any(_selects(r, item.wire) for r in rules for item in box.items)
+    if any(_selects(r, item.wire) for r in rules for item in box.items):
+        return True
+    # A pack-sequence stage with reduce pack-as-is ships its items as is.
+    stages = _rules(view, "pack-sequence")
+    for item in box.items:
+        stage = next((r for r in stages if _selects(r, item.wire)), None)
+        if stage is not None and (stage.get("options") or {}).get("reduce") == "pack-as-is":
+            return True
+    return False
 
 
 def check_pack_as_is(view: PackView) -> Iterator[str]:
@@ -827,7 +838,10 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
 def check_totals(view: PackView) -> Iterator[str]:
     """Response totals agree with its boxes, items and leftovers."""
     response = view.response
-    packed_units = sum(item.units for box in view.boxes for item in box.items)
+    carriers = _box_carriers(view)
+    packed_units = sum(
+        item.units for box in view.boxes for item in box.items if item.index not in carriers
+    )
     leftover_units = sum(item.units for item in view.leftovers)
     counts = {
         "lenBoxes": len(view.boxes),
@@ -845,7 +859,10 @@ def check_totals(view: PackView) -> Iterator[str]:
     sums: dict[str, float] = {
         "totalVolume": sum(float(box.wire["volumeMax"]) for box in view.boxes),
         "totalVolumeNet": sum(_volume(item.dims) for box in view.boxes for item in box.items),
-        "totalWeight": sum(float(box.wire["weightUsed"]) for box in view.boxes),
+        # A box inside another (pack-sequence) weighs in its parent already.
+        "totalWeight": sum(
+            float(box.wire["weightUsed"]) for box in view.boxes if not box.wire.get("subspace")
+        ),
     }
     for name, total in sums.items():
         if not _close(float(response[name]), total):
@@ -914,6 +931,41 @@ def check_fragile(view: PackView) -> Iterator[str]:
                         )
 
 
+def _box_carriers(view: PackView) -> dict[int, Box]:
+    """Items (by response index) that stand for a box packed inside them (pack-sequence
+    box-to-item), mapped to that box."""
+    out: dict[int, Box] = {}
+    for box in view.boxes:
+        subspace = box.wire.get("subspace")
+        if subspace and subspace.get("parentItemIndex") is not None:
+            out[int(subspace["parentItemIndex"])] = box
+    return out
+
+
+def check_pack_sequence(view: PackView) -> Iterator[str]:
+    """A box inside another (subspace) sits in an existing item of that box, at that item's
+    origin; the item has the box's outer dimensions (or inner, without outer), turned,
+    and weighs what the box weighs in all."""
+    for item_index, inner in _box_carriers(view).items():
+        subspace = inner.wire["subspace"]
+        parent_box = subspace.get("parentBoxIndex")
+        parent = next((b for b in view.boxes if b.wire.get("id") == parent_box), None)
+        item = next((i for i in parent.items if i.index == item_index), None) if parent else None
+        where = f"pack-sequence: box {inner.position}"
+        if parent is None or item is None:
+            yield f"{where}: parent box {parent_box} item {item_index} does not exist"
+            continue
+        outer = (inner.wire.get("outer") or {}).get("dimensions")
+        dims = _vec(outer) if outer else inner.dims
+        if not _same_dims(sorted_dims(item.dims), sorted_dims(dims)):
+            yield f"{where}: its item {item_index} is {_fmt(item.dims)}, the box {_fmt(dims)}"
+        if not _close(item.weight, float(inner.wire["weightUsed"])):
+            yield f"{where}: its item {item_index} weighs {item.weight:g}, the box more or less"
+        origin = subspace.get("originInParent")
+        if item.origin is None or origin is None or not _same_dims(item.origin, _vec(origin)):
+            yield f"{where}: originInParent is not its item's origin"
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -931,4 +983,5 @@ CHECKS: tuple[Check, ...] = (
     check_exclusions,
     check_pack_as_is,
     check_fragile,
+    check_pack_sequence,
 )

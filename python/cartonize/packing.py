@@ -32,6 +32,7 @@ from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
+from cartonize.sequences import has_sequences, pack_in_stages
 
 __all__ = ["max_timeout", "pack"]
 
@@ -97,6 +98,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started = time.perf_counter()
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    if has_sequences(req):
+        return pack_in_stages(req, pack)
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
 
     item_sets = req.item_sets
