@@ -7,7 +7,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 DATA_DIR ?= $(CURDIR)/data
 BIND ?= 127.0.0.1:8080
 
-.PHONY: help run test develop lint typecheck rust-test py-test bench bench-load samples lock clean
+.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples screenshots lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -21,10 +21,8 @@ $(BIN)/.installed: requirements.lock
 develop: $(BIN)/.installed ## build the Rust engine (release) into the virtual environment
 	$(BIN)/maturin develop --release --quiet
 
-run: develop ## run the service on http://$(BIND) (API under gunicorn)
-	mkdir -p $(DATA_DIR)
-	CARTONIZE_DATA_DIR=$(DATA_DIR) CARTONIZE_BIND=$(BIND) \
-	  $(BIN)/gunicorn -c api/gunicorn.conf.py 'api.app:get_app()'
+run: develop ## run the service: API on http://$(BIND), Dagster UI on :3000, scheduler (all under $(DATA_DIR))
+	CARTONIZE_DATA_DIR=$(DATA_DIR) CARTONIZE_BIND=$(BIND) $(BIN)/python -m cartonize.serve
 
 lint: $(BIN)/.installed ## formatting and lints, Rust and Python
 	cargo fmt --all --check
@@ -39,17 +37,39 @@ typecheck: develop ## mypy --strict on python/, and the binding's stub against t
 rust-test: ## cargo test
 	cargo test --workspace
 
-py-test: develop ## pytest
+py-test: develop chromium ## pytest
 	$(BIN)/pytest -q
 
 test: lint typecheck rust-test py-test ## everything CI runs
 
-bench: develop ## benchmarks (not tests); figures go to docs/benchmarks.md by hand
+CHROMIUM ?= /usr/bin/chromium
+chromium: ## Debian's chromium for the console's browser tests (installed once, needs root)
+	@test -x $(CHROMIUM) || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
+
+bench: develop ## the benchmark suite, quick mode (a few minutes); figures go to docs/benchmarks.md by hand
+	$(BIN)/python -m bench.pack_speed --orders 100 --repeats 3
+	$(BIN)/python -m bench.render_speed
+	$(BIN)/python -m bench.mpv --quick
+	$(BIN)/python -m bench.container --quick
+	$(BIN)/python -m bench.ecommerce --orders 200
+	$(BIN)/python -m bench.peers --quick
+
+bench-full: develop ## the benchmark suite with the complete figures (about 15 minutes on 2 cores)
 	$(BIN)/python -m bench.pack_speed
 	$(BIN)/python -m bench.render_speed
+	$(BIN)/python -m bench.mpv
+	$(BIN)/python -m bench.container
+	$(BIN)/python -m bench.ecommerce
+	$(BIN)/python -m bench.peers
+	cargo bench -p cartonize-core --bench engine
 
 samples: develop ## write the sample pictures of docs/pictures.md to docs/images/
 	$(BIN)/python docs/make_samples.py
+
+screenshots: develop chromium ## screenshots of every console page for docs/console.md (docs/images/console-*.png)
+	$(BIN)/python docs/make_screenshots.py
 
 bench-load: develop ## load benchmark of the service under gunicorn (wrk if installed)
 	$(BIN)/python -m bench.load

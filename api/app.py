@@ -10,6 +10,8 @@ environment for gunicorn:
 - `CARTONIZE_KEY_RATE_LIMIT`: requests per minute per API key (default 0: no limit).
 - `CARTONIZE_RETENTION_DAYS`: how long packs are kept (default 30).
 - `CARTONIZE_PACK_FLUSH_SECONDS`: how often a worker writes its packs to the store (0.5).
+- `CARTONIZE_WEBHOOK_WAIT`: seconds the sync webhook waits for its pull run before answering
+  202 with a status URL (default 20).
 
 The endpoint maximum of the pack `timeout` (`CARTONIZE_MAX_TIMEOUT`) is applied by
 `cartonize.pack` itself, so the CLI and the endpoint share it.
@@ -32,8 +34,18 @@ import falcon
 from cartonize.errors import CartonizeError, TooManyRequests, error_body
 from cartonize.service import KeyRing, PackFn, PackLog, PackService, RateLimiter
 from cartonize.store import Clock, Store, StoreUnavailable, utc_now
+from cartonize.sync.crypto import SecretBox
 
 from api.access_log import AccessLog
+from api.connections import (
+    ConnectionCredentialsResource,
+    ConnectionItemResource,
+    ConnectionListResource,
+    ConnectionLogResource,
+    PlanAccess,
+)
+from api.console import add_console
+from api.library import LibraryCsvResource, LibraryItemResource, LibraryListResource
 from api.openapi import DocsResource, OpenApiResource
 from api.resources import (
     HealthResource,
@@ -43,6 +55,7 @@ from api.resources import (
     ReadyResource,
     StoredPackResource,
 )
+from api.sync import LazyPullRuns, SyncRestResource, SyncRunResource, SyncWebhookResource
 
 __all__ = ["AppConfig", "PackFn", "create_app", "get_app", "handle_error"]
 
@@ -62,6 +75,10 @@ class AppConfig:
     # 0 writes each pack before answering (tests, one-off apps); the environment default
     # for gunicorn is 0.5, see `from_env`.
     pack_flush_seconds: float = 0.0
+    # Console cookies get the Secure flag; set it when the service is served over HTTPS.
+    secure_cookies: bool = False
+    # Seconds `GET /sync-api/{id}/webhook` waits for its run before answering 202.
+    webhook_wait: float = 20.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
@@ -79,6 +96,8 @@ class AppConfig:
             retention_days=float(get("RETENTION_DAYS", default.retention_days)),
             # Batching is what lets two workers keep up with hundreds of packs a second.
             pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
+            secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
+            webhook_wait=float(get("WEBHOOK_WAIT", default.webhook_wait)),
         )
 
 
@@ -132,20 +151,62 @@ def create_app(
     limits = Limits(max_body_bytes=config.max_body_bytes, max_items=config.max_items)
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
-    app.add_route("/", PackResource(service, keys, limiter, limits))
+    app.add_route("/", PackResource(service, keys, limiter, limits, store))
     app.add_route("/packs", PackListResource(store, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
     app.add_route("/docs", DocsResource(limits))
     app.add_route("/healthz", HealthResource())
     app.add_route("/readyz", ReadyResource(store))
+    _add_sync_routes(app, store, keys, clock, config)
     app.add_error_handler(Exception, handle_error)
+    add_console(
+        app,
+        store=store,
+        service=service,
+        log=log,
+        keys=keys,
+        secure_cookies=config.secure_cookies,
+        webhook_wait=config.webhook_wait,
+    )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
     if config.pack_flush_seconds > 0:
         # Queued packs are written when the worker exits (gunicorn ends workers by SystemExit).
         atexit.register(log.close)
     return app
+
+
+def _add_sync_routes(
+    app: falcon.App[falcon.Request, falcon.Response],
+    store: Store,
+    keys: KeyRing,
+    clock: Clock,
+    config: AppConfig,
+) -> None:
+    """The resource library, connection management and the sync REST API."""
+    box = SecretBox.for_data_dir(store.data_dir)
+    access = PlanAccess(store, keys)
+    app.add_route("/resources", LibraryListResource(store, keys))
+    app.add_route("/resources/{resource_id:int}", LibraryItemResource(store, keys))
+    app.add_route("/resources/{resource_id:int}/csv", LibraryCsvResource(store, keys))
+    plan = "/plans/{plan_id}/connections"
+    app.add_route(plan, ConnectionListResource(access, box, clock))
+    app.add_route(plan + "/{connection_id:int}", ConnectionItemResource(access, box, clock))
+    app.add_route(
+        plan + "/{connection_id:int}/credentials", ConnectionCredentialsResource(access, box, clock)
+    )
+    app.add_route(plan + "/{connection_id:int}/log", ConnectionLogResource(access))
+    app.add_route(
+        "/sync-api/{public_api_id}/rest",
+        SyncRestResource(store, box, clock, config.max_body_bytes),
+    )
+    runs = LazyPullRuns(store)
+    app.add_route(
+        "/sync-api/{public_api_id}/webhook",
+        SyncWebhookResource(store, box, runs, config.webhook_wait),
+    )
+    app.add_route("/sync-api/{public_api_id}/runs/{run_id}", SyncRunResource(store, box, runs))
 
 
 def get_app() -> falcon.App[falcon.Request, falcon.Response]:

@@ -15,9 +15,10 @@ from typing import Any
 import cartonize
 import falcon
 from cartonize.errors import BadRequest, InvalidRequest, NotFound, PayloadTooLarge, Unauthorized
-from cartonize.models import PackRequest, ResponseModel, parse_request
+from cartonize.models import PackRequest, ResponseModel, validate_request
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService, RateLimiter
 from cartonize.store import ApiKey, Store
+from cartonize.sync.library import needs_library, resolve_library
 from pydantic import Field
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "StoredPackResource",
     "StoredPackSummary",
     "authenticate",
+    "decode_body",
+    "int_param",
 ]
 
 MAX_PAGE_SIZE = 100
@@ -65,6 +68,21 @@ def authenticate(req: falcon.Request, keys: KeyRing, body_key: str | None) -> Ap
     return key
 
 
+def decode_body(raw: bytes) -> object:
+    """The JSON of a request body (empty means `{}`); 400 when it is not JSON."""
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise BadRequest("malformed JSON", details=str(exc)) from exc
+
+
+def _reject_constant(name: str) -> float:
+    # Python's json accepts NaN and Infinity; JSON does not.
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def item_count(request: PackRequest) -> int:
     """Units the engine would have to place: item set quantities, or the random items."""
     units = sum(item_set.quantity for item_set in request.item_sets)
@@ -77,8 +95,15 @@ class PackResource:
     """`POST /`: a JSON pack request in, a JSON pack response out."""
 
     def __init__(
-        self, service: PackService, keys: KeyRing, limiter: RateLimiter, limits: Limits
+        self,
+        service: PackService,
+        keys: KeyRing,
+        limiter: RateLimiter,
+        limits: Limits,
+        store: Store | None = None,
     ) -> None:
+        # With a store, requests may draw on the caller's resource library.
+        self._store = store
         self._service = service
         self._keys = keys
         self._limiter = limiter
@@ -86,7 +111,10 @@ class PackResource:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Pack the request body; an empty body packs nothing."""
-        request = parse_request(self._read_body(req))
+        data = decode_body(self._read_body(req))
+        if self._store is not None and isinstance(data, dict) and needs_library(data):
+            data = self._from_library(req, data, self._store)
+        request = validate_request(data)
         # The body key leaves the request before anything else can see, log or store it.
         body_key = request.key.get_secret_value() if request.key is not None else None
         request.key = None
@@ -106,6 +134,21 @@ class PackResource:
             self._limiter.admit_key(key)
         _, resp.text = self._service.pack(request, key, canonical)
         resp.content_type = falcon.MEDIA_JSON
+
+    def _from_library(
+        self, req: falcon.Request, data: dict[str, Any], store: Store
+    ) -> dict[str, Any]:
+        # The library belongs to an account, so the key is needed before validation.
+        body_key = data.get("key") if isinstance(data.get("key"), str) else None
+        key = authenticate(req, self._keys, body_key)
+        if key is None:
+            raise InvalidRequest(
+                details=(
+                    "boxTypeSets customer, itemSets given by refId only and orders by orderId "
+                    "use the account's resource library: send an API key"
+                )
+            )
+        return resolve_library(data, key.account_id, store)
 
     def _read_body(self, req: falcon.Request) -> bytes:
         limit = self._limits.max_body_bytes
@@ -194,8 +237,8 @@ class PackListResource:
         key = authenticate(req, self._keys, None)
         if key is None:
             raise Unauthorized(details="searching packs needs an API key")
-        limit = _int_param(req, "limit", 20, 1, MAX_PAGE_SIZE)
-        offset = _int_param(req, "offset", 0, 0, None)
+        limit = int_param(req, "limit", 20, 1, MAX_PAGE_SIZE)
+        offset = int_param(req, "offset", 0, 0, None)
         rows = self._store.find_packs(
             key.account_id,
             order_id=req.get_param("orderId"),
@@ -220,7 +263,8 @@ class PackListResource:
         resp.text = page.model_dump_json(by_alias=True, exclude_none=True)
 
 
-def _int_param(req: falcon.Request, name: str, default: int, low: int, high: int | None) -> int:
+def int_param(req: falcon.Request, name: str, default: int, low: int, high: int | None) -> int:
+    """An integer query parameter within bounds; 400 naming it otherwise."""
     raw = req.get_param(name)
     if raw is None:
         return default

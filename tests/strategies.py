@@ -92,3 +92,46 @@ def pack_requests(draw: st.DrawFn) -> Wire:
         "itemSortDualDirection": draw(st.booleans()),
         "includeImages": False,
     }
+
+
+#: Options that change packing, each with the values a tuned request may draw.
+OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "allowableOverhang": st.one_of(st.just(-1), st.just(0), tenths(0, 5)),
+    "boxesMax": st.integers(-1, 4),
+    "boxesPerItemSetMax": st.integers(-1, 3),
+    "boxesPerSequenceMax": st.integers(-1, 3),
+    "itemsPerBoxMax": st.integers(-1, 10),
+    "itemSetsPerBoxMax": st.integers(-1, 3),
+    "itemsInlineMax": st.lists(st.integers(0, 4), min_size=3, max_size=3),
+}
+
+#: Per-box-type overrides a tuned request may set on its box types.
+BOX_OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "itemsPerBoxMax": st.integers(-1, 10),
+    "itemSetsPerBoxMax": st.integers(0, 3),
+    "itemsInlineMax": st.lists(st.integers(0, 4), min_size=3, max_size=3),
+}
+
+
+@st.composite
+def tuned_pack_requests(draw: st.DrawFn) -> Wire:
+    """A ``pack_requests()`` request with a random subset of ``OPTION_VALUES`` turned on."""
+    request = draw(pack_requests())
+    for name in draw(st.sets(st.sampled_from(sorted(OPTION_VALUES)))):
+        request[name] = draw(OPTION_VALUES[name])
+    for box_type in request["boxTypes"]:
+        for name in draw(st.sets(st.sampled_from(sorted(BOX_OPTION_VALUES)), max_size=1)):
+            box_type[name] = draw(BOX_OPTION_VALUES[name])
+    for item_set in request["itemSets"]:
+        if draw(st.booleans()):
+            item_set["sequence"] = draw(st.sampled_from(["0101", "0102", "1228", ""]))
+    locked = [s["refId"] for s in request["itemSets"] if "refId" in s and draw(st.booleans())]
+    request["rules"] = [
+        {
+            "operation": "lock-orientation",
+            "itemRefId": ref_id,
+            "options": {"freeAxes": draw(st.lists(st.integers(0, 2), max_size=2, unique=True))},
+        }
+        for ref_id in locked
+    ]
+    return request

@@ -8,7 +8,7 @@ from typing import Any
 import cartonize
 from hypothesis import given, settings
 
-from tests.strategies import pack_requests
+from tests.strategies import pack_requests, tuned_pack_requests
 from tests.validator import packing_of, validate
 
 Wire = dict[str, Any]
@@ -35,3 +35,9 @@ def test_same_request_packs_the_same_way(pack_request: Wire) -> None:
     first = packing_of(pack_wire(pack_request))
     second = packing_of(pack_wire(pack_request))
     assert first == second
+
+
+@settings(max_examples=100, deadline=None)
+@given(tuned_pack_requests())
+def test_every_tuned_pack_passes_the_validator(pack_request: Wire) -> None:
+    assert validate(pack_request, pack_wire(pack_request)) == []

@@ -24,8 +24,8 @@ def _warned(extra: dict[str, Any]) -> list[str]:
         ({"layFlat": True}, "layFlat"),
         ({"placementStyle": "corner"}, "placementStyle"),
         ({"packOrigin": {"x": 0, "y": 0, "z": 0}}, "packOrigin"),
-        ({"boxesMax": 1}, "boxesMax"),
-        ({"itemsInlineMax": [1, 2, 1]}, "itemsInlineMax"),
+        ({"interlock": True}, "interlock"),
+        ({"corners": False}, "corners"),
     ],
 )
 def test_a_field_without_effect_is_named(extra: dict[str, Any], field: str) -> None:

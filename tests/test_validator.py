@@ -270,3 +270,60 @@ def test_random_units_of_one_ref_id_must_share_a_shape() -> None:
     other["dimensions"] = {k: v + 0.5 for k, v in first["dimensions"].items()}
     problems = validate(request, response)
     assert any(p.startswith("random:") and "differs" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("allowance", "move", "found"),
+    [
+        (-1, None, None),  # no support check
+        (5, None, None),  # items 2 and 3 stick out 5 past book 1 along y
+        (4.9, None, "box 0 item 2"),
+        (4.9, None, "box 0 item 3"),
+        (5, _move(1, 1, x=0.5), "box 1 item 6 (refId 4): rests on nothing"),
+    ],
+)
+def test_support_is_checked_against_allowable_overhang(
+    allowance: float, move: Callable[[Wire], None] | None, found: str | None
+) -> None:
+    request = {**REQUEST, "allowableOverhang": allowance}
+    response = copy.deepcopy(RESPONSE)
+    if move is not None:
+        move(response)
+    problems = [p for p in validate(request, response) if p.startswith("support:")]
+    if found is None:
+        assert problems == []
+    else:
+        assert any(found in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("free_axes", "problem"),
+    [
+        (None, False),  # no rule: any rotation
+        ([0, 1], False),  # two free axes: any rotation
+        ([0], False),  # books 2 and 3 (5x5x10 placed 5x10x5) spun about x only
+        ([1], True),  # that spin moves y
+        ([], True),  # books 2 and 3 are turned
+    ],
+)
+def test_orientation_locks_are_checked(free_axes: list[int] | None, problem: bool) -> None:
+    request = copy.deepcopy(REQUEST)
+    if free_axes is not None:
+        request["rules"] = [
+            {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": free_axes}}
+        ]
+    found = [p for p in validate(request, RESPONSE) if p.startswith("orientation:")]
+    assert bool(found) == problem, found
+
+
+@pytest.mark.parametrize(("limit", "problem"), [(None, False), (827, False), (826, True)])
+def test_sequence_distance_is_checked(limit: int | None, problem: bool) -> None:
+    request = copy.deepcopy(REQUEST)
+    response = copy.deepcopy(RESPONSE)
+    packed(response, 0, 0)["sequence"] = "1228"
+    packed(response, 0, 3)["sequence"] = "0401"
+    packed(response, 1, 0)["sequence"] = "9999"  # another box: never compared
+    if limit is not None:
+        request["maxSequenceDistance"] = limit
+    found = [p for p in validate(request, response) if p.startswith("sequence:")]
+    assert bool(found) == problem, found

@@ -25,8 +25,15 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   carrier tables are the engine's data and are not re-derived here.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
   pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
-  box-type check is skipped), ``reservedSpace``, per-box limits, and the rule operations
-  other than lock-orientation, exclude, exclude-all, pack-as-is and alternate-dimensions.
+  box-type check is skipped), ``reservedSpace``, and the rule operations other than
+  lock-orientation, exclude, exclude-all, pack-as-is and alternate-dimensions.
+- **Count limits.** 0, negative and null mean no limit; a box type's own
+  ``itemsPerBoxMax``, ``itemSetsPerBoxMax`` and ``itemsInlineMax`` (or boxTypeDefaults')
+  override the request's. ``itemsInlineMax`` counts the items whose projection along the
+  axis shares a point with the item's (itself included).
+- **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
+  of an item ending at its base height, and every point of its base must lie within a,
+  along y and along z, of such tops (docs/decisions.md). The check is O(n^2) per box.
 - **Rules.** A rule selects an item by ``itemRefId``, ``itemSequence`` or ``itemMatch``
   evaluated on the response item's own fields (after set-properties). Locks: the first
   lock-orientation rule selecting an item gives its free axes. Exclusions never apply
@@ -39,6 +46,8 @@ further functions in ``CHECKS``.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -53,6 +62,7 @@ EPS = 1e-6
 AXES = ("x", "y", "z")
 
 Vec = tuple[float, float, float]
+Vec2 = tuple[float, float]
 Shape = tuple[Vec, float]  # sorted dimensions and weight: what identifies an item set
 Wire = Mapping[str, Any]
 
@@ -70,6 +80,7 @@ class Item:
     weight: float
     units: int
     wire: Wire
+    sequence: str | None = None
 
     @property
     def label(self) -> str:
@@ -287,6 +298,7 @@ def _item(wire: Wire, box: int | None) -> Item:
         dims=_vec(wire["dimensions"]),
         weight=float(wire.get("weight", 0.0)),
         units=int(wire.get("quantity", 1)),
+        sequence=wire.get("sequence"),
         wire=wire,
     )
 
@@ -399,6 +411,66 @@ def check_no_overlap(view: PackView) -> Iterator[str]:
                     )
 
 
+def _covered(whole: tuple[Vec2, Vec2], parts: list[tuple[Vec2, Vec2]], tol: float) -> bool:
+    """True when the rectangles ``parts`` (each ((lo, hi) along y, (lo, hi) along z), inside
+    ``whole``) leave no gap wider than ``tol`` in ``whole``."""
+    edges = sorted({whole[0][0], whole[0][1], *(e for p in parts for e in p[0])})
+    for lo, hi in itertools.pairwise(edges):
+        if hi - lo <= tol:
+            continue
+        spans = sorted(p[1] for p in parts if p[0][0] <= lo + tol and p[0][1] >= hi - tol)
+        reached = whole[1][0]
+        for start, end in spans:
+            if start > reached + tol:
+                break
+            reached = max(reached, end)
+        if reached < whole[1][1] - tol:
+            return False
+    return True
+
+
+def check_support(view: PackView) -> Iterator[str]:
+    """With ``allowableOverhang`` a >= 0, an item above the floor touches the top of some
+    item directly beneath it, and every point of its base lies within a (along y and
+    along z) of such tops: it overhangs its support by at most a on every side."""
+    allowance = view.request.get("allowableOverhang")
+    if not _is_number(allowance) or allowance < 0:
+        return
+    for box in view.boxes:
+        tol = EPS * max(box.dims)
+        by_top = sorted(box.items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
+        tops = [it.origin[0] + it.dims[0] if it.origin else 0.0 for it in by_top]
+        for item in box.items:
+            assert item.origin is not None
+            base = item.origin[0]
+            if base <= tol:
+                continue
+            y0, z0 = item.origin[1], item.origin[2]
+            y1, z1 = y0 + item.dims[1], z0 + item.dims[2]
+            touching = False
+            parts: list[tuple[Vec2, Vec2]] = []
+            lo, hi = bisect.bisect_left(tops, base - tol), bisect.bisect_right(tops, base + tol)
+            for other in by_top[lo:hi]:
+                assert other.origin is not None
+                oy0, oz0 = other.origin[1], other.origin[2]
+                oy1, oz1 = oy0 + other.dims[1], oz0 + other.dims[2]
+                if min(y1, oy1) - max(y0, oy0) > tol and min(z1, oz1) - max(z0, oz0) > tol:
+                    touching = True
+                part = (
+                    (max(y0, oy0 - allowance), min(y1, oy1 + allowance)),
+                    (max(z0, oz0 - allowance), min(z1, oz1 + allowance)),
+                )
+                if part[0][1] - part[0][0] > tol and part[1][1] - part[1][0] > tol:
+                    parts.append(part)
+            if not touching:
+                yield f"support: {item.label}: rests on nothing at height {base:g}"
+            elif not _covered(((y0, y1), (z0, z1)), parts, tol):
+                yield (
+                    f"support: {item.label} at {_fmt(item.origin)} size {_fmt(item.dims)}: "
+                    f"overhangs its support by more than allowableOverhang {allowance:g}"
+                )
+
+
 # --- items against their item sets -----------------------------------------------------
 
 
@@ -427,6 +499,24 @@ def check_rotation(view: PackView) -> Iterator[str]:
             yield (
                 f"rotation: {item.label}: dimensions {_fmt(item.dims)} are not a rotation "
                 f"of {wanted}"
+            )
+
+
+def _sequence_number(sequence: str | None) -> int | None:
+    return int(sequence) if sequence and sequence.strip().isdigit() else None
+
+
+def check_sequence_distance(view: PackView) -> Iterator[str]:
+    """maxSequenceDistance: numeric sequences in one box differ by at most the limit."""
+    limit = view.request.get("maxSequenceDistance")
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        return
+    for box in view.boxes:
+        numbers = [n for item in box.items if (n := _sequence_number(item.sequence)) is not None]
+        if numbers and max(numbers) - min(numbers) > limit:
+            yield (
+                f"sequence: box {box.position}: sequences {min(numbers)}..{max(numbers)} "
+                f"differ by more than maxSequenceDistance {limit}"
             )
 
 
@@ -636,6 +726,116 @@ def check_box_totals(view: PackView) -> Iterator[str]:
             got = float(box.wire[name])
             if not _close(got, want):
                 yield f"box-totals: box {box.position}: {name} {got:g}, expected {want:g}"
+
+
+def _count_limit(value: object) -> int | None:
+    """A count limit as the spec reads it: 0, negative and null mean none."""
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _box_limit(view: PackView, box: Box, name: str) -> object:
+    """``name`` of the box's type (its own value, else boxTypeDefaults), else the request's."""
+    box_type = _matching_box_type(view.request, box) or {}
+    if box_type.get(name) is not None:
+        return box_type[name]
+    return view.request.get(name)
+
+
+def check_box_caps(view: PackView) -> Iterator[str]:
+    """itemsPerBoxMax and itemSetsPerBoxMax hold in each box (a box type's own value
+    overrides the request's)."""
+    for box in view.boxes:
+        items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
+        units = sum(item.units for item in box.items)
+        if items_max is not None and units > items_max:
+            yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
+        sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
+        ref_ids = {item.ref_id for item in box.items}
+        if sets_max is not None and len(ref_ids) > sets_max:
+            yield (
+                f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
+                f"> itemSetsPerBoxMax {sets_max}"
+            )
+
+
+def _max_depth(rects: list[tuple[Vec2, Vec2]]) -> int:
+    """The most open rectangles sharing one point."""
+    best = 0
+    for u in sorted({r[0][0] for r in rects}):
+        events = sorted(
+            (edge, step)
+            for r in rects
+            if r[0][0] <= u < r[0][1]
+            for edge, step in ((r[1][0], 1), (r[1][1], -1))
+        )
+        depth = 0
+        for _, step in events:
+            depth += step
+            best = max(best, depth)
+    return best
+
+
+def check_inline(view: PackView) -> Iterator[str]:
+    """itemsInlineMax: no line parallel to axis a crosses more than the axis's limit of
+    items (0 = no limit; a box type's own list overrides the request's)."""
+    for box in view.boxes:
+        limits = _box_limit(view, box, "itemsInlineMax")
+        if not isinstance(limits, list) or len(limits) != 3:
+            continue
+        tol = EPS * max(box.dims)
+        for axis, limit in enumerate(limits):
+            if not isinstance(limit, int) or limit <= 0:
+                continue
+            u, v = [a for a in range(3) if a != axis]
+            for item in box.items:
+                assert item.origin is not None
+                lo = (item.origin[u] + tol, item.origin[v] + tol)
+                hi = (item.origin[u] + item.dims[u] - tol, item.origin[v] + item.dims[v] - tol)
+                rects = []
+                for other in box.items:
+                    assert other.origin is not None
+                    r = (
+                        (
+                            max(lo[0], other.origin[u] + tol),
+                            min(hi[0], other.origin[u] + other.dims[u] - tol),
+                        ),
+                        (
+                            max(lo[1], other.origin[v] + tol),
+                            min(hi[1], other.origin[v] + other.dims[v] - tol),
+                        ),
+                    )
+                    if r[0][0] < r[0][1] and r[1][0] < r[1][1]:
+                        rects.append(r)  # the item itself is one of them
+                if len(rects) > limit and _max_depth(rects) > limit:
+                    yield (
+                        f"inline: {item.label}: shares a line along {AXES[axis]} with more "
+                        f"than itemsInlineMax {limit} items"
+                    )
+
+
+def check_box_spread(view: PackView) -> Iterator[str]:
+    """boxesMax bounds the boxes; boxesPerItemSetMax and boxesPerSequenceMax bound the
+    boxes one refId, or one non-empty sequence, spreads across."""
+    boxes_max = _count_limit(view.request.get("boxesMax"))
+    prepacked = len(view.request.get("boxes") or [])
+    if boxes_max is not None and len(view.boxes) > max(boxes_max, prepacked):
+        yield f"box-spread: {len(view.boxes)} boxes > boxesMax {boxes_max}"
+    for name, key in (
+        ("boxesPerItemSetMax", lambda it: it.ref_id),
+        ("boxesPerSequenceMax", lambda it: it.sequence or None),
+    ):
+        limit = _count_limit(view.request.get(name))
+        if limit is None:
+            continue
+        spans: dict[object, set[int]] = defaultdict(set)
+        for box in view.boxes:
+            for item in box.items:
+                group = key(item)
+                if group is not None:
+                    spans[group].add(box.position)
+        for group, where in spans.items():
+            if len(where) > limit:
+                yield f"box-spread: {group!r} spans boxes {sorted(where)} > {name} {limit}"
 
 
 # --- rules -----------------------------------------------------------------------------
@@ -969,7 +1169,9 @@ def check_pack_sequence(view: PackView) -> Iterator[str]:
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
+    check_support,
     check_rotation,
+    check_sequence_distance,
     check_random_consistency,
     check_item_weight,
     check_units,
@@ -977,6 +1179,9 @@ CHECKS: tuple[Check, ...] = (
     check_box_weight,
     check_box_type,
     check_box_cost,
+    check_box_caps,
+    check_inline,
+    check_box_spread,
     check_box_totals,
     check_totals,
     check_orientation_locks,

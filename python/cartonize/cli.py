@@ -55,6 +55,14 @@ def _build_parser() -> argparse.ArgumentParser:
     set_tier.add_argument("--tier", choices=TIERS, required=True)
     set_tier.set_defaults(run=_store_command(_set_tier))
 
+    for action, enabled, text in (
+        ("enable-connections", True, "let an account (premium or enterprise) use sync connections"),
+        ("disable-connections", False, "stop an account's sync connections"),
+    ):
+        toggle = account_commands.add_parser(action, help=text)
+        toggle.add_argument("name", help="account name")
+        toggle.set_defaults(run=_store_command(_connections_toggle(enabled)))
+
     keys = commands.add_parser("keys", help="manage API keys")
     key_commands = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
     create_key = key_commands.add_parser("create", help="issue a key; it is printed only once")
@@ -98,6 +106,22 @@ def _list_accounts(store: Store, args: argparse.Namespace) -> None:
 def _set_tier(store: Store, args: argparse.Namespace) -> None:
     tier: Tier = args.tier
     _print_account(store.set_tier(args.name, tier))
+
+
+def _connections_toggle(enabled: bool) -> StoreCommand:
+    def toggle(store: Store, args: argparse.Namespace) -> None:
+        account = store.set_connections_enabled(args.name, enabled)
+        _print_account(account)
+        state = "enabled" if enabled else "disabled"
+        print(f"connections {state}", file=sys.stderr)
+        if enabled and account.tier == "free":
+            print(
+                "note: connections work only on premium and enterprise plans; "
+                f"{account.name} is on free",
+                file=sys.stderr,
+            )
+
+    return toggle
 
 
 def _create_key(store: Store, args: argparse.Namespace) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 __all__ = [
     "BadRequest",
     "CartonizeError",
+    "Conflict",
+    "Forbidden",
     "InvalidRequest",
     "NotFound",
     "PayloadTooLarge",
@@ -50,6 +52,20 @@ class Unauthorized(CartonizeError):
 
     status = 401
     default_message = "unauthorized"
+
+
+class Forbidden(CartonizeError):
+    """Authenticated, but the account may not do this (e.g. connections not enabled)."""
+
+    status = 403
+    default_message = "forbidden"
+
+
+class Conflict(CartonizeError):
+    """The request conflicts with the current state (e.g. deleting a resource in use)."""
+
+    status = 409
+    default_message = "conflict"
 
 
 class NotFound(CartonizeError):

@@ -51,7 +51,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "boxTypeSets": [],
     "packOrigin": None,
     "cohortPacking": False,
-    "allowableOverhang": -1.0,
     "placementStyle": "default",
     "itemInitialOrientationBestForBox": False,
     "sequenceSort": False,
@@ -59,12 +58,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "boxTypeChoiceStyle": "actual",
     "boxTypeChoiceLookahead": 0,
     "boxTypeChoiceLookback": -1,
-    "boxesMax": 0,
-    "boxesPerItemSetMax": 0,
-    "boxesPerSequenceMax": 0,
-    "itemsPerBoxMax": 0,
-    "itemSetsPerBoxMax": 0,
-    "itemsInlineMax": None,
 }
 
 
@@ -101,6 +94,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     if has_sequences(req):
         return pack_in_stages(req, pack)
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
+    if req.allowable_overhang < 0 and req.allowable_overhang != -1:
+        warnings.append(
+            f"allowableOverhang {req.allowable_overhang:g} is negative: no support check, as for -1"
+        )
 
     item_sets = req.item_sets
     if req.random:
@@ -177,6 +174,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             # The engine spends half of an explicit timeout improving the
             # packing; the service's own cap must not cost every request that.
             "improve": req.timeout is not None,
+            "allowableOverhang": req.allowable_overhang if req.allowable_overhang >= 0 else None,
+            "limits": _limits(req, kinds, box_types),
         },
     }
     try:
@@ -286,6 +285,50 @@ def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
     return kinds
 
 
+#: Largest count the engine takes (u32).
+_COUNT_MAX = 2**32 - 1
+
+
+def _limit(value: int | None) -> int | None:
+    """A count limit for the engine: 0, negative and null mean none; above the engine's
+    counter range it can never bind, so it is none too."""
+    return value if value is not None and 0 < value <= _COUNT_MAX else None
+
+
+def _limits(req: PackRequest, kinds: list[_Kind], box_types: list[BoxType]) -> dict[str, Any]:
+    """The engine's count limits: per box type (its own value wins over the request's) and
+    across boxes, with each kind's item set (refId) and sequence group."""
+    ref_ids = {ref_id: n for n, ref_id in enumerate(dict.fromkeys(k.ref_id for k in kinds))}
+    sequences = {s: n for n, s in enumerate(dict.fromkeys(k.item_set.sequence for k in kinds))}
+
+    def inline(box_type: BoxType) -> list[int]:
+        axes = box_type.items_inline_max
+        if axes is None:
+            axes = req.items_inline_max
+        return [a if 0 < a <= _COUNT_MAX else 0 for a in axes] if axes is not None else [0, 0, 0]
+
+    def own_or_request(own: int | None, request: int) -> int | None:
+        return _limit(own if own is not None else request)
+
+    return {
+        "boxesMax": _limit(req.boxes_max),
+        "boxesPerItemSetMax": _limit(req.boxes_per_item_set_max),
+        "boxesPerSequenceMax": _limit(req.boxes_per_sequence_max),
+        "itemSets": [ref_ids[k.ref_id] for k in kinds],
+        "sequences": [
+            sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds
+        ],
+        "boxCaps": [
+            {
+                "itemsMax": own_or_request(b.items_per_box_max, req.items_per_box_max),
+                "itemSetsMax": own_or_request(b.item_sets_per_box_max, req.item_sets_per_box_max),
+                "inlineMax": inline(b),
+            }
+            for b in box_types
+        ],
+    }
+
+
 def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kind]) -> Box:
     """A response box from the engine's placements, with its volume and weight figures."""
     items: list[Item] = []
@@ -381,7 +424,19 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
         center_of_mass=Point.model_construct(x=ox + dx / 2, y=oy + dy / 2, z=oz + dz / 2),
         packed_index=placement["packedIndex"],
         delta_cost=delta_cost,
+        message=_support_message(placement.get("support")),
     )
+
+
+def _support_message(support: dict[str, Any] | None) -> str | None:
+    """What a unit rests on, reported when the request checks support (allowableOverhang)."""
+    if support is None:
+        return None
+    if support["onFloor"]:
+        return "support: 100% of base on the box floor"
+    count = support["items"]
+    share = f"{support['share'] * 100:.4g}%"
+    return f"support: {share} of base on {count} item{'s' if count != 1 else ''}"
 
 
 def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:

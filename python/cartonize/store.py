@@ -103,6 +103,107 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (scope, window_start)
         )""",
     ),
+    # The resource library and sync connections (cartonize.sync). Rows of a resource live
+    # in the table of its type; the columns are `cartonize.sync.resources.PROPERTIES`.
+    (
+        # Accounts whose connections an operator enabled (`accounts enable-connections`).
+        """CREATE TABLE connection_grants (
+            account_id INTEGER PRIMARY KEY,
+            enabled_at TIMESTAMP NOT NULL
+        )""",
+        """CREATE TABLE resources (
+            id INTEGER PRIMARY KEY,
+            account_id INTEGER NOT NULL,
+            type VARCHAR NOT NULL CHECK (type IN ('items', 'cartons', 'orders')),
+            name VARCHAR NOT NULL,
+            is_default BOOLEAN NOT NULL,
+            created_at TIMESTAMP NOT NULL,
+            updated_at TIMESTAMP NOT NULL
+        )""",
+        """CREATE TABLE resource_items (
+            resource_id INTEGER NOT NULL,
+            pos BIGINT NOT NULL,
+            "refId" VARCHAR NOT NULL,
+            dimensions_x DOUBLE NOT NULL,
+            dimensions_y DOUBLE NOT NULL,
+            dimensions_z DOUBLE NOT NULL,
+            weight DOUBLE,
+            name VARCHAR,
+            color VARCHAR,
+            sequence VARCHAR,
+            properties VARCHAR
+        )""",
+        """CREATE TABLE resource_cartons (
+            resource_id INTEGER NOT NULL,
+            pos BIGINT NOT NULL,
+            "refId" VARCHAR NOT NULL,
+            name VARCHAR,
+            dimensions_x DOUBLE NOT NULL,
+            dimensions_y DOUBLE NOT NULL,
+            dimensions_z DOUBLE NOT NULL,
+            "weightMax" DOUBLE NOT NULL,
+            "weightTare" DOUBLE,
+            price BIGINT,
+            outer_dimensions_x DOUBLE,
+            outer_dimensions_y DOUBLE,
+            outer_dimensions_z DOUBLE,
+            properties VARCHAR
+        )""",
+        """CREATE TABLE resource_orders (
+            resource_id INTEGER NOT NULL,
+            pos BIGINT NOT NULL,
+            "orderId" VARCHAR NOT NULL,
+            "refId" VARCHAR NOT NULL,
+            quantity BIGINT NOT NULL,
+            sequence VARCHAR,
+            properties VARCHAR
+        )""",
+        """CREATE TABLE connections (
+            id INTEGER PRIMARY KEY,
+            account_id INTEGER NOT NULL,
+            public_api_id VARCHAR NOT NULL UNIQUE,
+            name VARCHAR NOT NULL,
+            resource_type VARCHAR NOT NULL,
+            base_name VARCHAR NOT NULL,
+            resource_to_update INTEGER,
+            url VARCHAR,
+            api_key_encrypted VARCHAR,
+            api_token_encrypted VARCHAR,
+            headers_template VARCHAR,
+            schema_root_path VARCHAR,
+            schema_map VARCHAR NOT NULL,
+            start_at TIMESTAMP,
+            time_zone VARCHAR NOT NULL,
+            frequency VARCHAR,
+            dim_conv VARCHAR,
+            weight_conv VARCHAR,
+            secret_hash VARCHAR NOT NULL,
+            secret_stem VARCHAR NOT NULL,
+            created_at TIMESTAMP NOT NULL,
+            updated_at TIMESTAMP NOT NULL
+        )""",
+        """CREATE TABLE connection_log (
+            id BIGINT PRIMARY KEY,
+            connection_id INTEGER NOT NULL,
+            logged_at TIMESTAMP NOT NULL,
+            trigger VARCHAR NOT NULL,
+            status VARCHAR NOT NULL,
+            resource_id INTEGER,
+            received BIGINT NOT NULL,
+            inserted BIGINT NOT NULL,
+            updated BIGINT NOT NULL,
+            unchanged BIGINT NOT NULL,
+            rejected BIGINT NOT NULL,
+            messages VARCHAR NOT NULL
+        )""",
+        "CREATE INDEX connection_log_connection ON connection_log (connection_id, logged_at)",
+    ),
+    # Pulls run as Dagster runs (pipelines/): the log keeps each one's run id and duration.
+    (
+        "ALTER TABLE connection_log ADD COLUMN duration_s DOUBLE",
+        "ALTER TABLE connection_log ADD COLUMN run_id VARCHAR",
+        "CREATE INDEX connection_log_run ON connection_log (run_id)",
+    ),
 )
 
 
@@ -325,6 +426,50 @@ class Store:
             return _account((*row[:3], tier, row[4]))
 
         return self.transaction(update)
+
+    def set_connections_enabled(self, name: str, enabled: bool) -> Account:
+        """Let an account use sync connections (an operator's decision), or stop it."""
+        now = _to_db(self._clock())
+
+        def update(con: duckdb.DuckDBPyConnection) -> Account:
+            row = _account_row(con, name)
+            if row is None:
+                raise StoreError(f"no account named {name!r}")
+            con.execute("DELETE FROM connection_grants WHERE account_id = ?", [row[0]])
+            if enabled:
+                con.execute("INSERT INTO connection_grants VALUES (?, ?)", [row[0], now])
+            return _account(row)
+
+        return self.transaction(update)
+
+    def connections_enabled(self, account_id: int) -> bool:
+        """Whether an operator enabled connections for this account."""
+        row = self.transaction(
+            lambda con: con.execute(
+                "SELECT count(*) FROM connection_grants WHERE account_id = ?", [account_id]
+            ).fetchone()
+        )
+        return bool(row and row[0])
+
+    def account_by_plan(self, plan_id: str) -> Account | None:
+        """The account of a plan id, if any."""
+        row = self.transaction(
+            lambda con: con.execute(
+                "SELECT id, name, plan_id, tier, created_at FROM accounts WHERE plan_id = ?",
+                [plan_id],
+            ).fetchone()
+        )
+        return _account(row) if row else None
+
+    def account_by_id(self, account_id: int) -> Account | None:
+        """The account with this id, if any."""
+        row = self.transaction(
+            lambda con: con.execute(
+                "SELECT id, name, plan_id, tier, created_at FROM accounts WHERE id = ?",
+                [account_id],
+            ).fetchone()
+        )
+        return _account(row) if row else None
 
     # ------------------------------------------------------------------ API keys
 

@@ -1,6 +1,6 @@
-"""The Dagster code location loads."""
+"""The Dagster code location loads, with the pull asset and its schedule sensor."""
 
-from dagster import Definitions
+from dagster import DefaultSensorStatus, Definitions, DynamicPartitionsDefinition
 
 from pipelines.definitions import defs
 
@@ -10,3 +10,14 @@ def test_defs_load() -> None:
     # Resolving the repository validates every asset, job, schedule and sensor.
     repo = defs.get_repository_def()
     assert repo.name
+    asset = defs.resolve_assets_def("synced_resource")
+    partitions = asset.partitions_def
+    assert isinstance(partitions, DynamicPartitionsDefinition) and partitions.name == "connections"
+    assert {key.name for key in asset.check_keys} == {
+        "required_properties_present",
+        "ref_ids_unique",
+    }
+    sensor = defs.resolve_sensor_def("connection_schedules")
+    # Sensors start stopped unless told otherwise; this one must run once deployed.
+    assert sensor.default_status is DefaultSensorStatus.RUNNING
+    assert set(defs.resources or {}) == {"catalog", "source"}

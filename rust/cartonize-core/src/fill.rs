@@ -5,7 +5,9 @@ use crate::extreme_points::{ExtremePoint, ExtremePoints};
 use crate::fragile::Stack;
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
+use crate::limits::{caps_admit, inline_ok};
 use crate::orientation::Perm;
+use crate::support::is_supported;
 
 /// How many kinds that found no place a box remembers; later units that
 /// dominate one of them are rejected without a search.
@@ -37,6 +39,9 @@ pub struct PlacementRule {
     pub min_reach: Vec3,
     /// Which feasible point wins.
     pub merit: Merit,
+    /// `allowableOverhang` in fixed point: `None` places without a support
+    /// check; `Some(a)` lets no item overhang what is beneath it by more than `a`.
+    pub overhang: Option<Len>,
 }
 
 /// One unit placed in the box.
@@ -69,6 +74,8 @@ pub struct BoxFill<'a> {
     failed: Vec<usize>,
     /// Weights above fragile units.
     stack: Stack,
+    /// Item sets present, for `itemSetsPerBoxMax`.
+    sets: Vec<u32>,
 }
 
 impl<'a> BoxFill<'a> {
@@ -84,6 +91,7 @@ impl<'a> BoxFill<'a> {
             volume_left: box_kind.volume,
             failed: Vec::new(),
             stack: Stack::default(),
+            sets: Vec::new(),
         }
     }
 
@@ -104,6 +112,7 @@ impl<'a> BoxFill<'a> {
             fill.volume_left -= kinds[u.kind].volume;
             fill.stack
                 .push(u.cuboid, kinds[u.kind].weight, kinds[u.kind].fragile);
+            fill.note_set(kinds[u.kind].item_set);
         }
         fill
     }
@@ -135,7 +144,15 @@ impl<'a> BoxFill<'a> {
         if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
             return None;
         }
-        if self.failed.iter().any(|&f| k.dominates(&kinds[f])) {
+        if !caps_admit(
+            &self.box_kind.caps,
+            self.units.len(),
+            &self.sets,
+            k.item_set,
+        ) {
+            return None;
+        }
+        if self.remembers_failure(kind, kinds) {
             return None;
         }
         let found = self.find_place(k).map(|(origin, size, perm)| Spot {
@@ -166,6 +183,30 @@ impl<'a> BoxFill<'a> {
         self.payload += k.weight;
         self.volume_left -= k.volume;
         self.stack.push(spot.cuboid, k.weight, k.fragile);
+        self.note_set(k.item_set);
+        if self.rule.overhang.is_some() {
+            // A new top can support a kind that found no place before.
+            self.failed.clear();
+        }
+    }
+
+    fn note_set(&mut self, set: u32) {
+        if !self.sets.contains(&set) {
+            self.sets.push(set);
+        }
+    }
+
+    /// True when a kind that found no place since the last change rules out
+    /// `kind`. Without a support check a unit that dominates a failed one
+    /// fails too; with one, a larger base can need support a smaller one did
+    /// not, so only the same kind counts.
+    fn remembers_failure(&self, kind: usize, kinds: &[Kind]) -> bool {
+        if self.rule.overhang.is_some() {
+            return self.failed.contains(&kind);
+        }
+        self.failed
+            .iter()
+            .any(|&f| kinds[kind].dominates(&kinds[f]))
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -212,7 +253,8 @@ impl<'a> BoxFill<'a> {
         [given, others]
     }
 
-    /// True when `shape` placed at `ep` stays within reach and overlaps nothing.
+    /// True when `shape` placed at `ep` stays within reach, overlaps nothing
+    /// and, under a support check, rests on enough beneath it.
     fn fits(&self, ep: &ExtremePoint, shape: &Vec3) -> bool {
         if (0..3).any(|a| shape[a] > ep.residual[a]) {
             return false;
@@ -221,7 +263,16 @@ impl<'a> BoxFill<'a> {
             origin: ep.point,
             size: *shape,
         };
-        !self.cuboids.iter().any(|c| c.overlaps(&cand))
+        if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
+            return false;
+        }
+        let inline = self.box_kind.caps.inline_max;
+        if inline != [0; 3] && !inline_ok(&cand, &self.cuboids, inline) {
+            return false;
+        }
+        self.rule
+            .overhang
+            .is_none_or(|allowance| is_supported(&cand, &self.cuboids, allowance))
     }
 
     /// True when the fragile limits of `k` and of the units below allow

@@ -4,6 +4,8 @@
 use crate::cost::{box_cost, Rating};
 use crate::fragile::{FragileInput, FragileLimit};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
+use crate::limits::BoxCaps;
+
 use crate::model::{BoxTypeInput, Exclusions, ItemKindInput};
 use crate::orientation::{allowed_perms, distinct_shapes, Perm};
 
@@ -19,6 +21,10 @@ pub struct Kind {
     /// then domination is a plain comparison of sorted sides.
     pub sorted: Vec3,
     pub free: bool,
+    /// The item set (refId group) for per-box and per-set limits.
+    pub item_set: u32,
+    /// The sequence group, `None` for an empty sequence.
+    pub sequence: Option<u32>,
     /// Kinds whose units may not share a box with this one, sorted.
     pub excludes: Vec<usize>,
     /// Box types this kind may not enter, sorted.
@@ -42,6 +48,8 @@ impl Kind {
             shapes,
             sorted,
             free: perms.len() == 6,
+            item_set: 0,
+            sequence: None,
             excludes: Vec::new(),
             excluded_box_types: Vec::new(),
             fragile: None,
@@ -80,6 +88,8 @@ pub struct BoxKind {
     pub weight_tare: f64,
     pub price: Option<f64>,
     pub volume: f64,
+    /// Per-box count limits.
+    pub caps: BoxCaps,
     pub rating: Option<Rating>,
 }
 
@@ -93,6 +103,7 @@ impl BoxKind {
             weight_tare: input.weight_tare,
             price: input.price,
             volume: volume_f64(&dims),
+            caps: BoxCaps::default(),
             rating: input.rating.clone(),
         }
     }

@@ -15,12 +15,14 @@ pub mod fragile;
 pub mod geometry;
 pub mod improve;
 pub mod kinds;
+pub mod limits;
 pub mod model;
 pub mod orientation;
 mod portfolio;
 pub mod select;
 pub mod sort;
 pub mod subsets;
+pub mod support;
 #[cfg(test)]
 mod testkit;
 
@@ -34,9 +36,12 @@ use deadline::Deadline;
 use fill::{Merit, PlacementRule};
 use geometry::len_to_f64;
 use kinds::{BoxKind, Kind};
-use model::{Goal, Leftover, PackedBox, Placement};
+use model::{Goal, Leftover, PackedBox, Placement, SupportReport};
 use select::{Context, Packing, UnitRef};
 use sort::{cmp_f64, sort_name};
+
+/// Largest overhang allowance that matters (caller's units); larger ones act as it.
+const MAX_ALLOWANCE: f64 = 1e9;
 
 /// Engine version, reported as `version` in responses.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -77,10 +82,33 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
 fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, CoreError> {
     let opts = &input.options;
     let deadline = Deadline::after(opts.timeout);
-    let mut kinds: Vec<Kind> = input.items.iter().map(Kind::new).collect();
+    let limits = &opts.limits;
+    let mut kinds: Vec<Kind> = input
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let mut k = Kind::new(item);
+            k.item_set = match limits.item_sets.len() == input.items.len() {
+                true => limits.item_sets[i],
+                false => i as u32,
+            };
+            k.sequence = limits.sequences.get(i).copied().flatten();
+            k
+        })
+        .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
     kinds::apply_fragile(&mut kinds, &input.fragile);
-    let boxes: Vec<BoxKind> = input.box_types.iter().map(BoxKind::new).collect();
+    let boxes: Vec<BoxKind> = input
+        .box_types
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut bk = BoxKind::new(b);
+            bk.caps = limits.box_caps.get(i).copied().unwrap_or_default();
+            bk
+        })
+        .collect();
     let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
     let mut min_reach = [i64::MAX; 3];
     for (k, _) in kinds.iter().zip(&quantities).filter(|(_, q)| **q > 0) {
@@ -95,8 +123,14 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         prefer_given: opts.orientation_preferred,
         min_reach,
         merit: Merit::FirstPoint,
+        overhang: opts
+            .allowable_overhang
+            .filter(|a| *a >= 0.0)
+            // Beyond any box side an allowance changes nothing; the cap keeps sums in range.
+            .map(|a| geometry::len_floor(a.min(MAX_ALLOWANCE))),
     };
-    let ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
+    let mut ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
+    ctx.limits = limits.clone();
 
     let total_units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
     if total_units == 0 {
@@ -108,20 +142,23 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     }
 
     let mut base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
-    let limits: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
+    let fragile_limits: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
     base.iter_mut()
-        .for_each(|s| fragile::offer_last(&mut s.order, &limits));
+        .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
     let work = total_units.saturating_mul(boxes.len() as u64);
     let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
     let mut strategies = base;
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
-    let several = found.best.as_ref().is_some_and(|(p, _)| p.boxes.len() > 1);
+    // Under a box limit a one-box answer with leftovers can improve too.
+    let several = found.best.as_ref().is_some_and(|(p, _)| {
+        p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())
+    });
     if several && !deadline.expired() {
         let mut extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
         extra
             .iter_mut()
-            .for_each(|s| fragile::offer_last(&mut s.order, &limits));
+            .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
         let more = portfolio::run(&extra, &ctx, &deadline, work, false);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);
@@ -129,7 +166,8 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     let timed_out = found.timed_out;
     let best = found.best.map(|(packing, i)| {
         let s = &strategies[i];
-        let wanted = opts.improve.unwrap_or(opts.timeout.is_some());
+        // Improvement reshuffles whole boxes and knows no box-count limits.
+        let wanted = opts.improve.unwrap_or(opts.timeout.is_some()) && !limits.counts_boxes();
         let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
         let packing = match until {
             Some(until) => {
@@ -266,6 +304,10 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
             let bk = &ctx.boxes[filled.box_type];
             let mut payload = 0.0;
             let mut previous = 0.0;
+            let cuboids: Vec<_> = match ctx.rule.overhang {
+                Some(_) => filled.units.iter().map(|u| u.cuboid).collect(),
+                None => Vec::new(),
+            };
             let items = filled
                 .units
                 .iter()
@@ -281,6 +323,14 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
                         origin: u.cuboid.origin.map(len_to_f64),
                         dimensions: u.cuboid.size.map(len_to_f64),
                         delta_cost: delta,
+                        support: ctx.rule.overhang.map(|_| {
+                            let s = support::support_of(&u.cuboid, &cuboids);
+                            SupportReport {
+                                share: s.share,
+                                on_floor: s.on_floor,
+                                items: s.items,
+                            }
+                        }),
                     }
                 })
                 .collect();

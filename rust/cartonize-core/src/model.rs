@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cost::Rating;
+use crate::limits::Limits;
 
 /// One kind of item, with how many units of it to pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -112,6 +113,14 @@ pub struct Options {
     /// not ask for a time budget stay fast.
     #[serde(default)]
     pub improve: Option<bool>,
+    /// `allowableOverhang`: with `Some(a)`, `a >= 0`, no item overhangs the
+    /// items or floor beneath it by more than `a` on any side, and each
+    /// placement reports its support. `None` or negative: no support check.
+    #[serde(default)]
+    pub allowable_overhang: Option<f64>,
+    /// Count limits per box and across boxes.
+    #[serde(default)]
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -126,6 +135,8 @@ impl Default for Options {
             orientation_preferred: true,
             timeout: None,
             improve: None,
+            allowable_overhang: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -180,6 +191,20 @@ pub struct Placement {
     pub dimensions: [f64; 3],
     /// Increase of the box's cost caused by this unit.
     pub delta_cost: f64,
+    /// What the unit rests on; reported only under a support check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support: Option<SupportReport>,
+}
+
+/// What a placed unit rests on.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SupportReport {
+    /// Share of the unit's base area resting on the floor or on items, 0..=1.
+    pub share: f64,
+    pub on_floor: bool,
+    /// How many items the unit rests on.
+    pub items: usize,
 }
 
 /// One box opened by the engine.

@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use crate::deadline::Deadline;
 use crate::fill::{BoxFill, Merit, PlacedUnit, PlacementRule};
 use crate::kinds::{BoxKind, Kind};
+use crate::limits::{boxes_max_reason, Limits, Spread};
 use crate::model::{Goal, ValueTiebreaker};
 use crate::sort::cmp_f64;
 
@@ -25,6 +26,8 @@ pub struct Context<'a> {
     pub tiebreaker: ValueTiebreaker,
     /// `holds[b][k]`: an empty box of type `b` can take one unit of kind `k`.
     pub holds: Vec<Vec<bool>>,
+    /// Limits across boxes (`boxesMax`, `boxesPerItemSetMax`, ...); none by default.
+    pub limits: Limits,
 }
 
 impl<'a> Context<'a> {
@@ -52,6 +55,7 @@ impl<'a> Context<'a> {
             goal,
             tiebreaker,
             holds,
+            limits: Limits::default(),
         }
     }
 }
@@ -181,11 +185,32 @@ fn sequential(
 ) -> Option<Vec<FilledBox>> {
     let mut boxes = Vec::new();
     let mut taken = vec![false; order.len()];
+    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
     while !remaining.is_empty() {
         if !must_finish && deadline.expired() {
             return None;
         }
-        let Some(trial) = choose_box(order, &remaining, ctx, rule) else {
+        let position = boxes.len();
+        if let Some(max) = ctx.limits.boxes_max.filter(|m| position >= *m as usize) {
+            leftovers.extend(remaining.drain(..).map(|s| (s, boxes_max_reason(max))));
+            break;
+        }
+        remaining.retain(
+            |&s| match spread.refuses(&ctx.kinds[order[s].kind], position) {
+                Some(refusal) => {
+                    leftovers.push((s, refusal.reason()));
+                    false
+                }
+                None => true,
+            },
+        );
+        if remaining.is_empty() {
+            break;
+        }
+        let boxes_left = ctx.limits.boxes_max.map(|m| m as usize - position);
+        let Some(trial) = choose_box(order, &remaining, ctx, rule, boxes_left)
+            .map(|t| keep_groups_whole(t, order, &remaining, ctx, rule, boxes_left, &spread))
+        else {
             // Unreachable in practice: every remaining unit fits some empty box.
             for slot in remaining.drain(..) {
                 leftovers.push((slot, "no box type could take this item".to_string()));
@@ -194,6 +219,7 @@ fn sequential(
         };
         for u in &trial.fill.units {
             taken[u.slot] = true;
+            spread.record(&ctx.kinds[u.kind], position);
         }
         remaining.retain(|s| !taken[*s]);
         boxes.push(FilledBox {
@@ -203,6 +229,44 @@ fn sequential(
         });
     }
     Some(boxes)
+}
+
+/// Under `boxesPerItemSetMax` / `boxesPerSequenceMax`: when `trial` is the
+/// last box an item set (or sequence) may use but leaves some of its units
+/// behind, the box is chosen again without that group, so the group can go
+/// whole into a later box; the first trial stays when nothing else fits.
+fn keep_groups_whole<'a>(
+    trial: Trial<'a>,
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    boxes_left: Option<usize>,
+    spread: &Spread,
+) -> Trial<'a> {
+    if boxes_left.is_some_and(|n| n <= 1) {
+        return trial; // no later box for the group to go to
+    }
+    let mut placed: Vec<usize> = trial.fill.units.iter().map(|u| u.slot).collect();
+    placed.sort_unstable();
+    let taken: Vec<usize> = trial.fill.units.iter().map(|u| u.kind).collect();
+    let left: Vec<usize> = remaining
+        .iter()
+        .filter(|s| placed.binary_search(s).is_err())
+        .map(|s| order[*s].kind)
+        .collect();
+    let Some(stranded) = spread.stranded(ctx.kinds, &taken, &left) else {
+        return trial;
+    };
+    let others: Vec<usize> = remaining
+        .iter()
+        .copied()
+        .filter(|s| !stranded.holds(&ctx.kinds[order[*s].kind]))
+        .collect();
+    if others.is_empty() {
+        return trial;
+    }
+    choose_box(order, &others, ctx, rule, boxes_left).unwrap_or(trial)
 }
 
 /// Assigns `slots` in order to open boxes, fullest box first; opens a box of
@@ -217,11 +281,12 @@ fn best_fit(
     leftovers: &mut Vec<(usize, String)>,
 ) -> Option<Vec<FilledBox>> {
     let mut open = Vec::new();
+    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
     for chunk in slots.chunks(BEST_FIT_CHUNK) {
         if !must_finish && deadline.expired() {
             return None;
         }
-        best_fit_into(&mut open, order, chunk, ctx, rule, leftovers);
+        best_fit_into(&mut open, order, chunk, ctx, rule, leftovers, &mut spread);
     }
     Some(
         open.into_iter()
@@ -246,15 +311,27 @@ fn best_fit_into<'a>(
     ctx: &Context<'a>,
     rule: PlacementRule,
     leftovers: &mut Vec<(usize, String)>,
+    spread: &mut Spread,
 ) {
     let mut candidates: Vec<usize> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
+        let k = &ctx.kinds[kind];
         fullest_first(open, kind, ctx, &mut candidates);
-        if candidates
+        candidates.retain(|&i| spread.refuses(k, i).is_none());
+        if let Some(&i) = candidates
             .iter()
-            .any(|&i| open[i].1.try_add(slot, kind, ctx.kinds))
+            .find(|&&i| open[i].1.try_add(slot, kind, ctx.kinds))
         {
+            spread.record(k, i);
+            continue;
+        }
+        if let Some(max) = ctx.limits.boxes_max.filter(|m| open.len() >= *m as usize) {
+            leftovers.push((slot, boxes_max_reason(max)));
+            continue;
+        }
+        if let Some(refusal) = spread.refuses(k, open.len()) {
+            leftovers.push((slot, refusal.reason()));
             continue;
         }
         let placed = type_for_new_box(kind, ctx).and_then(|b| {
@@ -262,7 +339,10 @@ fn best_fit_into<'a>(
             fill.try_add(slot, kind, ctx.kinds).then_some((b, fill))
         });
         match placed {
-            Some(opened) => open.push(opened),
+            Some(opened) => {
+                spread.record(k, open.len());
+                open.push(opened);
+            }
             None => leftovers.push((slot, "no box type could take this item".to_string())),
         }
     }
@@ -328,11 +408,14 @@ fn fill_box<'a>(
 }
 
 /// Tries every box type on the remaining units and keeps the best trial.
+/// With `boxes_left` (under `boxesMax`) a trial that leaves more volume than
+/// the other allowed boxes could hold loses, and among such the fullest wins.
 fn choose_box<'a>(
     order: &[UnitRef],
     remaining: &[usize],
     ctx: &Context<'a>,
     rule: PlacementRule,
+    boxes_left: Option<usize>,
 ) -> Option<Trial<'a>> {
     let remaining_volume: f64 = remaining
         .iter()
@@ -368,7 +451,23 @@ fn choose_box<'a>(
             t.projected = t.cost + (left_volume * best_rate).max(cheapest_box);
         }
     }
-    trials.into_iter().min_by(|a, b| compare_trials(a, b, ctx))
+    let largest = ctx.boxes.iter().map(|b| b.volume).fold(0.0, f64::max);
+    let room = |t: &Trial<'_>| {
+        boxes_left.is_none_or(|n| {
+            let rest = remaining_volume - t.fill.volume_used();
+            rest <= n.saturating_sub(1) as f64 * largest * (1.0 + 1e-9)
+        })
+    };
+    trials.into_iter().min_by(|a, b| {
+        let (ra, rb) = (room(a), room(b));
+        let fuller = || match (ra, rb) {
+            (false, false) => cmp_f64(b.fill.volume_used(), a.fill.volume_used()),
+            _ => Ordering::Equal,
+        };
+        rb.cmp(&ra)
+            .then_with(fuller)
+            .then_with(|| compare_trials(a, b, ctx))
+    })
 }
 
 /// The cheapest box type that can take some unit this trial leaves behind.

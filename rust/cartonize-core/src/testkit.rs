@@ -23,6 +23,7 @@ pub fn first_point_rule() -> PlacementRule {
         prefer_given: true,
         min_reach: [1, 1, 1],
         merit: Merit::FirstPoint,
+        overhang: None,
     }
 }
 

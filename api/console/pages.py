@@ -1,0 +1,440 @@
+"""Server-rendered console pages: sign-in, overview, pack playground, stored packs.
+
+Pages live under `/plans/{plan_id}/console/`; the JSON management API keeps
+`/plans/{plan_id}/connections` (see docs/console.md). Every page needs a session of the
+plan's account; every POST needs the session's CSRF token. Errors on a page render as a
+page (with the status code), never as the JSON error body of the API.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import falcon
+import jinja2
+from cartonize.errors import CartonizeError
+from cartonize.models import PackResponse, validate_request
+from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService
+from cartonize.store import Account, ApiKey, Store
+from cartonize.sync.library import needs_library, resolve_library
+from cartonize.sync.resources import library_resource, list_resources
+
+from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, Session, SessionSigner
+from api.resources import decode_body
+
+__all__ = ["Console", "ConsoleRedirect", "PageError"]
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+SAMPLE_REQUEST = {
+    "itemSets": [
+        {
+            "refId": 1,
+            "name": "mug",
+            "dimensions": {"x": 4, "y": 4, "z": 5},
+            "weight": 1,
+            "quantity": 6,
+        },
+        {
+            "refId": 2,
+            "name": "book",
+            "dimensions": {"x": 9, "y": 6, "z": 1.5},
+            "weight": 1.5,
+            "quantity": 3,
+        },
+    ],
+    "boxTypes": [
+        {
+            "refId": 100,
+            "name": "small",
+            "dimensions": {"x": 10, "y": 8, "z": 6},
+            "weightMax": 30,
+            "price": 120,
+        },
+        {
+            "refId": 101,
+            "name": "medium",
+            "dimensions": {"x": 14, "y": 12, "z": 10},
+            "weightMax": 50,
+            "price": 180,
+        },
+    ],
+}
+
+
+class PageError(Exception):
+    """A page cannot be shown: rendered as an error page with this status."""
+
+    def __init__(self, status: int, title: str, detail: str) -> None:
+        super().__init__(f"{status} {title}: {detail}")
+        self.status = status
+        self.title = title
+        self.detail = detail
+
+
+class ConsoleRedirect(Exception):
+    """Send the browser elsewhere (303 See Other), e.g. to sign in."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(location)
+        self.location = location
+
+
+@dataclass
+class Console:
+    """What every page needs: the store, the pack service, sessions and templates."""
+
+    store: Store
+    service: PackService
+    log: PackLog
+    keys: KeyRing
+    signer: SessionSigner
+    secure_cookies: bool = False
+    clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        self.templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(TEMPLATES),
+            autoescape=True,
+            # Response fields are optional (exclude_none): a missing one renders empty.
+            undefined=jinja2.Undefined,
+        )
+
+    # ------------------------------------------------------------------ plumbing
+
+    def render(
+        self, resp: falcon.Response, template: str, *, status: int = 200, **context: Any
+    ) -> None:
+        """Render `template` into the response as HTML."""
+        resp.status = status
+        resp.content_type = falcon.MEDIA_HTML
+        resp.set_header("Cache-Control", "no-store")
+        resp.set_header("X-Frame-Options", "DENY")
+        resp.set_header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+            "script-src 'self'; frame-ancestors 'none'; form-action 'self'",
+        )
+        context.setdefault("session", None)
+        context.setdefault("csrf", "")
+        context.setdefault("nav", "")
+        context.setdefault("progress", None)
+        resp.text = self.templates.get_template(template).render(**context)
+
+    def session(self, req: falcon.Request, plan_id: str) -> Session:
+        """The signed-in session for this plan; redirects to sign-in when there is none."""
+        session = self.signer.read(req.cookies.get(SESSION_COOKIE), self.clock())
+        if session is None or not self._key_active(session):
+            target = quote(req.relative_uri, safe="/?=&")
+            raise ConsoleRedirect(f"/sign-in?next={target}")
+        if session.plan_id != plan_id:
+            # Another plan's pages: do not say whether the plan exists.
+            raise PageError(404, "Not found", "There is no such page for your plan.")
+        return session
+
+    def _key_active(self, session: Session) -> bool:
+        return any(
+            key.stem == session.key_stem and key.active
+            for key in self.store.list_keys(session.account_name)
+        )
+
+    def api_key(self, session: Session) -> ApiKey:
+        """The session's API key record (packs made in the console are stored under it)."""
+        for key in self.store.list_keys(session.account_name):
+            if key.stem == session.key_stem and key.active:
+                return key
+        raise ConsoleRedirect("/sign-in")
+
+    def form(self, req: falcon.Request) -> dict[str, str]:
+        """The posted form fields (urlencoded or multipart text fields)."""
+        media = req.get_media(default_when_empty={})
+        if not isinstance(media, dict):
+            raise PageError(400, "Bad request", "Send the form as a form.")
+        return {str(k): v if isinstance(v, str) else str(v) for k, v in media.items()}
+
+    def checked_form(self, req: falcon.Request, session: Session) -> dict[str, str]:
+        """The posted form after its CSRF token was checked."""
+        fields = self.form(req)
+        if not self.signer.check_csrf(session, fields.get("csrf_token")):
+            raise PageError(
+                403, "Form expired", "The form's security token did not match; reload the page."
+            )
+        return fields
+
+    def set_cookie(self, resp: falcon.Response, name: str, value: str, max_age: int) -> None:
+        """Set a console cookie: HttpOnly, SameSite=Lax, Secure when served over HTTPS."""
+        resp.set_cookie(
+            name,
+            value,
+            max_age=max_age,
+            path="/",
+            secure=self.secure_cookies,
+            http_only=True,
+            same_site="Lax",
+        )
+
+    def account(self, account_id: int) -> Account | None:
+        """The account with this id."""
+        return next((a for a in self.store.list_accounts() if a.id == account_id), None)
+
+
+def handle_page_error(
+    console: Console,
+) -> Callable[[falcon.Request, falcon.Response, Exception, Any], None]:
+    """Falcon error handler rendering PageError and ConsoleRedirect for console routes."""
+
+    def handler(req: falcon.Request, resp: falcon.Response, ex: Exception, params: Any) -> None:
+        if isinstance(ex, ConsoleRedirect):
+            resp.status = falcon.HTTP_303
+            resp.location = ex.location
+            resp.text = ""
+            return
+        assert isinstance(ex, PageError)
+        session = console.signer.read(req.cookies.get(SESSION_COOKIE), console.clock())
+        console.render(
+            resp,
+            "error.html",
+            status=ex.status,
+            title=ex.title,
+            detail=ex.detail,
+            session=session,
+            csrf=console.signer.csrf_token(session) if session else "",
+        )
+
+    return handler
+
+
+# ---------------------------------------------------------------------- sign-in / out
+
+
+class SignInPage:
+    """`/sign-in`: a form that takes an account API key and starts a session."""
+
+    def __init__(self, console: Console) -> None:
+        self._c = console
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Show the sign-in form."""
+        self._show(req, resp, error=None)
+
+    def _show(
+        self, req: falcon.Request, resp: falcon.Response, error: str | None, status: int = 200
+    ) -> None:
+        token = self._c.signer.new_sign_in_token()
+        self._c.set_cookie(resp, SIGN_IN_COOKIE, token, max_age=3600)
+        self._c.render(
+            resp,
+            "sign_in.html",
+            status=status,
+            title="Sign in",
+            sign_in_token=token,
+            next=_safe_next(req.get_param("next")),
+            error=error,
+        )
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Check the key; on success set the session cookie and go to the plan's overview."""
+        fields = self._c.form(req)
+        cookie = req.cookies.get(SIGN_IN_COOKIE)
+        token = fields.get("sign_in_token")
+        if not cookie or not token or not _equal(cookie, token):
+            raise PageError(403, "Form expired", "Reload the sign-in page and try again.")
+        secret = fields.get("api_key", "").strip()
+        key = self._c.keys.verify(secret) if secret else None
+        account = self._c.account(key.account_id) if key else None
+        if key is None or account is None:
+            self._show(req, resp, error="That API key is unknown or revoked.", status=401)
+            return
+        _, value = self._c.signer.issue(
+            key_stem=key.stem,
+            account_id=account.id,
+            account_name=account.name,
+            plan_id=account.plan_id,
+            now=self._c.clock(),
+        )
+        self._c.set_cookie(resp, SESSION_COOKIE, value, max_age=self._c.signer.lifetime_seconds)
+        resp.unset_cookie(SIGN_IN_COOKIE, path="/")
+        nxt = _safe_next(fields.get("next"))
+        home = f"/plans/{account.plan_id}/console/"
+        raise ConsoleRedirect(nxt if nxt.startswith(f"/plans/{account.plan_id}/") else home)
+
+
+class SignOutAction:
+    """`POST /sign-out`: end the session (CSRF-checked)."""
+
+    def __init__(self, console: Console) -> None:
+        self._c = console
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Clear the session cookie and return to the sign-in page."""
+        session = self._c.signer.read(req.cookies.get(SESSION_COOKIE), self._c.clock())
+        if session is not None:
+            self._c.checked_form(req, session)
+        resp.unset_cookie(SESSION_COOKIE, path="/")
+        raise ConsoleRedirect("/sign-in")
+
+
+def _safe_next(value: str | None) -> str:
+    # Only same-site paths: never an open redirect.
+    if value and value.startswith("/") and not value.startswith("//") and "\\" not in value:
+        return value
+    return ""
+
+
+def _equal(a: str, b: str) -> bool:
+    import hmac
+
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+# ---------------------------------------------------------------------- plan pages
+
+
+class OverviewPage:
+    """`/plans/{plan_id}/console/`: the plan's account, its links and its latest packs."""
+
+    def __init__(self, console: Console) -> None:
+        self._c = console
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
+        """Show the overview."""
+        session = self._c.session(req, plan_id)
+        packs = self._c.store.find_packs(
+            session.account_id, order_id=None, request_id=None, limit=10, offset=0
+        )
+        self._c.render(
+            resp,
+            "overview.html",
+            title="Overview",
+            session=session,
+            csrf=self._c.signer.csrf_token(session),
+            packs=packs,
+        )
+
+
+class PlaygroundPage:
+    """`/plans/{plan_id}/console/playground`: edit a pack request, pack it, see the boxes."""
+
+    def __init__(self, console: Console) -> None:
+        self._c = console
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
+        """Show the editor with a sample request."""
+        session = self._c.session(req, plan_id)
+        self._show(resp, session, json.dumps(SAMPLE_REQUEST, indent=2), None, None)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
+        """Pack the posted request under the session's key and show the result."""
+        session = self._c.session(req, plan_id)
+        fields = self._c.checked_form(req, session)
+        text = fields.get("request", "")
+        order = fields.get("orderId", "").strip()
+        if fields.get("action") == "pack-order" and order:
+            text = json.dumps(self._order_request(session, order), indent=2)
+        try:
+            data = decode_body(text.encode())
+            if isinstance(data, dict) and needs_library(data):
+                data = resolve_library(data, session.account_id, self._c.store)
+            request = validate_request(data)
+            request.key = None
+            key = self._c.api_key(session)
+            response, _ = self._c.service.pack(request, key, CanonicalRequest.of(request))
+        except CartonizeError as error:
+            problem = {"message": error.message, "details": error.details or ""}
+            self._show(resp, session, text, None, problem, status=error.status)
+            return
+        self._show(resp, session, text, response, None)
+
+    def _order_request(self, session: Session, order_id: str) -> dict[str, Any]:
+        """A request packing a library order into the account's cartons (when it has some)."""
+        request: dict[str, Any] = {"orderId": order_id}
+        if list_resources(self._c.store, session.account_id, "cartons"):
+            request["boxTypeSets"] = ["customer"]
+        return request
+
+    def _orders(self, session: Session) -> list[str]:
+        """Order ids of the account's orders resource (the default, else the newest)."""
+
+        def read(con: Any) -> list[str]:
+            resource_id = library_resource(con, session.account_id, "orders")
+            if resource_id is None:
+                return []
+            rows = con.execute(
+                "SELECT DISTINCT CAST(orderId AS VARCHAR) AS o FROM resource_orders "
+                "WHERE resource_id = ? ORDER BY o LIMIT 500",
+                [resource_id],
+            ).fetchall()
+            return [str(row[0]) for row in rows]
+
+        result: list[str] = self._c.store.transaction(read)
+        return result
+
+    def _show(
+        self,
+        resp: falcon.Response,
+        session: Session,
+        text: str,
+        response: PackResponse | None,
+        problem: dict[str, str] | None,
+        status: int = 200,
+    ) -> None:
+        self._c.render(
+            resp,
+            "playground.html",
+            status=status,
+            title="Pack playground",
+            session=session,
+            csrf=self._c.signer.csrf_token(session),
+            request_text=text,
+            result=_result_view(response) if response is not None else None,
+            problem=problem,
+            orders=self._orders(session),
+        )
+
+
+class StoredPackPage:
+    """`/plans/{plan_id}/console/packs/{pack_uuid}`: one stored pack of the account."""
+
+    def __init__(self, console: Console) -> None:
+        self._c = console
+
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, plan_id: str, pack_uuid: str
+    ) -> None:
+        """Show the stored request's totals, pictures and items."""
+        session = self._c.session(req, plan_id)
+        record = self._c.log.get(pack_uuid)
+        if record is None or record.account_id != session.account_id:
+            raise PageError(404, "Not found", "No pack of your account has this packUuid.")
+        response = PackResponse.model_validate_json(record.response_json)
+        self._c.render(
+            resp,
+            "pack.html",
+            title=f"Pack {pack_uuid}",
+            session=session,
+            csrf=self._c.signer.csrf_token(session),
+            record=record,
+            request_text=json.dumps(json.loads(record.request_json), indent=2),
+            result=_result_view(response),
+        )
+
+
+def _result_view(response: PackResponse) -> dict[str, Any]:
+    """What the result partial shows: totals, and per box its picture and items."""
+    wire = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+    boxes = []
+    for entry in wire.get("boxes", []):
+        box = entry["box"]
+        picture = None
+        if box.get("svg"):
+            picture = "data:image/svg+xml;base64," + base64.b64encode(box["svg"].encode()).decode()
+        items = [wrapped["item"] for wrapped in box.get("items", [])]
+        boxes.append({"box": box, "picture": picture, "units": items})
+    return {"wire": wire, "boxes": boxes, "leftovers": wire.get("leftovers", [])}

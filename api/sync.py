@@ -1,0 +1,339 @@
+"""The sync API: `POST|PUT|PATCH /sync-api/{public_api_id}/rest` (spec "Sync API"), the
+webhook `GET /sync-api/{public_api_id}/webhook` and its run status
+`GET /sync-api/{public_api_id}/runs/{run_id}`.
+
+Answers use the sync API's own bodies: `{"error": ...}` for 400 and 401, and 200 with
+`status` success or failure (details in the connection log). Order of checks: the secret
+(401, compared in constant time), the plan (403), the body (400 `Invalid JSON payload`),
+the row_key (400 `Invalid row_key format`); then the write, which is one transaction.
+
+- POST: Resource to Update blank creates a new resource (`packResourceId`); set, upserts
+  (as PATCH).
+- PUT: overwrites the Resource to Update with the payload (an array of complete rows).
+- PATCH: with a row_key, upserts; without, appends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import falcon
+from cartonize.store import Account, Clock, Store
+from cartonize.sync.connections import (
+    Connection,
+    LogEntry,
+    Trigger,
+    authenticate_secret,
+    record_log,
+)
+from cartonize.sync.crypto import SecretBox
+from cartonize.sync.mapping import Conversions, map_records
+from cartonize.sync.writes import WriteMode, WriteResult, write_batch
+
+if TYPE_CHECKING:
+    from pipelines.runs import PullRuns
+
+__all__ = [
+    "LazyPullRuns",
+    "SyncRestResource",
+    "SyncRunResource",
+    "SyncWebhookResource",
+    "parse_row_key",
+]
+
+SECRET_HEADER = "X-Service-API-Secret"
+SECRET_PARAM = "service_api_secret"
+ROW_KEY_HEADER = "X-Service-Sync-Row-Key"
+CONNECTION_TIERS = ("premium", "enterprise")
+# Dagster run ids are UUIDs.
+_RUN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+class InvalidRowKey(ValueError):
+    """row_key is neither a string nor a JSON array of strings."""
+
+
+def parse_row_key(value: object, *, text: bool) -> list[str] | None:
+    """A row key from the body (`text` False: a list or a string) or from a parameter or
+    header (`text` True: a name, or JSON array text). None when absent."""
+    if value is None:
+        return None
+    if text and isinstance(value, str):
+        # JSON text (an array, or a quoted string) is decoded; any other JSON value is not
+        # a row key, and neither is broken JSON. Bare text is one property name.
+        try:
+            value = json.loads(value)
+        except ValueError:
+            if value.strip().startswith(("[", "{")):
+                raise InvalidRowKey from None
+        else:
+            if not isinstance(value, str | list):
+                raise InvalidRowKey
+    if isinstance(value, str):
+        names = [value.strip()]
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        names = [v.strip() for v in value]
+    else:
+        raise InvalidRowKey
+    if not names or any(not name for name in names):
+        raise InvalidRowKey
+    return names
+
+
+def _answer(resp: falcon.Response, status: int, body: dict[str, Any]) -> None:
+    resp.status = status
+    resp.content_type = falcon.MEDIA_JSON
+    resp.text = json.dumps(body)
+
+
+class SyncRestResource:
+    """Writes into a connection's resource in the source's field names."""
+
+    def __init__(self, store: Store, box: SecretBox, clock: Clock, max_body_bytes: int) -> None:
+        self._store = store
+        self._box = box
+        self._clock = clock
+        self._max_body_bytes = max_body_bytes
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, public_api_id: str) -> None:
+        """Create a resource (Resource to Update blank) or upsert into it."""
+        self._write(req, resp, public_api_id, "POST")
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, public_api_id: str) -> None:
+        """Overwrite the Resource to Update."""
+        self._write(req, resp, public_api_id, "PUT")
+
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, public_api_id: str) -> None:
+        """Upsert by row_key, or append without one."""
+        self._write(req, resp, public_api_id, "PATCH")
+
+    def _connection(self, req: falcon.Request, public_api_id: str) -> Connection | None:
+        secret = req.get_header(SECRET_HEADER) or req.get_param(SECRET_PARAM)
+        return authenticate_secret(self._store, self._box, public_api_id, secret)
+
+    def _write(
+        self, req: falcon.Request, resp: falcon.Response, public_api_id: str, method: str
+    ) -> None:
+        connection = self._connection(req, public_api_id)
+        if connection is None:
+            _answer(resp, 401, {"error": "Unauthorized"})
+            return
+        req.context.key_stem = connection.secret_stem
+        account = self._store.account_by_id(connection.account_id)
+        if not _connections_allowed(self._store, account):
+            _answer(resp, 403, {"error": "Forbidden"})
+            return
+        raw = req.bounded_stream.read(self._max_body_bytes + 1)
+        if len(raw) > self._max_body_bytes:
+            _answer(resp, 413, {"error": "Payload too large"})
+            return
+        body = _parse_body(raw)
+        if body is None:
+            _answer(resp, 400, {"error": "Invalid JSON payload"})
+            return
+        payload, body_row_key, single = body
+        try:
+            row_key = parse_row_key(body_row_key, text=False)
+            if row_key is None:
+                row_key = parse_row_key(req.get_param("row_key"), text=True)
+            if row_key is None:
+                row_key = parse_row_key(req.get_header(ROW_KEY_HEADER), text=True)
+        except InvalidRowKey:
+            _answer(resp, 400, {"error": "Invalid row_key format"})
+            return
+        trigger: Trigger = f"rest {method}"  # type: ignore[assignment]
+        mode = _mode(method, connection, row_key)
+        now = self._clock()
+        try:
+            conversions = Conversions.parse(
+                req.get_param("dim_conv") or req.get_header("X-Service-Dim-Conv") or None,
+                req.get_param("weight_conv") or req.get_header("X-Service-Weight-Conv") or None,
+            )
+        except ValueError as exc:
+            result = _refuse(self._store, connection, trigger, now, len(payload), str(exc))
+        else:
+            if not (conversions.dim or conversions.weight):
+                conversions = connection.conversions
+            if method == "PUT" and single:
+                result = _refuse(
+                    self._store,
+                    connection,
+                    trigger,
+                    now,
+                    len(payload),
+                    "PUT needs an array of complete objects as payload",
+                )
+            else:
+                batch = map_records(
+                    payload, connection.schema_map, connection.resource_type, conversions
+                )
+                result = write_batch(
+                    self._store, connection, batch, mode, trigger=trigger, now=now, row_key=row_key
+                )
+        _answer(resp, 200, _result_body(method, result))
+
+
+def _connections_allowed(store: Store, account: Account | None) -> bool:
+    return (
+        account is not None
+        and account.tier in CONNECTION_TIERS
+        and store.connections_enabled(account.id)
+    )
+
+
+def _mode(method: str, connection: Connection, row_key: list[str] | None) -> WriteMode:
+    if method == "POST" and connection.resource_to_update is None:
+        return "create"
+    if method == "PUT":
+        return "overwrite"
+    # POST with a Resource to Update is the same as PATCH (rule 2).
+    return "upsert" if row_key else "append"
+
+
+def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
+    """(records, row_key, payload was one object) or None when the payload is not JSON
+    objects. A payload given as JSON text inside a string is parsed too."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or "payload" not in body:
+        return None
+    payload = body["payload"]
+    if isinstance(payload, str):
+        try:
+            payload = json.loads(payload)
+        except ValueError:
+            return None
+    single = isinstance(payload, dict)
+    records = [payload] if single else payload
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        return None
+    return records, body.get("row_key"), single
+
+
+def _refuse(
+    store: Store,
+    connection: Connection,
+    trigger: Trigger,
+    now: datetime,
+    received: int,
+    reason: str,
+) -> WriteResult:
+    """Log a write refused before it started; the answer is a failure."""
+    entry = LogEntry(trigger, "failure", now, connection.resource_to_update, received)
+    entry.messages = [reason]
+    store.transaction(lambda con: record_log(con, connection.id, entry))
+    return WriteResult("failure", None, received=received, messages=[reason])
+
+
+def _result_body(method: str, result: WriteResult) -> dict[str, Any]:
+    body: dict[str, Any] = {"status": result.status}
+    if method == "POST":
+        body["packResourceId"] = result.resource_id if result.status == "success" else None
+    body.update(
+        received=result.received,
+        inserted=result.inserted,
+        updated=result.updated,
+        unchanged=result.unchanged,
+        rejected=result.rejected,
+    )
+    if result.status == "failure" and result.messages:
+        body["message"] = result.messages[0]
+    return body
+
+
+class LazyPullRuns:
+    """`pipelines.runs.PullRuns` for a store, imported (with Dagster) on first use: a worker
+    that never serves a webhook does not load Dagster."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._runs: PullRuns | None = None
+
+    def get(self) -> PullRuns:
+        """The store's PullRuns."""
+        if self._runs is None:
+            from pipelines.runs import PullRuns
+
+            self._runs = PullRuns(self._store)
+        return self._runs
+
+
+class _SecretGate:
+    """The secret and plan checks every sync API request passes (401, then 403)."""
+
+    def __init__(self, store: Store, box: SecretBox) -> None:
+        self.store = store
+        self.box = box
+
+    def connection(
+        self, req: falcon.Request, resp: falcon.Response, public_api_id: str
+    ) -> Connection | None:
+        """The authenticated connection, or None after answering 401 or 403."""
+        secret = req.get_header(SECRET_HEADER) or req.get_param(SECRET_PARAM)
+        connection = authenticate_secret(self.store, self.box, public_api_id, secret)
+        if connection is None:
+            _answer(resp, 401, {"error": "Unauthorized"})
+            return None
+        req.context.key_stem = connection.secret_stem
+        if not _connections_allowed(self.store, self.store.account_by_id(connection.account_id)):
+            _answer(resp, 403, {"error": "Forbidden"})
+            return None
+        return connection
+
+
+def _status_url(req: falcon.Request, public_api_id: str, run_id: str) -> str:
+    return f"{req.prefix}/sync-api/{public_api_id}/runs/{run_id}"
+
+
+class SyncWebhookResource:
+    """`GET /sync-api/{public_api_id}/webhook`: pull from the source now, as a Dagster run.
+
+    Waits up to `wait` seconds: a finished run answers 200 with its status and figures
+    (`failure` is still 200, as for writes; the reason is in `message` and the log); a run
+    still going answers 202 with `run_id` and `status_url`.
+    """
+
+    def __init__(self, store: Store, box: SecretBox, runs: LazyPullRuns, wait: float) -> None:
+        self._gate = _SecretGate(store, box)
+        self._runs = runs
+        self._wait = wait
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, public_api_id: str) -> None:
+        """Start the pull and wait for it (up to the configured time)."""
+        connection = self._gate.connection(req, resp, public_api_id)
+        if connection is None:
+            return
+        runs = self._runs.get()
+        run_id = runs.start(connection, "webhook")
+        status = runs.wait(run_id, self._wait)
+        body = status.to_wire() if status else {"status": "queued", "run_id": run_id}
+        body["status_url"] = _status_url(req, public_api_id, run_id)
+        _answer(resp, 200 if status and status.done else 202, body)
+
+
+class SyncRunResource:
+    """`GET /sync-api/{public_api_id}/runs/{run_id}`: the state and figures of a pull run."""
+
+    def __init__(self, store: Store, box: SecretBox, runs: LazyPullRuns) -> None:
+        self._gate = _SecretGate(store, box)
+        self._runs = runs
+
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, public_api_id: str, run_id: str
+    ) -> None:
+        """The run's status; 404 for a run that is not this connection's."""
+        connection = self._gate.connection(req, resp, public_api_id)
+        if connection is None:
+            return
+        status = self._runs.get().status(run_id) if _RUN_ID.fullmatch(run_id) else None
+        if status is None or status.connection_id != connection.id:
+            _answer(resp, 404, {"error": "Not found"})
+            return
+        body = status.to_wire()
+        body["status_url"] = _status_url(req, public_api_id, run_id)
+        _answer(resp, 200, body)

@@ -1,0 +1,166 @@
+"""Connection management: access by plan, tier and grant; validation on save; secrets and
+credentials never returned in clear; regeneration; the CLI switch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cartonize.cli import main
+from cartonize.store import Store
+from cartonize.sync.connections import credentials, get_connection, list_connections
+from cartonize.sync.crypto import SecretBox
+from cartonize.sync.headers import render_headers
+
+from tests.api.library_setup import ITEM_MAP, Plan, make_plan
+
+
+@pytest.fixture
+def plan(store: Store) -> Plan:
+    return make_plan(store)
+
+
+def test_create_read_update_delete(plan: Plan) -> None:
+    created = plan.create_connection(
+        thirdPartyApiUrl="https://erp.example.com/items",
+        thirdPartyApiKey="k-123",
+        thirdPartyApiToken="t-456",
+        apiHeadersTemplate={"Authorization": "Bearer {{ api_token }}", "X-Key": "{{api_key}}"},
+        schemaRootPath="data",
+        startAt="2026-12-01T06:30:00",
+        timeZone="Europe/Berlin",
+        syncFrequency="Daily",
+        dimConv="mm_to_in",
+    )
+    secret = created.pop("apiSecret")
+    assert len(secret) == 48 and created["apiSecretStem"] == secret[:10]
+    assert created["restUrl"] == f"/sync-api/{created['publicApiId']}/rest"
+    assert (created["thirdPartyApiKeySet"], created["thirdPartyApiTokenSet"]) == (True, True)
+    assert created["newResourceBaseName"] == "feed"
+    assert (created["startAt"], created["timeZone"]) == ("2026-12-01T06:30:00", "Europe/Berlin")
+    base = f"/plans/{plan.plan_id}/connections"
+    read = plan.client.simulate_get(f"{base}/{created['id']}", headers=plan.auth)
+    assert read.json == created
+    assert "k-123" not in read.text and "t-456" not in read.text and secret not in read.text
+
+    changed = plan.client.simulate_patch(
+        f"{base}/{created['id']}",
+        json={"syncFrequency": "Hourly", "thirdPartyApiKey": None},
+        headers=plan.auth,
+    ).json
+    assert changed["syncFrequency"] == "Hourly"
+    assert (changed["thirdPartyApiKeySet"], changed["thirdPartyApiTokenSet"]) == (False, True)
+    assert changed["apiSecretStem"] == created["apiSecretStem"]
+
+    listed = plan.client.simulate_get(base, headers=plan.auth).json["connections"]
+    assert [c["id"] for c in listed] == [created["id"]]
+    assert (
+        plan.client.simulate_delete(f"{base}/{created['id']}", headers=plan.auth).status_code == 204
+    )
+    gone = plan.client.simulate_get(f"{base}/{created['id']}", headers=plan.auth)
+    assert gone.status_code == 404
+
+
+def test_credentials_are_encrypted_at_rest_and_resolvable_for_a_pull(plan: Plan) -> None:
+    created = plan.create_connection(
+        thirdPartyApiKey="key-secret-value",
+        thirdPartyApiToken="token-secret-value",
+        apiHeadersTemplate=(
+            '{"Authorization": "Bearer {{ api_token }}", "X-Api-Key": "{{ api_key }}"}'
+        ),
+    )
+    raw = plan.store.path.read_bytes()
+    assert b"key-secret-value" not in raw and b"token-secret-value" not in raw
+    assert created["apiSecret"].encode() not in raw
+    box = SecretBox.for_data_dir(plan.store.data_dir)
+    account = plan.store.account_by_plan(plan.plan_id)
+    assert account is not None
+    connection = get_connection(plan.store, account.id, created["id"])
+    assert connection is not None and connection.headers_template is not None
+    creds = credentials(box, connection)
+    headers = render_headers(connection.headers_template, creds.api_key, creds.api_token)
+    assert headers == {
+        "Authorization": "Bearer token-secret-value",
+        "X-Api-Key": "key-secret-value",
+    }
+    assert [c.id for c in list_connections(plan.store)] == [created["id"]]
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"apiHeadersTemplate": {"A": "{{ password }}"}}, "unknown placeholder '{{ password }}'"),
+        ({"apiHeadersTemplate": {"A": "x\r\nEvil: 1"}}, "line break or control character"),
+        ({"apiHeadersTemplate": {"Bad Name": "x"}}, "not a valid HTTP header name"),
+        ({"apiHeadersTemplate": "{not json"}, "not valid JSON"),
+        ({"apiHeadersTemplate": {"A": "{{ api_key"}}, "unclosed or stray"),
+        ({"schemaMap": {"width": "w"}}, "schemaMap: key 'width' is not a property of items"),
+        ({"resourceType": "pallets"}, "resourceType"),
+        ({"syncFrequency": "Yearly"}, "syncFrequency"),
+        ({"timeZone": "Mars/Olympus"}, "unknown time zone"),
+        ({"thirdPartyApiUrl": "ftp://x"}, "http:// or https://"),
+        ({"thirdPartyApiKey": "a\nb"}, "CR and LF"),
+        ({"resourceToUpdate": 999}, "resourceToUpdate: no resource 999"),
+        ({"surprise": 1}, "surprise"),
+    ],
+)
+def test_invalid_connections_are_refused_with_the_reason(
+    plan: Plan, fields: dict[str, Any], message: str
+) -> None:
+    body = {"name": "feed", "resourceType": "items", "schemaMap": ITEM_MAP, **fields}
+    result = plan.client.simulate_post(
+        f"/plans/{plan.plan_id}/connections", json=body, headers=plan.auth
+    )
+    assert result.status_code == 422, result.text
+    assert message in result.json["details"]
+
+
+def test_resource_to_update_must_hold_the_connections_type(plan: Plan) -> None:
+    creator = plan.create_connection()
+    made = plan.write("POST", creator, {"payload": []}).json["packResourceId"]
+    result = plan.client.simulate_post(
+        f"/plans/{plan.plan_id}/connections",
+        json={"name": "c", "resourceType": "orders", "resourceToUpdate": made},
+        headers=plan.auth,
+    )
+    assert result.status_code == 422
+    assert "holds items" in result.json["details"]
+
+
+@pytest.mark.parametrize(
+    ("tier", "enable"), [("free", True), ("premium", False), ("enterprise", False)]
+)
+def test_connections_need_a_paid_plan_that_an_operator_enabled(
+    store: Store, tier: Any, enable: bool
+) -> None:
+    plan = make_plan(store, tier=tier, enable=enable)
+    result = plan.client.simulate_get(f"/plans/{plan.plan_id}/connections", headers=plan.auth)
+    assert result.status_code == 403
+    assert set(result.json) == {"code", "message", "details"}
+
+
+def test_the_cli_enables_connections(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = make_plan(store, tier="enterprise", enable=False)
+    monkeypatch.setenv("CARTONIZE_DATA_DIR", str(store.data_dir))
+    assert main(["accounts", "enable-connections", "acme"]) == 0
+    ok = plan.client.simulate_get(f"/plans/{plan.plan_id}/connections", headers=plan.auth)
+    assert ok.status_code == 200
+    assert main(["accounts", "disable-connections", "acme"]) == 0
+    assert (
+        plan.client.simulate_get(
+            f"/plans/{plan.plan_id}/connections", headers=plan.auth
+        ).status_code
+        == 403
+    )
+    assert main(["accounts", "enable-connections", "nobody"]) == 3
+
+
+def test_keys_of_other_plans_and_missing_keys_are_refused(store: Store) -> None:
+    plan = make_plan(store)
+    other = make_plan(store, name="other")
+    url = f"/plans/{plan.plan_id}/connections"
+    assert plan.client.simulate_get(url).status_code == 401
+    assert plan.client.simulate_get(url, headers=other.auth).status_code == 404
+    created = plan.create_connection()
+    theirs = f"/plans/{other.plan_id}/connections/{created['id']}"
+    assert other.client.simulate_get(theirs, headers=other.auth).status_code == 404

@@ -1,0 +1,186 @@
+"""The console's pages through falcon's test client: sessions, CSRF, playground, stored packs.
+
+The browser-level proof (real Chromium) is tests/console/test_console_e2e.py; these tests
+pin the security rules, which a browser test would only show indirectly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from cartonize.store import Store
+
+from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, SessionSigner
+from tests.api.console_browser import Browser, hidden
+
+REQUEST: dict[str, Any] = {
+    "orderId": "PLAY-1",
+    "itemSets": [{"refId": 1, "dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 1, "quantity": 3}],
+    "boxTypes": [
+        {"refId": 7, "name": "cube", "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 10}
+    ],
+}
+
+
+@pytest.fixture
+def account(store: Store) -> tuple[str, str]:
+    """A premium account's plan id and one of its keys."""
+    acct = store.create_account("ACME", "premium")
+    return acct.plan_id, store.create_key("ACME", "console")[1]
+
+
+def test_pages_need_a_session_and_redirect_to_sign_in(
+    store: Store, account: tuple[str, str]
+) -> None:
+    plan, _ = account
+    result = Browser(store).get(f"/plans/{plan}/console/playground")
+    assert result.status_code == 303
+    assert result.headers["location"] == f"/sign-in?next=/plans/{plan}/console/playground"
+
+
+def test_sign_in_sets_a_hardened_session_cookie_and_lands_on_the_overview(
+    store: Store, account: tuple[str, str]
+) -> None:
+    plan, key = account
+    browser = Browser(store)
+    result = browser.sign_in(key)
+    assert result.status_code == 303
+    assert result.headers["location"] == f"/plans/{plan}/console/"
+    session = result.cookies[SESSION_COOKIE]
+    assert session.http_only and session.same_site == "Lax"
+    assert key not in session.value  # the cookie names the key's stem, never the key
+    overview = browser.get(f"/plans/{plan}/console/")
+    assert overview.status_code == 200
+    assert "ACME" in overview.text and "text/html" in overview.headers["content-type"]
+
+
+def test_secure_cookies_when_configured(store: Store, account: tuple[str, str]) -> None:
+    _, key = account
+    result = Browser(store, secure_cookies=True).sign_in(key)
+    assert result.cookies[SESSION_COOKIE].secure
+
+
+def test_a_wrong_key_is_refused_with_a_message(store: Store, account: tuple[str, str]) -> None:
+    result = Browser(store).sign_in("not-a-key")
+    assert result.status_code == 401
+    assert "unknown or revoked" in result.text
+    assert SESSION_COOKIE not in result.cookies
+
+
+def test_sign_in_without_its_double_submit_token_is_refused(
+    store: Store, account: tuple[str, str]
+) -> None:
+    _, key = account
+    browser = Browser(store)
+    browser.get("/sign-in")
+    result = browser.post("/sign-in", {"sign_in_token": "forged", "api_key": key})
+    assert result.status_code == 403
+    assert SESSION_COOKIE not in browser.cookies
+
+
+def test_a_forged_or_tampered_session_cookie_is_no_session(
+    store: Store, account: tuple[str, str]
+) -> None:
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    payload, mac = browser.cookies[SESSION_COOKIE].split(".")
+    browser.cookies[SESSION_COOKIE] = payload + "." + mac[::-1]
+    assert browser.get(f"/plans/{plan}/console/").status_code == 303
+    other = SessionSigner(b"k" * 32)
+    _, forged = other.issue(key_stem="x", account_id=1, account_name="ACME", plan_id=plan, now=0)
+    browser.cookies[SESSION_COOKIE] = forged
+    assert browser.get(f"/plans/{plan}/console/").status_code == 303
+
+
+def test_revoking_the_key_ends_its_sessions(store: Store, account: tuple[str, str]) -> None:
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    assert browser.get(f"/plans/{plan}/console/").status_code == 200
+    store.revoke_key(key[:10])
+    assert browser.get(f"/plans/{plan}/console/").status_code == 303
+
+
+def test_another_plans_pages_are_not_found(store: Store, account: tuple[str, str]) -> None:
+    _, key = account
+    other = store.create_account("OTHER", "premium")
+    browser = Browser(store)
+    browser.sign_in(key)
+    result = browser.get(f"/plans/{other.plan_id}/console/")
+    assert result.status_code == 404
+    assert "text/html" in result.headers["content-type"]
+
+
+def test_posts_without_the_csrf_token_are_refused(store: Store, account: tuple[str, str]) -> None:
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    result = browser.post(
+        f"/plans/{plan}/console/playground", {"request": json.dumps(REQUEST), "csrf_token": "x"}
+    )
+    assert result.status_code == 403
+    assert store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0) == []
+
+
+def test_playground_packs_stores_and_shows_pictures(store: Store, account: tuple[str, str]) -> None:
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    page = browser.get(f"/plans/{plan}/console/playground")
+    csrf = hidden(page.text, "csrf_token")
+    result = browser.post(
+        f"/plans/{plan}/console/playground", {"request": json.dumps(REQUEST), "csrf_token": csrf}
+    )
+    assert result.status_code == 200, result.text
+    assert re.search(r'id="total-boxes">1<', result.text)
+    assert re.search(r'id="total-units">3<', result.text)
+    assert result.text.count('src="data:image/svg+xml;base64,') == 1
+    uuid = re.search(r'id="pack-link" href="([^"]+)"', result.text)
+    assert uuid
+    stored = browser.get(uuid.group(1))
+    assert stored.status_code == 200
+    assert "PLAY-1" in stored.text and "data:image/svg+xml;base64," in stored.text
+    # The pack is the account's, made under the session's key.
+    packs = store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)
+    assert [p.key_stem for p in packs] == [key[:10]]
+
+
+def test_playground_shows_a_bad_request_with_its_details_and_keeps_the_text(
+    store: Store, account: tuple[str, str]
+) -> None:
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
+    bad = json.dumps({"itemSets": [{"refId": 1, "dimensions": {"x": -1, "y": 1, "z": 1}}]})
+    result = browser.post(f"/plans/{plan}/console/playground", {"request": bad, "csrf_token": csrf})
+    assert result.status_code == 422
+    assert 'role="alert"' in result.text and "itemSets" in result.text
+    assert "&#34;x&#34;: -1" in result.text or "&quot;x&quot;: -1" in result.text
+
+
+def test_sign_out_clears_the_session(store: Store, account: tuple[str, str]) -> None:
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/").text, "csrf_token")
+    result = browser.post("/sign-out", {"csrf_token": csrf})
+    assert result.status_code == 303 and result.headers["location"] == "/sign-in"
+    assert SESSION_COOKIE not in browser.cookies
+    assert browser.get(f"/plans/{plan}/console/").status_code == 303
+
+
+def test_next_never_leaves_the_site(store: Store, account: tuple[str, str]) -> None:
+    _, key = account
+    browser = Browser(store)
+    page = browser.get("/sign-in", next="//evil.example/")
+    assert 'name="next" value=""' in page.text
+    token = browser.cookies[SIGN_IN_COOKIE]
+    result = browser.post(
+        "/sign-in", {"sign_in_token": token, "api_key": key, "next": "https://evil.example/"}
+    )
+    assert result.headers["location"].startswith("/plans/")

@@ -1,0 +1,244 @@
+"""Console pages for connections and resources, through falcon's test client on a real store."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from cartonize.store import Store
+from cartonize.sync.connections import connection_by_public_id
+
+from tests.api.console_browser import Browser, hidden
+from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
+
+
+@pytest.fixture
+def plan(store: Store) -> Plan:
+    """A premium account with connections enabled."""
+    return make_plan(store)
+
+
+@pytest.fixture
+def browser(store: Store, plan: Plan) -> Browser:
+    """A browser signed in to the plan."""
+    signed_in = Browser(store)
+    assert signed_in.sign_in(plan.key).status_code == 303
+    return signed_in
+
+
+def base(plan: Plan) -> str:
+    return f"/plans/{plan.plan_id}/console"
+
+
+def form_of(browser: Browser, path: str, **fields: str) -> dict[str, str]:
+    """A connection form with the page's CSRF token."""
+    csrf = hidden(browser.get(path).text, "csrf_token")
+    return {"csrf_token": csrf, "action": "save", **fields}
+
+
+GOOD = {
+    "name": "ERP items",
+    "resourceType": "items",
+    "thirdPartyApiUrl": "https://erp.example/api/items",
+    "thirdPartyApiKey": "k-123",
+    "apiHeadersTemplate": json.dumps({"X-Key": "{{ api_key }}"}),
+    "schemaRootPath": "data.items",
+    "schemaMap": json.dumps(ITEM_MAP),
+    "syncFrequency": "Daily",
+    "startAt": "2026-11-22T06:00",
+    "timeZone": "Europe/Berlin",
+    "dimConv": "mm_to_in",
+}
+
+
+def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, plan: Plan) -> None:
+    result = browser.post(
+        base(plan) + "/connections/new", form_of(browser, base(plan) + "/connections/new", **GOOD)
+    )
+    assert result.status_code == 201, result.text
+    secret = re.search(r'<p class="secret" id="api-secret">([^<]+)</p>', result.text)
+    assert secret
+    public_id = re.search(r"/sync-api/([^/]+)/webhook", result.text)
+    assert public_id
+    connection = connection_by_public_id(plan.store, public_id.group(1))
+    assert connection is not None
+    assert connection.frequency == "Daily" and connection.time_zone == "Europe/Berlin"
+    assert connection.api_key_encrypted and "k-123" not in connection.api_key_encrypted
+    # The secret works for a REST write, and the editor never shows it again.
+    write = plan.client.simulate_post(
+        f"/sync-api/{public_id.group(1)}/rest",
+        json={"payload": [item("A1")]},
+        headers={"X-Service-API-Secret": secret.group(1)},
+    )
+    assert write.status_code == 200 and write.json["status"] == "success", write.text
+    editor = browser.get(f"{base(plan)}/connections/{connection.id}")
+    assert secret.group(1) not in editor.text and 'id="api-secret"' not in editor.text
+    assert "k-123" not in editor.text
+    listing = browser.get(base(plan) + "/connections")
+    assert (
+        "ERP items" in listing.text and "Daily from 2026-11-22 06:00 Europe/Berlin" in listing.text
+    )
+    assert "rest POST" in listing.text and "status-success" in listing.text
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("apiHeadersTemplate", json.dumps({"X-Key": "{{ password }}"}), "api_key"),
+        ("apiHeadersTemplate", "{not json", "not valid JSON"),
+        ("schemaMap", json.dumps({"colour": "c"}), "colour"),
+        ("timeZone", "Mars/Olympus", "unknown time zone"),
+        ("thirdPartyApiUrl", "ftp://x", "http"),
+    ],
+)
+def test_invalid_fields_show_inline_next_to_the_field_and_nothing_is_saved(
+    browser: Browser, plan: Plan, field: str, value: str, message: str
+) -> None:
+    path = base(plan) + "/connections/new"
+    result = browser.post(path, form_of(browser, path, **{**GOOD, field: value}))
+    assert result.status_code == 422
+    error = re.search(rf'<p class="field-error" id="e-{field}"[^>]*>([^<]*)</p>', result.text)
+    assert error and message in error.group(1), result.text
+    assert re.search(rf'id="f-{field}"[^>]*aria-invalid="true"', result.text, re.S)
+    assert (
+        plan.store.transaction(
+            lambda con: con.execute("SELECT count(*) FROM connections").fetchall()
+        )[0][0]
+        == 0
+    )
+
+
+def test_edit_keeps_the_stored_key_unless_replaced_and_regenerate_replaces_the_secret(
+    browser: Browser, plan: Plan
+) -> None:
+    created = plan.create_connection(thirdPartyApiKey="old-key")
+    path = f"{base(plan)}/connections/{created['id']}"
+    edit = {**GOOD, "name": "renamed", "thirdPartyApiKey": ""}
+    result = browser.post(path, form_of(browser, path, **edit))
+    assert result.status_code == 200 and "Saved." in result.text
+    connection = connection_by_public_id(plan.store, created["publicApiId"])
+    assert connection is not None and connection.name == "renamed"
+    assert connection.api_key_encrypted is not None  # blank kept the stored key
+    confirm = browser.get(path + "/credentials")
+    assert "stops working at once" in confirm.text
+    regenerated = browser.post(
+        path + "/credentials", {"csrf_token": hidden(confirm.text, "csrf_token")}
+    )
+    new_secret = re.search(r'id="api-secret">([^<]+)<', regenerated.text)
+    assert new_secret and new_secret.group(1) != created["apiSecret"]
+    old = plan.write("POST", created, {"payload": [item("A")]})
+    assert old.status_code == 401
+    new = plan.write(
+        "POST", {**created, "apiSecret": new_secret.group(1)}, {"payload": [item("A")]}
+    )
+    assert new.status_code == 200
+
+
+def test_delete_needs_the_confirmation(browser: Browser, plan: Plan) -> None:
+    created = plan.create_connection()
+    path = f"{base(plan)}/connections/{created['id']}"
+    csrf = hidden(browser.get(path).text, "csrf_token")
+    refused = browser.post(path, {"csrf_token": csrf, "action": "delete"})
+    assert refused.status_code == 400
+    assert connection_by_public_id(plan.store, created["publicApiId"]) is not None
+    done = browser.post(path, {"csrf_token": csrf, "action": "delete", "confirm": "yes"})
+    assert done.status_code == 303
+    assert connection_by_public_id(plan.store, created["publicApiId"]) is None
+
+
+def test_connections_pages_are_refused_when_not_enabled(store: Store) -> None:
+    plan = make_plan(store, name="basic", tier="free", enable=False)
+    browser = Browser(store)
+    browser.sign_in(plan.key)
+    result = browser.get(base(plan) + "/connections")
+    assert result.status_code == 403 and "premium or enterprise" in result.text
+
+
+def resource_with_rows(plan: Plan, count: int) -> int:
+    created = plan.create_connection()
+    result = plan.write(
+        "POST", created, {"payload": [item(f"S{i:03}", mass=i) for i in range(count)]}
+    )
+    assert result.status_code == 200, result.text
+    resource_id: int = result.json["packResourceId"]
+    return resource_id
+
+
+def test_resource_pages_page_download_default_and_delete(browser: Browser, plan: Plan) -> None:
+    resource_id = resource_with_rows(plan, 120)
+    listing = browser.get(base(plan) + "/resources", type="items")
+    assert f"/resources/{resource_id}" in listing.text
+    page = browser.get(f"{base(plan)}/resources/{resource_id}")
+    assert "Rows 1\u201350 of 120" in page.text and "S000" in page.text and "S050" not in page.text
+    second = browser.get(f"{base(plan)}/resources/{resource_id}", offset="100")
+    assert "Rows 101\u2013120 of 120" in second.text and "S119" in second.text
+    csv = browser.get(f"{base(plan)}/resources/{resource_id}/csv")
+    assert csv.headers["content-type"].startswith("text/csv")
+    assert "attachment" in csv.headers["content-disposition"]
+    assert len(csv.text.strip().splitlines()) == 121
+    csrf = hidden(page.text, "csrf_token")
+    marked = browser.post(
+        f"{base(plan)}/resources/{resource_id}", {"csrf_token": csrf, "action": "default"}
+    )
+    assert "Marked as the default" in marked.text
+    deleted = browser.post(
+        f"{base(plan)}/resources/{resource_id}",
+        {"csrf_token": csrf, "action": "delete", "confirm": "yes"},
+    )
+    assert deleted.status_code == 303
+    assert browser.get(f"{base(plan)}/resources/{resource_id}").status_code == 404
+
+
+def test_another_accounts_resource_is_not_found(store: Store, browser: Browser, plan: Plan) -> None:
+    other = make_plan(store, name="other")
+    resource_id = resource_with_rows(other, 3)
+    assert browser.get(f"{base(plan)}/resources/{resource_id}").status_code == 404
+    assert browser.get(f"{base(plan)}/resources/{resource_id}/csv").status_code == 404
+
+
+def test_playground_packs_an_order_picked_from_the_library(browser: Browser, plan: Plan) -> None:
+    items = plan.create_connection(name="items")
+    plan.write(
+        "POST", items, {"payload": [item("MUG", h=4, w=4, l=5), item("BOOK", h=1, w=6, l=9)]}
+    )
+    cartons = plan.create_connection(
+        name="cartons",
+        resourceType="cartons",
+        schemaMap={
+            "refId": "id",
+            "dimensions_x": "x",
+            "dimensions_y": "y",
+            "dimensions_z": "z",
+            "weightMax": "max",
+        },
+    )
+    plan.write(
+        "POST", cartons, {"payload": [{"id": "BOX-M", "x": 10, "y": 10, "z": 10, "max": 50}]}
+    )
+    orders = plan.create_connection(
+        name="orders",
+        resourceType="orders",
+        schemaMap={"orderId": "order", "refId": "sku", "quantity": "qty"},
+    )
+    written = plan.write(
+        "POST",
+        orders,
+        {
+            "payload": [
+                {"order": "SO-7", "sku": "MUG", "qty": 3},
+                {"order": "SO-7", "sku": "BOOK", "qty": 2},
+                {"order": "SO-8", "sku": "MUG", "qty": 1},
+            ]
+        },
+    )
+    assert written.json["status"] == "success", written.text
+    page = browser.get(base(plan) + "/playground")
+    assert '<option value="SO-7">' in page.text and '<option value="SO-8">' in page.text
+    result = browser.post(
+        base(plan) + "/playground",
+        {"csrf_token": hidden(page.text, "csrf_token"), "action": "pack-order", "orderId": "SO-7"},
+    )
+    assert result.status_code == 200, result.text
+    assert re.search(r'id="total-units">5<', result.text)
+    assert "BOX-M" in result.text

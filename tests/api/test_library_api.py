@@ -1,0 +1,229 @@
+"""The resource library over REST, and packing that draws on it."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from typing import Any
+
+import pytest
+from cartonize.store import Store
+
+from tests.api.library_setup import Plan, item, make_plan
+
+CARTON_MAP = {
+    "refId": "code",
+    "name": "label",
+    "dimensions_x": "h",
+    "dimensions_y": "w",
+    "dimensions_z": "l",
+    "weightMax": "max",
+    "price": "cents",
+}
+ORDER_MAP = {"orderId": "order", "refId": "sku", "quantity": "qty"}
+
+
+@pytest.fixture
+def plan(store: Store) -> Plan:
+    return make_plan(store)
+
+
+def library(plan: Plan) -> dict[str, int]:
+    """Items, cartons and orders resources made through connections."""
+    made = {}
+    for rtype, smap, rows in [
+        ("items", None, [item(1, 4, 7, 8, 4.5), item(2, 3, 3, 5, 2), item("X-9", 1, 1, 1, 1)]),
+        (
+            "cartons",
+            CARTON_MAP,
+            [
+                {"code": 10, "label": "S", "h": 5, "w": 5, "l": 5, "max": 50, "cents": 100},
+                {"code": 11, "label": "M", "h": 10, "w": 12, "l": 16, "max": 100, "cents": 300},
+            ],
+        ),
+        (
+            "orders",
+            ORDER_MAP,
+            [
+                {"order": "SO-1", "sku": 1, "qty": 3},
+                {"order": "SO-1", "sku": 2, "qty": 4},
+                {"order": "SO-2", "sku": "X-9", "qty": 2},
+            ],
+        ),
+    ]:
+        fields: dict[str, Any] = {"name": rtype, "resourceType": rtype}
+        if smap is not None:
+            fields["schemaMap"] = smap
+        connection = plan.create_connection(**fields)
+        made[rtype] = plan.write("POST", connection, {"payload": rows}).json["packResourceId"]
+    return made
+
+
+def pack(plan: Plan, body: dict[str, Any], auth: bool = True) -> Any:
+    return plan.client.simulate_post("/", json=body, headers=plan.auth if auth else {})
+
+
+def packed_refs(response: dict[str, Any]) -> Counter[int]:
+    return Counter(e["item"]["refId"] for b in response["boxes"] for e in b["box"]["items"])
+
+
+def test_list_read_page_csv_default_and_delete(plan: Plan) -> None:
+    made = library(plan)
+    listed = plan.client.simulate_get("/resources", headers=plan.auth).json["resources"]
+    assert [r["type"] for r in listed] == ["orders", "cartons", "items"]
+    only = plan.client.simulate_get("/resources", params={"type": "cartons"}, headers=plan.auth)
+    assert [r["id"] for r in only.json["resources"]] == [made["cartons"]]
+    page = plan.client.simulate_get(
+        f"/resources/{made['items']}", params={"limit": "2", "offset": "1"}, headers=plan.auth
+    ).json
+    assert (page["rowCount"], [r["refId"] for r in page["rows"]]) == (3, ["2", "X-9"])
+    assert "nextOffset" not in page
+    first = plan.client.simulate_get(
+        f"/resources/{made['items']}", params={"limit": "1"}, headers=plan.auth
+    ).json
+    assert first["nextOffset"] == 1
+
+    download = plan.client.simulate_get(f"/resources/{made['cartons']}/csv", headers=plan.auth)
+    assert download.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(download.text)))
+    assert [(r["refId"], r["name"], r["dimensions_y"], r["price"]) for r in rows] == [
+        ("10", "S", "5", "100"),
+        ("11", "M", "12", "300"),
+    ]
+
+    marked = plan.client.simulate_patch(
+        f"/resources/{made['items']}", json={"isDefault": True}, headers=plan.auth
+    )
+    assert marked.json["isDefault"] is True
+    assert (
+        plan.client.simulate_delete(f"/resources/{made['orders']}", headers=plan.auth).status_code
+        == 204
+    )
+    assert (
+        plan.client.simulate_get(f"/resources/{made['orders']}", headers=plan.auth).status_code
+        == 404
+    )
+
+
+def test_resources_are_private_to_their_account(store: Store) -> None:
+    plan = make_plan(store)
+    other = make_plan(store, name="other")
+    made = library(plan)
+    assert other.client.simulate_get("/resources", headers=other.auth).json["resources"] == []
+    for path in (f"/resources/{made['items']}", f"/resources/{made['items']}/csv"):
+        assert other.client.simulate_get(path, headers=other.auth).status_code == 404
+    assert (
+        other.client.simulate_delete(f"/resources/{made['items']}", headers=other.auth).status_code
+        == 404
+    )
+    assert plan.client.simulate_get("/resources").status_code == 401
+
+
+def test_a_resource_a_connection_updates_cannot_be_deleted(plan: Plan) -> None:
+    made = library(plan)
+    plan.create_connection(name="updater", resourceToUpdate=made["items"])
+    result = plan.client.simulate_delete(f"/resources/{made['items']}", headers=plan.auth)
+    assert result.status_code == 409
+    assert "updater" in result.json["details"]
+
+
+def test_customer_box_type_set_uses_the_accounts_cartons(plan: Plan) -> None:
+    library(plan)
+    body = {
+        "boxTypeSets": ["customer"],
+        "itemSets": [
+            {"refId": 5, "dimensions": {"x": 4, "y": 4, "z": 4}, "weight": 1, "quantity": 2}
+        ],
+    }
+    result = pack(plan, body)
+    assert result.status_code == 200, result.text
+    response = result.json
+    assert {b["box"]["name"] for b in response["boxes"]} <= {"S", "M"}
+    assert packed_refs(response) == {5: 2}
+    assert not any("boxTypeSets" in w for w in response["warnings"])
+
+
+def test_item_sets_by_ref_id_are_completed_from_the_items_list(plan: Plan) -> None:
+    library(plan)
+    body = {
+        "itemSets": [{"refId": 1, "quantity": 3}, {"refId": 2, "quantity": 4, "weight": 9}],
+        "boxTypes": [{"name": "B", "dimensions": {"x": 10, "y": 12, "z": 16}, "weightMax": 100}],
+    }
+    response = pack(plan, body).json
+    assert packed_refs(response) == {1: 3, 2: 4}
+    weights = {
+        e["item"]["refId"]: e["item"]["weight"]
+        for b in response["boxes"]
+        for e in b["box"]["items"]
+    }
+    assert weights == {1: 4.5, 2: 9}  # the request's own fields win
+
+
+def test_an_order_id_alone_packs_the_orders_lines(plan: Plan) -> None:
+    library(plan)
+    response = pack(plan, {"orderId": "SO-1", "boxTypeSets": ["customer"]}).json
+    assert packed_refs(response) == {1: 3, 2: 4}
+    assert response["orderId"] == "SO-1"
+    text_ref = pack(plan, {"orderId": "SO-2", "boxTypeSets": ["customer"]}).json
+    names = [e["item"]["name"] for b in text_ref["boxes"] for e in b["box"]["items"]]
+    assert names == ["X-9", "X-9"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {
+                "itemSets": [
+                    {"refId": 1, "quantity": 1},
+                    {"refId": 77, "quantity": 1},
+                    {"refId": 78},
+                ],
+                "boxTypeSets": ["customer"],
+            },
+            "not in the account's items resource: itemSets[1].refId 77, itemSets[2].refId 78",
+        ),
+        ({"orderId": "SO-404", "boxTypeSets": ["customer"]}, "no lines of order 'SO-404'"),
+    ],
+)
+def test_missing_references_answer_422_naming_them(plan: Plan, body: Any, message: str) -> None:
+    library(plan)
+    result = pack(plan, body)
+    assert result.status_code == 422
+    assert message in result.json["details"]
+
+
+def test_library_references_need_a_key_and_a_library(store: Store) -> None:
+    plan = make_plan(store)
+    keyless = pack(plan, {"boxTypeSets": ["customer"]}, auth=False)
+    assert keyless.status_code == 422
+    assert "send an API key" in keyless.json["details"]
+    empty = pack(plan, {"boxTypeSets": ["customer"]})
+    assert empty.status_code == 422
+    assert "the account has no cartons resource" in empty.json["details"]
+
+
+def test_the_default_cartons_resource_wins_over_the_newest(plan: Plan) -> None:
+    made = library(plan)
+    newer = plan.create_connection(name="new cartons", resourceType="cartons", schemaMap=CARTON_MAP)
+    plan.write(
+        "POST",
+        newer,
+        {
+            "payload": [
+                {"code": 20, "label": "BIG", "h": 50, "w": 50, "l": 50, "max": 500, "cents": 1}
+            ]
+        },
+    )
+    body = {
+        "boxTypeSets": ["customer"],
+        "itemSets": [
+            {"refId": 5, "dimensions": {"x": 4, "y": 4, "z": 4}, "weight": 1, "quantity": 1}
+        ],
+    }
+    assert {b["box"]["name"] for b in pack(plan, body).json["boxes"]} == {"BIG"}
+    plan.client.simulate_patch(
+        f"/resources/{made['cartons']}", json={"isDefault": True}, headers=plan.auth
+    )
+    assert {b["box"]["name"] for b in pack(plan, body).json["boxes"]} <= {"S", "M"}

@@ -1,0 +1,364 @@
+"""The sync REST API: every rule, every error row, conversions, row_key forms, atomicity."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from cartonize.store import Store
+
+from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
+
+
+@pytest.fixture
+def plan(store: Store) -> Plan:
+    return make_plan(store)
+
+
+def updating(
+    plan: Plan, rows: list[Any] | None = None, **fields: Any
+) -> tuple[dict[str, Any], int]:
+    """A connection with a Resource to Update holding `rows` (created by a first POST)."""
+    creator = plan.create_connection(name="creator")
+    made = plan.write("POST", creator, {"payload": rows or [item(1), item(2)]})
+    resource_id = made.json["packResourceId"]
+    connection = plan.create_connection(resourceToUpdate=resource_id, **fields)
+    return connection, resource_id
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def test_rule_1_post_without_resource_to_update_creates_a_resource(plan: Plan) -> None:
+    connection = plan.create_connection(newResourceBaseName="Feed")
+    result = plan.write("POST", connection, {"payload": [item("A", title="a"), item("B")]})
+    assert result.status_code == 200
+    body = result.json
+    assert body["status"] == "success"
+    assert isinstance(body["packResourceId"], int)
+    assert (body["received"], body["inserted"]) == (2, 2)
+    rows = plan.rows(body["packResourceId"])
+    assert [r["refId"] for r in rows] == ["A", "B"]
+    assert rows[0] == {
+        "refId": "A",
+        "dimensions_x": 1.0,
+        "dimensions_y": 2.0,
+        "dimensions_z": 3.0,
+        "weight": 1.0,
+        "name": "a",
+    }
+    second = plan.write("POST", connection, {"payload": item("C")})
+    assert second.json["packResourceId"] != body["packResourceId"]
+    listed = plan.client.simulate_get("/resources", headers=plan.auth).json["resources"]
+    assert all(r["name"].startswith("Feed ") for r in listed)
+
+
+def test_rule_2_post_with_resource_to_update_upserts(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    result = plan.write(
+        "POST", connection, {"payload": [item(2, mass=9), item(3)], "row_key": ["refId"]}
+    )
+    assert result.json["status"] == "success"
+    assert result.json["packResourceId"] == resource_id
+    assert (result.json["inserted"], result.json["updated"]) == (1, 1)
+    assert [(r["refId"], r["weight"]) for r in plan.rows(resource_id)] == [
+        ("1", 1.0),
+        ("2", 9.0),
+        ("3", 1.0),
+    ]
+
+
+def test_rule_3_put_replaces_every_row(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    result = plan.write("PUT", connection, {"payload": [item(7), item(8), item(9)]})
+    assert result.json == {
+        "status": "success",
+        "received": 3,
+        "inserted": 3,
+        "updated": 0,
+        "unchanged": 0,
+        "rejected": 0,
+    }
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["7", "8", "9"]
+
+
+def test_rule_3_put_needs_an_array_and_a_resource_to_update(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    single = plan.write("PUT", connection, {"payload": item(7)})
+    assert single.json["status"] == "failure"
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["1", "2"]
+    blank = plan.create_connection(name="blank")
+    for method in ("PUT", "PATCH"):
+        result = plan.write(method, blank, {"payload": [item(1)]})
+        assert result.status_code == 200
+        assert result.json["status"] == "failure"
+        assert "packResourceId" not in result.json
+        assert "Resource to Update" in plan.log(blank)[0]["messages"][0]
+
+
+def test_rule_4_patch_with_row_key_merges_and_inserts(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    partial = {"sku": 1, "title": "renamed"}  # a matching row may be partial (rule 6)
+    result = plan.write("PATCH", connection, {"payload": [partial, item(4)], "row_key": ["refId"]})
+    assert result.json["status"] == "success"
+    rows = plan.rows(resource_id)
+    assert rows[0] == {
+        "refId": "1",
+        "dimensions_x": 1.0,
+        "dimensions_y": 2.0,
+        "dimensions_z": 3.0,
+        "weight": 1.0,
+        "name": "renamed",
+    }
+    assert [r["refId"] for r in rows] == ["1", "2", "4"]
+
+
+def test_rule_4_patch_without_row_key_appends_without_deduplication(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    result = plan.write("PATCH", connection, {"payload": [item(1), item(1)]})
+    assert (result.json["status"], result.json["inserted"]) == ("success", 2)
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["1", "2", "1", "1"]
+
+
+def test_rule_6_an_inserted_row_must_be_complete_and_the_write_is_atomic(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    before = plan.rows(resource_id)
+    payload = [item(1, mass=50), {"sku": 99, "mass": 2}]  # 99 matches nothing and has no size
+    result = plan.write("PATCH", connection, {"payload": payload, "row_key": "refId"})
+    assert result.json["status"] == "failure"
+    assert plan.rows(resource_id) == before  # the update of row 1 was rolled back too
+    entry = plan.log(connection)[0]
+    assert (entry["status"], entry["trigger"], entry["received"]) == ("failure", "rest PATCH", 2)
+    assert "records 1 match no existing row" in entry["messages"][0]
+
+
+def test_rule_7_conversions_apply_after_mapping_by_parameter_or_header(plan: Plan) -> None:
+    connection = plan.create_connection()
+    by_param = plan.write(
+        "POST",
+        connection,
+        {"payload": [item(1, h=254, mass=453.59237)]},
+        params={"dim_conv": "mm_to_in", "weight_conv": "gr_to_lb"},
+    )
+    row = plan.rows(by_param.json["packResourceId"])[0]
+    assert row["dimensions_x"] == pytest.approx(10.0)
+    assert row["weight"] == pytest.approx(1.0)
+    by_header = plan.write(
+        "POST",
+        connection,
+        {"payload": [item(1, h=2, mass=2)]},
+        headers={"X-Service-Dim-Conv": "in_to_mm", "X-Service-Weight-Conv": "lb_to_gr"},
+    )
+    row = plan.rows(by_header.json["packResourceId"])[0]
+    assert row["dimensions_x"] == pytest.approx(50.8)
+    assert row["weight"] == pytest.approx(907.18474)
+
+
+def test_an_unknown_conversion_fails_the_write(plan: Plan) -> None:
+    connection = plan.create_connection()
+    result = plan.write("POST", connection, {"payload": [item(1)]}, params={"dim_conv": "cm"})
+    assert (result.json["status"], result.json["packResourceId"]) == ("failure", None)
+    assert "dim_conv must be one of" in plan.log(connection)[0]["messages"][0]
+
+
+def test_duplicate_keys_in_one_payload_keep_the_last_and_the_log_says_so(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    payload = [item(5, mass=1), item(5, mass=2), item(5, mass=3), item(1, mass=1)]
+    result = plan.write("PATCH", connection, {"payload": payload, "row_key": ["refId"]})
+    body = result.json
+    assert (body["inserted"], body["updated"], body["unchanged"]) == (1, 0, 1)
+    assert [(r["refId"], r["weight"]) for r in plan.rows(resource_id)][-1] == ("5", 3.0)
+    assert "2 records had a row_key seen later" in plan.log(connection)[0]["messages"][0]
+
+
+def test_values_that_do_not_cast_are_rejected_and_counted(plan: Plan) -> None:
+    connection = plan.create_connection()
+    result = plan.write("POST", connection, {"payload": [item(1), item(2, mass="heavy")]})
+    body = result.json
+    assert (body["status"], body["inserted"], body["rejected"]) == ("success", 1, 1)
+    entry = plan.log(connection)[0]
+    assert entry["rejected"] == 1
+    assert entry["messages"] == ['record 1: rejected: weight (mass): "heavy" is not a number']
+
+
+def test_a_payload_given_as_json_text_is_parsed(plan: Plan) -> None:
+    connection = plan.create_connection()
+    result = plan.write("POST", connection, {"payload": json.dumps([item(1)])})
+    assert result.json["status"] == "success"
+
+
+# --------------------------------------------------------------------------- row_key forms
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        ("body", ["refId"]),
+        ("body", "refId"),
+        ("param", "refId"),
+        ("param", '["refId"]'),
+        ("header", "refId"),
+        ("header", '["refId"]'),
+    ],
+)
+def test_row_key_is_read_from_body_parameter_or_header(plan: Plan, where: str, value: Any) -> None:
+    connection, resource_id = updating(plan)
+    body: dict[str, Any] = {"payload": [item(2, mass=7)]}
+    params, headers = {}, {}
+    if where == "body":
+        body["row_key"] = value
+    elif where == "param":
+        params["row_key"] = value
+    else:
+        headers["X-Service-Sync-Row-Key"] = value
+    result = plan.write("PATCH", connection, body, params=params, headers=headers)
+    assert (result.json["status"], result.json["updated"]) == ("success", 1)
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["1", "2"]
+
+
+def test_a_composite_row_key_matches_on_every_property(plan: Plan) -> None:
+    connection, resource_id = updating(plan, rows=[item(1, title="a"), item(1, title="b")])
+    payload = [{"sku": 1, "title": "b", "mass": 5}]
+    result = plan.write("PATCH", connection, {"payload": payload, "row_key": ["refId", "name"]})
+    assert result.json["updated"] == 1
+    assert [r["weight"] for r in plan.rows(resource_id)] == [1.0, 5.0]
+
+
+@pytest.mark.parametrize(
+    ("row_key", "message"),
+    [(["id"], "row_key 'id' is not a property"), (["color"], "not mapped by the connection")],
+)
+def test_row_key_must_name_mapped_properties(plan: Plan, row_key: list[str], message: str) -> None:
+    connection, _ = updating(plan)
+    result = plan.write("PATCH", connection, {"payload": [item(1)], "row_key": row_key})
+    assert result.json["status"] == "failure"
+    assert message in plan.log(connection)[0]["messages"][0]
+
+
+# --------------------------------------------------------------------------- error rows
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b"[]",
+        b'{"rows": []}',
+        b'{"payload": 3}',
+        b'{"payload": [1, 2]}',
+        b'{"payload": "{not json"}',
+    ],
+)
+def test_invalid_payloads_answer_400(plan: Plan, raw: bytes) -> None:
+    connection = plan.create_connection()
+    result = plan.client.simulate_post(
+        f"/sync-api/{connection['publicApiId']}/rest",
+        body=raw,
+        headers={"X-Service-API-Secret": connection["apiSecret"]},
+    )
+    assert result.status_code == 400
+    assert result.json == {"error": "Invalid JSON payload"}
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        ("body", 3),
+        ("body", {"a": 1}),
+        ("body", [1]),
+        ("param", '{"a": 1}'),
+        ("param", "[1]"),
+        ("header", "[not json"),
+        ("body", []),
+    ],
+)
+def test_invalid_row_keys_answer_400(plan: Plan, where: str, value: Any) -> None:
+    connection, _ = updating(plan)
+    body: dict[str, Any] = {"payload": [item(1)]}
+    params, headers = {}, {}
+    if where == "body":
+        body["row_key"] = value
+    elif where == "param":
+        params["row_key"] = value
+    else:
+        headers["X-Service-Sync-Row-Key"] = value
+    result = plan.write("PATCH", connection, body, params=params, headers=headers)
+    assert result.status_code == 400
+    assert result.json == {"error": "Invalid row_key format"}
+
+
+def test_the_secret_is_accepted_as_header_or_parameter_and_checked(plan: Plan) -> None:
+    first = plan.create_connection()
+    other = plan.create_connection(name="other")
+    url = f"/sync-api/{first['publicApiId']}/rest"
+    body = {"payload": [item(1)]}
+    ok = plan.client.simulate_post(
+        url, json=body, params={"service_api_secret": first["apiSecret"]}
+    )
+    assert ok.json["status"] == "success"
+    for headers, params in [
+        ({}, {}),
+        ({"X-Service-API-Secret": "wrong"}, {}),
+        ({"X-Service-API-Secret": other["apiSecret"]}, {}),  # another connection's secret
+        ({}, {"service_api_secret": first["apiSecret"][:10]}),
+    ]:
+        result = plan.client.simulate_post(url, json=body, headers=headers, params=params)
+        assert result.status_code == 401
+        assert result.json == {"error": "Unauthorized"}
+    unknown = plan.client.simulate_post(
+        "/sync-api/nope/rest", json=body, headers={"X-Service-API-Secret": first["apiSecret"]}
+    )
+    assert (unknown.status_code, unknown.json) == (401, {"error": "Unauthorized"})
+
+
+def test_unauthenticated_requests_learn_nothing_about_the_body(plan: Plan) -> None:
+    connection = plan.create_connection()
+    result = plan.client.simulate_post(
+        f"/sync-api/{connection['publicApiId']}/rest", body=b"not json"
+    )
+    assert (result.status_code, result.json) == (401, {"error": "Unauthorized"})
+
+
+def test_regenerating_the_secret_invalidates_the_old_one_at_once(plan: Plan) -> None:
+    connection = plan.create_connection()
+    regenerated = plan.client.simulate_post(
+        f"/plans/{plan.plan_id}/connections/{connection['id']}/credentials", headers=plan.auth
+    ).json
+    assert regenerated["apiSecret"] != connection["apiSecret"]
+    assert regenerated["apiSecretStem"] == regenerated["apiSecret"][:10]
+    old = plan.write("POST", connection, {"payload": [item(1)]})
+    assert old.status_code == 401
+    new = plan.write(
+        "POST", {**connection, "apiSecret": regenerated["apiSecret"]}, {"payload": [item(1)]}
+    )
+    assert new.json["status"] == "success"
+
+
+def test_a_downgraded_account_cannot_write(plan: Plan) -> None:
+    connection = plan.create_connection()
+    plan.store.set_tier("acme", "free")
+    result = plan.write("POST", connection, {"payload": [item(1)]})
+    assert (result.status_code, result.json) == (403, {"error": "Forbidden"})
+
+
+def test_every_write_is_logged_with_its_counts(plan: Plan) -> None:
+    connection, _ = updating(plan)
+    plan.write(
+        "PATCH", connection, {"payload": [item(1), item(2, mass=3), item(3)], "row_key": ["refId"]}
+    )
+    plan.write("PUT", connection, {"payload": [item(1)]})
+    log = plan.log(connection)
+    assert [(e["trigger"], e["status"]) for e in log] == [
+        ("rest PUT", "success"),
+        ("rest PATCH", "success"),
+    ]
+    patch = log[1]
+    assert {k: patch[k] for k in ("received", "inserted", "updated", "unchanged", "rejected")} == {
+        "received": 3,
+        "inserted": 1,
+        "updated": 1,
+        "unchanged": 1,
+        "rejected": 0,
+    }
+    assert ITEM_MAP  # the map the log's counts refer to

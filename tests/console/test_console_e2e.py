@@ -1,0 +1,164 @@
+"""The console in a real headless Chromium against the service under gunicorn."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.console.conftest import Service
+from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
+
+ORDER = {
+    "orderId": "E2E-1",
+    "itemSets": [
+        {
+            "refId": 1,
+            "name": "mug",
+            "dimensions": {"x": 4, "y": 4, "z": 5},
+            "weight": 1,
+            "quantity": 5,
+        },
+    ],
+    "boxTypes": [
+        {"refId": 9, "name": "small", "dimensions": {"x": 8, "y": 8, "z": 6}, "weightMax": 10},
+    ],
+}
+
+
+def sign_in(page: Page, service: Service, account: str) -> str:
+    """Create `account` with a key, sign in through the form, and return its plan id."""
+    plan = service.store.create_account(account, "premium").plan_id
+    key = service.store.create_key(account, "browser")[1]
+    page.goto(service.base_url + "/sign-in")
+    page.get_by_label("Account API key").fill(key)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(re.compile(rf"/plans/{plan}/console/$"))
+    return plan
+
+
+def test_sign_in_wrong_key_then_right_key_then_sign_out(page: Page, service: Service) -> None:
+    page.goto(service.base_url + "/sign-in")
+    page.get_by_label("Account API key").fill("wrong")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("unknown or revoked")
+    plan = sign_in(page, service, "E2E-SIGNIN")
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    page.get_by_role("button", name="Sign out").click()
+    expect(page).to_have_url(re.compile(r"/sign-in$"))
+    page.goto(f"{service.base_url}/plans/{plan}/console/")
+    expect(page).to_have_url(re.compile(r"/sign-in\?next="))
+
+
+def test_playground_packs_and_shows_pictures(page: Page, service: Service) -> None:
+    plan = sign_in(page, service, "E2E-PLAY")
+    page.get_by_role("navigation").get_by_role("link", name="Pack playground").click()
+    page.get_by_label(re.compile("Pack request")).fill(json.dumps(ORDER))
+    page.get_by_role("button", name="Pack").click()
+    expect(page.locator("#total-units")).to_have_text("5")
+    pictures = page.locator("img.picture")
+    expect(pictures.first).to_be_visible()
+    # The picture really decoded: the browser knows its intrinsic size.
+    width = pictures.first.evaluate("img => img.naturalWidth")
+    assert width > 0
+    page.locator("#pack-link").click()
+    expect(page).to_have_url(re.compile(rf"/plans/{plan}/console/packs/"))
+    expect(page.get_by_text("E2E-1", exact=True)).to_be_visible()
+
+
+def test_keyboard_reaches_the_form_and_packs(page: Page, service: Service) -> None:
+    sign_in(page, service, "E2E-KEYS")
+    page.get_by_role("navigation").get_by_role("link", name="Pack playground").click()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
+    page.get_by_label(re.compile("Pack request")).focus()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Pack")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#total-boxes")).to_have_text(re.compile(r"\d+"))
+
+
+def test_create_a_connection_see_the_secret_once_and_view_its_resource(
+    page: Page, service: Service
+) -> None:
+    sign_in(page, service, "E2E-SYNC")
+    service.store.set_connections_enabled("E2E-SYNC", True)
+    page.get_by_role("navigation", name="Console").get_by_role("link", name="Connections").click()
+    page.get_by_role("link", name="New connection").click()
+    expect(page.get_by_role("heading", name="New connection")).to_be_visible()
+    page.get_by_role("textbox", name="Name", exact=True).fill("Warehouse items")
+    page.get_by_label("Resource type").select_option("items")
+    headers = page.get_by_label("API headers template")
+    headers.fill('{"X-Key": "{{ password }}"}')
+    expect(page.locator("#e-apiHeadersTemplate")).to_contain_text("only {{ api_key }}")
+    headers.fill('{"X-Key": "{{ api_key }}"}')
+    expect(page.locator("#e-apiHeadersTemplate")).to_be_hidden()
+    page.get_by_label("Schema map").fill(
+        json.dumps({"refId": "sku", "dimensions_x": "l", "dimensions_y": "w", "dimensions_z": "h"})
+    )
+    page.get_by_role("button", name="Create connection").click()
+    secret = page.locator("#api-secret").inner_text().strip()
+    assert len(secret) >= 20
+    webhook = page.get_by_text("/sync-api/").first.inner_text()
+    public_id = webhook.split("/")[2]
+    # A REST write with the secret lands in a resource and in the log.
+    import httpx
+
+    reply = httpx.post(
+        f"{service.base_url}/sync-api/{public_id}/rest",
+        json={
+            "payload": [
+                {"sku": "A-1", "l": 3, "w": 2, "h": 1},
+                {"sku": "A-2", "l": 4, "w": 4, "h": 4},
+            ]
+        },
+        headers={"X-Service-API-Secret": secret},
+    )
+    assert reply.status_code == 200 and reply.json()["status"] == "success", reply.text
+    page.get_by_role("navigation", name="Console").get_by_role("link", name="Connections").click()
+    page.get_by_role("link", name="Warehouse items").click()
+    expect(page.locator("#api-secret")).to_have_count(0)
+    expect(page.get_by_text(secret)).to_have_count(0)
+    log = page.locator("#connection-log")
+    expect(log).to_contain_text("rest POST")
+    log.get_by_role("link").first.click()
+    expect(page.locator("#resource-rows")).to_contain_text("A-2")
+    expect(page.get_by_role("link", name="Download CSV")).to_be_visible()
+
+
+def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
+    page: Page, service: Service, third_party: ThirdPartyServer
+) -> None:
+    plan = sign_in(page, service, "E2E-PULL")
+    service.store.set_connections_enabled("E2E-PULL", True)
+    page.goto(f"{service.base_url}/plans/{plan}/console/connections/new")
+    page.get_by_role("textbox", name="Name", exact=True).fill("WMS pull")
+    page.get_by_label("Third-party API URL").fill(third_party.url("/records?n=25&root=data.items"))
+    page.get_by_label("Third-party API key").fill(API_KEY)
+    page.get_by_label("Third-party API token").fill(API_TOKEN)
+    page.get_by_label("API headers template").fill(HEADERS_TEMPLATE)
+    page.get_by_label("Schema root path").fill("data.items")
+    page.get_by_label("Schema map").fill(
+        json.dumps(
+            {
+                "refId": "sku",
+                "name": "description",
+                "dimensions_x": "dimensions.length",
+                "dimensions_y": "dimensions.width",
+                "dimensions_z": "dimensions.height",
+                "weight": "weight.value",
+            }
+        )
+    )
+    page.get_by_role("button", name="Create connection").click()
+    expect(page.locator("#api-secret")).to_be_visible()
+    page.get_by_role("button", name="Trigger Webhook").click()
+    expect(page.get_by_role("status").first).to_contain_text("25 received", timeout=60_000)
+    log = page.locator("#connection-log")
+    expect(log).to_contain_text("webhook")
+    expect(log).to_contain_text("success")
+    log.get_by_role("link").first.click()
+    expect(page.locator("#resource-rows")).to_contain_text("SKU-000024")
+    # The source saw the credentials rendered into the template.
+    assert any(r.headers.get("X-Api-Key") == API_KEY for r in third_party.seen)

@@ -1,0 +1,333 @@
+"""The pipeline bound to the real store (`StoreCatalog`): pulls from the loopback source
+write through the same mapping and writes as the REST API, log with trigger, run id and
+duration; the sensor reads the store's connections; pulls and REST writes race safely."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cartonize.store import Store
+from cartonize.sync.connections import (
+    Connection,
+    ConnectionFields,
+    create_connection,
+    delete_connection,
+    read_log,
+)
+from cartonize.sync.crypto import SecretBox
+from cartonize.sync.mapping import map_records
+from cartonize.sync.resources import get_resource, read_rows
+from cartonize.sync.store_catalog import StoreCatalog
+from cartonize.sync.writes import create_from
+from dagster import (
+    DagsterInstance,
+    ExecuteInProcessResult,
+    RunRequest,
+    SensorResult,
+    build_sensor_context,
+    materialize,
+)
+
+from pipelines.pulls import TRIGGER_TAG, build_schedule_sensor, synced_resource
+from pipelines.resources import SourceClientResource, StoreCatalogResource
+from pipelines.runs import PullRuns
+from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
+
+SOURCE_MAP = {
+    "refId": "sku",
+    "dimensions_x": "dimensions.length",
+    "dimensions_y": "dimensions.width",
+    "dimensions_z": "dimensions.height",
+    "weight": "weight.value",
+}
+NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def account_id(store: Store) -> int:
+    account = store.create_account("acme", "enterprise")
+    store.set_connections_enabled("acme", True)
+    return account.id
+
+
+def connect(
+    store: Store, account_id: int, source: ThirdPartyServer, n: int = 40, **fields: Any
+) -> tuple[Connection, str]:
+    box = SecretBox.for_data_dir(store.data_dir)
+    values: dict[str, Any] = {
+        "name": "wms",
+        "resource_type": "items",
+        "new_resource_base_name": "WMS items",
+        "third_party_api_url": source.url(f"/records?n={n}&root=data.items"),
+        "schema_root_path": "data.items",
+        "api_headers_template": HEADERS_TEMPLATE,
+        "third_party_api_key": API_KEY,
+        "third_party_api_token": API_TOKEN,
+        "schema_map": SOURCE_MAP,
+        **fields,
+    }
+    return create_connection(store, box, account_id, ConnectionFields(**values), NOW)
+
+
+def seeded_resource(store: Store, connection: Connection, refs: list[str]) -> int:
+    records = [{"refId": r, "dimensions_x": 1, "dimensions_y": 1, "dimensions_z": 1} for r in refs]
+    result = create_from(
+        store, connection, map_records(records, {}, "items"), trigger="rest POST", now=NOW
+    )
+    assert result.resource_id is not None
+    return result.resource_id
+
+
+def pull(
+    store: Store, instance: DagsterInstance, connection_id: int, trigger: str = "schedule"
+) -> ExecuteInProcessResult:
+    key = str(connection_id)
+    if not instance.has_dynamic_partition("connections", key):
+        instance.add_dynamic_partitions("connections", [key])
+    return materialize(
+        [synced_resource],
+        partition_key=key,
+        instance=instance,
+        resources={
+            "catalog": StoreCatalogResource(data_dir=str(store.data_dir)),
+            "source": SourceClientResource(allow_networks="127.0.0.0/8", max_attempts=1),
+        },
+        tags={TRIGGER_TAG: trigger},
+        raise_on_error=False,
+    )
+
+
+def figures(result: ExecuteInProcessResult) -> dict[str, Any]:
+    (event,) = result.get_asset_materialization_events()
+    assert event.materialization.metadata is not None
+    return {k: v.value for k, v in event.materialization.metadata.items()}
+
+
+def test_blank_resource_to_update_creates_a_named_resource_each_pull(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    connection, _ = connect(store, account_id, third_party)
+    first, second = pull(store, instance, connection.id), pull(store, instance, connection.id)
+    assert first.success and second.success
+    ids = [int(figures(r)["resource_id"]) for r in (first, second)]
+    assert ids[0] != ids[1]
+    for resource_id in ids:
+        resource = get_resource(store, account_id, resource_id)
+        assert resource is not None and resource.name.startswith("WMS items 20")
+        rows = store.transaction(lambda con, rid=resource_id: read_rows(con, "items", rid))
+        assert len(rows) == 40 and rows[5]["refId"] == "SKU-000005"
+        assert rows[5]["dimensions_z"] == 4.5 and rows[5]["weight"] == 0.875
+    log = read_log(store, connection.id, limit=10, offset=0)
+    assert [e.trigger for e in log] == ["schedule", "schedule"]
+    assert {e.run_id for e in log} == {first.run_id, second.run_id}
+    assert all(e.duration_s is not None and e.duration_s >= 0 for e in log)
+    assert [e.inserted for e in log] == [40, 40]
+    checks = {c.check_name: c.passed for c in first.get_asset_check_evaluations()}
+    assert checks == {"required_properties_present": True, "ref_ids_unique": True}
+
+
+def test_set_resource_to_update_is_overwritten(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    seed, _ = connect(store, account_id, third_party, n=10)
+    resource_id = seeded_resource(store, seed, ["old-1", "old-2", "old-3"])
+    connection, _ = connect(store, account_id, third_party, n=10, resource_to_update=resource_id)
+    result = pull(store, instance, connection.id, trigger="webhook")
+    assert result.success
+    assert int(figures(result)["resource_id"]) == resource_id
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == [f"SKU-{i:06d}" for i in range(10)]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.trigger == "webhook" and entry.resource_id == resource_id
+
+
+def test_a_pull_whose_records_all_fail_keeps_the_old_rows(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["keep-me"])
+    # "description" ("Item number 3") cannot be a length: every record is rejected.
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=resource_id,
+        schema_map={**SOURCE_MAP, "dimensions_x": "description"},
+    )
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["keep-me"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.rejected == 40
+    assert "none of the 40 records could be used" in entry.messages[0]
+
+
+def test_source_failure_is_logged_with_the_run(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    connection, _ = connect(store, account_id, third_party)
+    third_party.fail_next(503, times=1)
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and "answered 503" in entry.messages[0]
+    assert entry.run_id == result.run_id
+
+
+def test_connection_deleted_between_schedule_and_run_fails_cleanly(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    connection, _ = connect(
+        store, account_id, third_party, start_at=NOW - timedelta(hours=3), sync_frequency="Hourly"
+    )
+    sensor = build_schedule_sensor(now=lambda: NOW)
+    context = build_sensor_context(
+        instance=instance,
+        resources={"catalog": StoreCatalogResource(data_dir=str(store.data_dir))},
+    )
+    tick = sensor(context)
+    assert isinstance(tick, SensorResult) and tick.run_requests
+    assert delete_connection(store, account_id, connection.id)
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    failure = result.get_step_failure_events()[0]
+    description = failure.step_failure_data.user_failure_data.description  # type: ignore[union-attr]
+    assert description is not None and f"connection {connection.id} no longer exists" in description
+    assert third_party.seen == []
+
+
+def test_an_account_without_connections_is_not_pulled(
+    store: Store, account_id: int, third_party: ThirdPartyServer
+) -> None:
+    connection, _ = connect(store, account_id, third_party)
+    catalog = StoreCatalog.for_data_dir(store.data_dir)
+    assert catalog.pull_spec(str(connection.id)) is not None
+    store.set_tier("acme", "free")
+    assert catalog.pull_spec(str(connection.id)) is None
+    assert catalog.scheduled_connections() == []
+    assert catalog.pull_spec("not-an-id") is None
+
+
+def test_the_sensor_reads_the_store(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    daily, _ = connect(
+        store,
+        account_id,
+        third_party,
+        start_at=datetime(2026, 11, 1, 8, 30),
+        time_zone="Europe/Berlin",
+        sync_frequency="Daily",
+    )
+    rest_only, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=None,
+        start_at=datetime(2026, 11, 1, 8, 30),
+        sync_frequency="Daily",
+    )
+    on_demand, _ = connect(store, account_id, third_party)
+    sensor = build_schedule_sensor(now=lambda: NOW)
+    context = build_sensor_context(
+        instance=instance,
+        resources={"catalog": StoreCatalogResource(data_dir=str(store.data_dir))},
+    )
+    result = sensor(context)
+    assert isinstance(result, SensorResult)
+    (added,) = result.dynamic_partitions_requests or []
+    assert sorted(added.partition_keys or []) == sorted(
+        str(c.id) for c in (daily, rest_only, on_demand)
+    )
+    (request,) = result.run_requests or []
+    assert isinstance(request, RunRequest)
+    # 08:30 in Berlin (CET, UTC+1) on 2 November is 07:30 UTC.
+    assert request.run_key == f"{daily.id}@2026-11-02T07:30:00Z"
+    assert request.partition_key == str(daily.id)
+
+
+REST_WRITER = textwrap.dedent(
+    """
+    import sys
+    from cartonize.store import Store
+    from falcon import testing
+    from api.app import AppConfig, create_app
+
+    data_dir, public_id, secret, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    client = testing.TestClient(create_app(config=AppConfig(), store=Store(data_dir)))
+    for i in range(count):
+        record = {"sku": f"REST-{i}", "dimensions": {"length": 1, "width": 1, "height": 1}}
+        answer = client.simulate_patch(
+            f"/sync-api/{public_id}/rest",
+            json={"payload": [record], "row_key": ["refId"]},
+            headers={"X-Service-API-Secret": secret},
+        )
+        assert answer.status_code == 200 and answer.json["status"] == "success", answer.text
+    """
+)
+
+
+def test_scheduled_and_webhook_pulls_race_rest_writes(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scheduled pull, a webhook pull (each a Dagster run in its own process) and a REST
+    writer process on one resource at once: each write is whole, and the final rows are
+    the last pull's records plus the REST rows committed after it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["seed"])
+    connection, secret = connect(
+        store, account_id, third_party, n=300, resource_to_update=resource_id
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    script = tmp_path / "rest_writer.py"
+    script.write_text(REST_WRITER)
+    root = Path(__file__).resolve().parents[2]
+    writer = subprocess.Popen(
+        [sys.executable, str(script), str(store.data_dir), connection.public_api_id, secret, "15"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        stderr=subprocess.PIPE,
+    )
+    scheduled = runs.start(connection, "schedule")
+    webhook = runs.start(connection, "webhook")
+    _, err = writer.communicate(timeout=240)
+    assert writer.returncode == 0, err.decode()[-2000:]
+    deadline = time.monotonic() + 240
+    statuses = [
+        runs.wait(run_id, max(1.0, deadline - time.monotonic())) for run_id in (scheduled, webhook)
+    ]
+    assert all(s is not None and s.status == "success" for s in statuses), statuses
+
+    log = store.transaction(
+        lambda con: con.execute(
+            "SELECT id, trigger, status, inserted, run_id FROM connection_log "
+            "WHERE connection_id = ? ORDER BY id",
+            [connection.id],
+        ).fetchall()
+    )
+    assert all(row[2] == "success" for row in log)
+    assert sorted(row[1] for row in log) == sorted(["schedule", "webhook"] + ["rest PATCH"] * 15)
+    last_pull = max(row[0] for row in log if row[1] in ("schedule", "webhook"))
+    later_rest = [row for row in log if row[1] == "rest PATCH" and row[0] > last_pull]
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    refs = [r["refId"] for r in rows]
+    assert len(refs) == len(set(refs))
+    pulled = {f"SKU-{i:06d}" for i in range(300)}
+    assert pulled <= set(refs)
+    assert len(rows) == 300 + len(later_rest)
+    assert "seed" not in refs
+    assert {row[4] for row in log if row[1] != "rest PATCH"} == {scheduled, webhook}

@@ -1,0 +1,186 @@
+"""Schema mapping and unit conversion: dot paths, casts, rejects with reasons, factors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+from cartonize.sync.mapping import (
+    Conversions,
+    map_records,
+    validate_schema_map,
+)
+
+ITEM_MAP = {
+    "refId": "sku",
+    "dimensions_x": "size.h",
+    "dimensions_y": "size.w",
+    "dimensions_z": "size.l",
+    "weight": "mass",
+}
+
+
+def record(sku: Any = 1, h: Any = 1.0, w: Any = 2, l: Any = "3.5", mass: Any = 4) -> Any:  # noqa: E741
+    return {"sku": sku, "size": {"h": h, "w": w, "l": l}, "mass": mass}
+
+
+def test_nested_fields_are_mapped_and_cast_to_the_property_types() -> None:
+    batch = map_records([record(), record(sku="B-2")], ITEM_MAP, "items")
+    assert batch.rejected_rows == batch.rejected_values == 0
+    assert batch.frame.schema == {
+        "refId": pl.String,
+        "dimensions_x": pl.Float64,
+        "dimensions_y": pl.Float64,
+        "dimensions_z": pl.Float64,
+        "weight": pl.Float64,
+    }
+    assert batch.frame.to_dicts()[1] == {
+        "refId": "B-2",
+        "dimensions_x": 1.0,
+        "dimensions_y": 2.0,
+        "dimensions_z": 3.5,
+        "weight": 4.0,
+    }
+    assert batch.frame["refId"].to_list() == ["1", "B-2"]
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (record(mass="heavy"), 'weight (mass): "heavy" is not a number'),
+        (record(h=True), "dimensions_x (size.h): true is not a number"),
+        (record(w={"v": 1}), "dimensions_y (size.w): an object is not a number"),
+        (record(sku=[1]), "refId (sku): an array is not a string"),
+        (record(l="NaN"), 'dimensions_z (size.l): "NaN" is not a finite number'),
+        ("not an object", '"not an object" is not an object'),
+    ],
+)
+def test_values_that_do_not_cast_reject_their_record_with_the_reason(bad: Any, reason: str) -> None:
+    batch = map_records([record(sku=0), bad, record(sku=2)], ITEM_MAP, "items")
+    assert batch.received == 3
+    assert batch.rejected_rows == 1
+    # A record that is not an object has no values to count.
+    assert batch.rejected_values == (0 if isinstance(bad, str) else 1)
+    assert batch.frame["refId"].to_list() == ["0", "2"]
+    assert batch.positions == [0, 2]
+    assert batch.messages == [f"record 1: rejected: {reason}"]
+
+
+def test_missing_values_stay_null_and_are_not_rejections() -> None:
+    batch = map_records([{"sku": 1}], ITEM_MAP, "items")
+    assert batch.rejected_rows == 0
+    assert batch.frame.row(0) == ("1", None, None, None, None)
+
+
+def test_integer_properties_refuse_fractions() -> None:
+    orders = {"orderId": "o", "refId": "r", "quantity": "q"}
+    batch = map_records(
+        [{"o": 1, "r": 2, "q": "3"}, {"o": 1, "r": 2, "q": 2.5}, {"o": 1, "r": 2, "q": 4.0}],
+        orders,
+        "orders",
+    )
+    assert batch.frame["quantity"].to_list() == [3, 4]
+    assert batch.messages == ["record 1: rejected: quantity (q): 2.5 is not an integer"]
+
+
+def test_keys_containing_dots_are_found() -> None:
+    smap = {"refId": "id", "dimensions_x": "dim.x", "dimensions_y": "a.b.c", "dimensions_z": "z"}
+    records = [{"id": 1, "dim.x": 4, "a": {"b.c": 5}, "z": 6}]
+    assert map_records(records, smap, "items").frame.row(0) == ("1", 4.0, 5.0, 6.0)
+
+
+def test_properties_are_collected_from_dotted_keys_and_whole_objects() -> None:
+    smap = {"refId": "id", "properties.color": "look.colour", "properties.n": "n"}
+    batch = map_records([{"id": 1, "look": {"colour": "red"}, "n": 2}, {"id": 2}], smap, "items")
+    assert batch.frame["properties"].to_list() == ['{"color":"red","n":2}', None]
+    whole = map_records(
+        [{"id": 1, "meta": {"a": [1, 2]}, "c": "x"}],
+        {"refId": "id", "properties": "meta", "properties.c": "c"},
+        "items",
+    )
+    assert whole.frame["properties"].to_list() == ['{"a":[1,2],"c":"x"}']
+
+
+def test_an_empty_schema_map_reads_properties_by_their_own_names() -> None:
+    row = {"refId": 7, "dimensions_x": 1, "dimensions_y": 2, "dimensions_z": 3, "other": 9}
+    batch = map_records([row], {}, "items")
+    assert batch.frame["properties"].to_list() == [None]
+    assert batch.frame.drop("properties").to_dicts() == [
+        {
+            "refId": "7",
+            "dimensions_x": 1.0,
+            "dimensions_y": 2.0,
+            "dimensions_z": 3.0,
+            "weight": None,
+            "name": None,
+            "color": None,
+            "sequence": None,
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("dim", "weight", "x", "w"),
+    [
+        ("mm_to_in", "gr_to_lb", 1.0, 1.0),
+        ("in_to_mm", "lb_to_gr", 25.4 * 25.4, 453.59237 * 453.59237),
+        (None, None, 25.4, 453.59237),
+    ],
+)
+def test_unit_conversions_use_the_exact_factors(dim: Any, weight: Any, x: float, w: float) -> None:
+    batch = map_records(
+        [record(h=25.4, mass=453.59237)], ITEM_MAP, "items", Conversions.parse(dim, weight)
+    )
+    assert batch.frame["dimensions_x"][0] == pytest.approx(x, rel=1e-15)
+    assert batch.frame["weight"][0] == pytest.approx(w, rel=1e-15)
+
+
+def test_carton_lengths_and_weights_convert_too() -> None:
+    smap = {
+        "refId": "r",
+        "dimensions_x": "x",
+        "outer_dimensions_x": "ox",
+        "weightMax": "m",
+        "weightTare": "t",
+        "price": "p",
+    }
+    batch = map_records(
+        [{"r": 1, "x": 254, "ox": 508, "m": 4535.9237, "t": 0, "p": 100}],
+        smap,
+        "cartons",
+        Conversions("mm_to_in", "gr_to_lb"),
+    )
+    row = batch.frame.row(0, named=True)
+    assert row["dimensions_x"] == pytest.approx(10.0)
+    assert row["outer_dimensions_x"] == pytest.approx(20.0)
+    assert row["weightMax"] == pytest.approx(10.0)
+    assert row["price"] == 100  # not a unit
+
+
+@pytest.mark.parametrize("value", ["cm_to_in", "MM_TO_IN"])
+def test_unknown_conversions_are_refused(value: str) -> None:
+    with pytest.raises(ValueError, match="dim_conv must be one of mm_to_in, in_to_mm"):
+        Conversions.parse(value, None)
+
+
+@pytest.mark.parametrize(
+    ("schema_map", "message"),
+    [
+        ({"width": "w"}, "key 'width' is not a property of items resources"),
+        ({"refId": 3}, "value of 'refId' must be a source field name"),
+        ({"refId": "a..b"}, "has an empty part between dots"),
+        ({"properties.": "x"}, "key 'properties.' is not a property"),
+        ([], "must be a JSON object"),
+    ],
+)
+def test_schema_maps_are_validated(schema_map: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        validate_schema_map(schema_map, "items")
+
+
+def test_valid_schema_maps_pass_for_each_type() -> None:
+    assert validate_schema_map({"orderId": "o", "properties.x": "a.b"}, "orders")
+    assert validate_schema_map({"weightMax": "m", "outer_dimensions_z": "o.z"}, "cartons")
+    with pytest.raises(ValueError):
+        validate_schema_map({"weightMax": "m"}, "items")
