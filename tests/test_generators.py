@@ -319,6 +319,39 @@ def test_pack_as_is_generator_cartons_hold_only_their_own_item() -> None:
     assert response["totalCost"] == 1
 
 
+def test_pack_as_is_generator_is_restricted_by_an_exclude_rule() -> None:
+    # Both items would ship as is for 63 rather than in the 5-cube for 64, but an exclude
+    # rule keeps the glass out of the as-is cartons: it is not fit to ship as is.
+    rate = {"basePrice": 64, "priceIncreaseRate": 0}
+    response = pack(
+        {
+            "itemSets": [
+                {**item(1, 4, 4, 4), "name": "kettle"},
+                {**item(2, 4, 4, 4), "name": "glass"},
+            ],
+            "boxTypes": [
+                {"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 50, "rateTable": rate}
+            ],
+            "boxTypeGenerators": [
+                {"operation": "pack-as-is", "boxTypeDefaults": {"price": -1, "rateTable": rate}}
+            ],
+            "rules": [
+                {
+                    "operation": "exclude",
+                    "itemMatch": {"expression": "glass"},
+                    "targetBoxMatch": {"expression": "as-is"},
+                }
+            ],
+        }
+    )
+    contents = sorted(
+        (b["box"].get("name", ""), [e["item"]["name"] for e in b["box"]["items"]])
+        for b in response["boxes"]
+    )
+    assert contents == [("", ["glass"]), ("as-is kettle", ["kettle"])]
+    assert response["totalCost"] == 63 + 64
+
+
 def test_largest_box_type_includes_generated_types() -> None:
     generator = {
         "operation": "cartesian",
@@ -336,10 +369,70 @@ def test_largest_box_type_includes_generated_types() -> None:
     assert (response.image_scale.x, response.image_scale.y, response.image_scale.z) == (30, 5, 5)
 
 
-def test_trimming_is_named_as_not_done_yet() -> None:
+def trimmed(options: Wire, **request: Any) -> Wire:
+    """The one box a locked 3.25 x 3 x 3 item gets from an x range and y, z lists of 4."""
     generator = {
         "operation": "cartesian",
-        "options": {"xRange": {"min": 2, "max": 4}, "yList": [4], "zList": [4]},
+        "options": {"xRange": {"min": 2, "max": 10, "increment": 2}, "yList": [4], "zList": [4]}
+        | options,
+    } | request.pop("generator", {})
+    response = pack(
+        {
+            "itemSets": [item(1, 3.25, 3, 3)],
+            "rules": [{"operation": "lock-orientation", "itemRefId": 1}],
+            "boxTypeGenerators": [generator],
+        }
+        | request
+    )
+    assert response["lenBoxes"] == 1
+    box: Wire = response["boxes"][0]["box"]
+    return box
+
+
+def dims(box: Wire) -> tuple[float, float, float]:
+    d = box["dimensions"]
+    return (d["x"], d["y"], d["z"])
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        # x: the item's 3.25 rounded up to tenths; y and z come from lists: never trimmed.
+        ({}, (3.3, 4, 4)),
+        ({"noTrimToMaxExtent": True}, (4, 4, 4)),
+        # The range's min is the floor, and so is an x-dimension limit's min.
+        ({"xRange": {"min": 3.5, "max": 10, "increment": 2}}, (3.5, 4, 4)),
+        ({"limits": [{"metric": "x-dimension", "min": 3.6}]}, (3.6, 4, 4)),
+        # A trimmed size that breaks a limit (volume 52.8 < 60) keeps the generated size.
+        ({"limits": [{"metric": "volume", "min": 60}]}, (4, 4, 4)),
+    ],
+)
+def test_generated_boxes_are_trimmed_to_the_items_extent(
+    options: Wire, expected: tuple[float, float, float]
+) -> None:
+    box = trimmed(options)
+    assert dims(box) == pytest.approx(expected)
+    assert box["name"] == "generated {:g}x{:g}x{:g}".format(*expected)
+
+
+def test_trimmed_boxes_are_priced_anew() -> None:
+    # Volume 64 triggers the 200 price; trimmed to 3.3 x 4 x 4 = 52.8 only the 100 one.
+    components = [{"metric": "volume", "thresholds": [0, 60], "prices": [100, 200]}]
+    box = trimmed({"priceComponents": components})
+    assert dims(box) == pytest.approx((3.3, 4, 4))
+    assert box["price"] == 100
+    assert sum(i["item"]["deltaCost"] for i in box["items"]) == 100
+
+
+def test_trimmed_boxes_are_rated_on_their_trimmed_volume() -> None:
+    # Linear 10 per lb at max(1 lb, 52.8 / 10 = 5.28 lb) = 52.8, plus the price 7.
+    defaults = {
+        "price": 7,
+        "rateTable": {"basePrice": 0, "priceIncreaseRate": 10, "dimFactor": 10},
     }
-    response = pack({"itemSets": [item(1, 1, 1, 1)], "boxTypeGenerators": [generator]})
-    assert any("boxTypeGenerators[0]: trimming" in w for w in response["warnings"])
+    box = trimmed({}, generator={"boxTypeDefaults": defaults})
+    assert dims(box) == pytest.approx((3.3, 4, 4))
+    assert box["dimensionalWeight"] == pytest.approx(5.28)
+    assert box["dimensionalWeightUsed"] is True
+    assert box["price"] == round(7 + 52.8)
+    assert box["items"][0]["item"]["deltaCost"] == box["price"]

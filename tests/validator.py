@@ -143,8 +143,44 @@ def validate(request: Wire, response: Wire) -> list[str]:
     if problems:
         # The other checks assume a well-formed response; report the shape first.
         return problems
-    view = _parse(request, response)
+    view = _parse(_rolled(request), response)
     return [problem for check in CHECKS for problem in check(view)]
+
+
+def _rolled(request: Wire) -> Wire:
+    """The request with item sets an irregular (roll) rule selects replaced by their rolls:
+    each unit's length (longest side) wound on the core into the fewest equal rolls within
+    maxDiameter and maxWeight; a roll is D x D x width and weighs its share plus spool."""
+    rules = [r for r in request.get("rules") or [] if r.get("operation") == "irregular"]
+    if not rules:
+        return request
+    item_sets = []
+    for item_set in request.get("itemSets") or []:
+        rule = next((r for r in rules if _selects(r, item_set)), None)
+        if rule is None:
+            item_sets.append(item_set)
+            continue
+        options = rule.get("options") or {}
+        thickness, width, length = sorted(_vec(item_set["dimensions"]))
+        core = float(options.get("innerDiameter", 0))
+        spool = float(options.get("spoolWeight", 0))
+        per_length = float(item_set.get("weight", 0)) / length
+        most = math.pi * (float(options["maxDiameter"]) ** 2 - core**2) / (4 * thickness)
+        if options.get("maxWeight") is not None and per_length > 0:
+            most = min(most, (float(options["maxWeight"]) - spool) / per_length)
+        rolls = max(1, math.ceil(length / most - 1e-9))
+        # Rounded up to thousandths, as documented.
+        diameter = math.ceil(math.sqrt(core**2 + 4 * thickness * length / rolls / math.pi) * 1000)
+        diameter /= 1000
+        item_sets.append(
+            {
+                **item_set,
+                "dimensions": {"x": diameter, "y": diameter, "z": width},
+                "weight": per_length * length / rolls + spool,
+                "quantity": int(item_set.get("quantity", 1)) * rolls,
+            }
+        )
+    return {**request, "itemSets": item_sets}
 
 
 # --- numbers ---------------------------------------------------------------------------
@@ -442,8 +478,11 @@ def check_rotation(view: PackView) -> Iterator[str]:
     """Each item's dimensions are a permutation of its item set's dimensions."""
     if view.request.get("random"):
         return  # check_random_consistency covers invented items
+    carriers = _box_carriers(view)
     for item in view.items:
         group = view.group_of(item)
+        if item.index in carriers:
+            continue  # a box of an earlier pack-sequence stage; check_pack_sequence judges it
         if group is None:
             yield (
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
@@ -964,7 +1003,15 @@ def check_exclusions(view: PackView) -> Iterator[str]:
 
 def _is_as_is_box(view: PackView, box: Box) -> bool:
     rules = _rules(view, "pack-as-is")
-    return any(_selects(r, item.wire) for r in rules for item in box.items)
+    if any(_selects(r, item.wire) for r in rules for item in box.items):
+        return True
+    # A pack-sequence stage with reduce pack-as-is ships its items as is.
+    stages = _rules(view, "pack-sequence")
+    for item in box.items:
+        stage = next((r for r in stages if _selects(r, item.wire)), None)
+        if stage is not None and (stage.get("options") or {}).get("reduce") == "pack-as-is":
+            return True
+    return False
 
 
 def check_pack_as_is(view: PackView) -> Iterator[str]:
@@ -991,7 +1038,10 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
 def check_totals(view: PackView) -> Iterator[str]:
     """Response totals agree with its boxes, items and leftovers."""
     response = view.response
-    packed_units = sum(item.units for box in view.boxes for item in box.items)
+    carriers = _box_carriers(view)
+    packed_units = sum(
+        item.units for box in view.boxes for item in box.items if item.index not in carriers
+    )
     leftover_units = sum(item.units for item in view.leftovers)
     counts = {
         "lenBoxes": len(view.boxes),
@@ -1009,7 +1059,10 @@ def check_totals(view: PackView) -> Iterator[str]:
     sums: dict[str, float] = {
         "totalVolume": sum(float(box.wire["volumeMax"]) for box in view.boxes),
         "totalVolumeNet": sum(_volume(item.dims) for box in view.boxes for item in box.items),
-        "totalWeight": sum(float(box.wire["weightUsed"]) for box in view.boxes),
+        # A box inside another (pack-sequence) weighs in its parent already.
+        "totalWeight": sum(
+            float(box.wire["weightUsed"]) for box in view.boxes if not box.wire.get("subspace")
+        ),
     }
     for name, total in sums.items():
         if not _close(float(response[name]), total):
@@ -1036,6 +1089,83 @@ def packing_of(response: Wire) -> dict[str, Any]:
     return {name: response.get(name) for name in PACKING_FIELDS}
 
 
+def _rests_above(upper: Item, lower: Item) -> bool:
+    """``upper`` lies higher along x (height) with a footprint overlapping ``lower``'s."""
+    if upper.origin is None or lower.origin is None:
+        return False
+    if upper.origin[0] < lower.origin[0] + lower.dims[0] - EPS:
+        return False
+    return all(
+        upper.origin[a] < lower.origin[a] + lower.dims[a] - EPS
+        and lower.origin[a] < upper.origin[a] + upper.dims[a] - EPS
+        for a in (1, 2)
+    )
+
+
+def check_fragile(view: PackView) -> Iterator[str]:
+    """fragile (first rule selecting an item wins): the weight of everything resting above
+    the item (higher, footprints overlapping) is at most maxWeight, nothing rests above
+    it with onTopOnly, and with excludeOverweight no heavier item shares its box."""
+    rules = _rules(view, "fragile")
+    if not rules:
+        return
+    for box in view.boxes:
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if rule is None:
+                continue
+            options = rule.get("options") or {}
+            above = [o for o in box.items if o is not item and _rests_above(o, item)]
+            load = sum(o.weight for o in above)
+            limit = options.get("maxWeight")
+            if options.get("onTopOnly") and above:
+                yield f"fragile: {item.label} is on-top-only but {above[0].label} rests above it"
+            if limit is not None and load > float(limit) + EPS:
+                yield f"fragile: {item.label} carries {load:g} above it, maxWeight {limit:g}"
+            if limit is not None and options.get("excludeOverweight"):
+                for o in box.items:
+                    if o.ref_id != item.ref_id and o.weight > float(limit) + EPS:
+                        yield (
+                            f"fragile: {o.label} weighs {o.weight:g}, over {item.label}'s "
+                            f"maxWeight {limit:g}, and shares its box"
+                        )
+
+
+def _box_carriers(view: PackView) -> dict[int, Box]:
+    """Items (by response index) that stand for a box packed inside them (pack-sequence
+    box-to-item), mapped to that box."""
+    out: dict[int, Box] = {}
+    for box in view.boxes:
+        subspace = box.wire.get("subspace")
+        if subspace and subspace.get("parentItemIndex") is not None:
+            out[int(subspace["parentItemIndex"])] = box
+    return out
+
+
+def check_pack_sequence(view: PackView) -> Iterator[str]:
+    """A box inside another (subspace) sits in an existing item of that box, at that item's
+    origin; the item has the box's outer dimensions (or inner, without outer), turned,
+    and weighs what the box weighs in all."""
+    for item_index, inner in _box_carriers(view).items():
+        subspace = inner.wire["subspace"]
+        parent_box = subspace.get("parentBoxIndex")
+        parent = next((b for b in view.boxes if b.wire.get("id") == parent_box), None)
+        item = next((i for i in parent.items if i.index == item_index), None) if parent else None
+        where = f"pack-sequence: box {inner.position}"
+        if parent is None or item is None:
+            yield f"{where}: parent box {parent_box} item {item_index} does not exist"
+            continue
+        outer = (inner.wire.get("outer") or {}).get("dimensions")
+        dims = _vec(outer) if outer else inner.dims
+        if not _same_dims(sorted_dims(item.dims), sorted_dims(dims)):
+            yield f"{where}: its item {item_index} is {_fmt(item.dims)}, the box {_fmt(dims)}"
+        if not _close(item.weight, float(inner.wire["weightUsed"])):
+            yield f"{where}: its item {item_index} weighs {item.weight:g}, the box more or less"
+        origin = subspace.get("originInParent")
+        if item.origin is None or origin is None or not _same_dims(item.origin, _vec(origin)):
+            yield f"{where}: originInParent is not its item's origin"
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -1057,4 +1187,6 @@ CHECKS: tuple[Check, ...] = (
     check_orientation_locks,
     check_exclusions,
     check_pack_as_is,
+    check_fragile,
+    check_pack_sequence,
 )

@@ -10,6 +10,7 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import (
@@ -22,8 +23,17 @@ from cartonize.models import (
     ItemSet,
     Metric,
 )
+from cartonize.rates import box_cost, lower_rating
 
-__all__ = ["GeneratedBoxTypes", "generate_box_types", "metric"]
+__all__ = [
+    "GeneratedBoxTypes",
+    "Trim",
+    "generate_box_types",
+    "metric",
+    "trim_packed_box",
+    "trimmed_box_type",
+    "trimmed_size",
+]
 
 #: With `generatedBoxTypesMax` 0 ("unlimited") a cartesian product is still sampled down
 #: to this many sizes: every generated type costs a trial fill per box opened.
@@ -35,13 +45,28 @@ _SAMPLE_SEED = 0x5EED
 Size = tuple[float, float, float]
 
 
+@dataclass(frozen=True)
+class Trim:
+    """How a cartesian box is trimmed after packing: which axes came from a range, the
+    floor of each (the range's `min`, raised by an axis `limits` min), and what the
+    trimmed size must still satisfy (the generator's limits) and is priced by."""
+
+    axes: tuple[bool, bool, bool]
+    floor: Size
+    generator: BoxTypeGenerator
+    #: The generated name, "generated XxYxZ", follows the trimmed size.
+    auto_name: bool
+
+
 @dataclass
 class GeneratedBoxTypes:
     """Generated box types; `as_is_owner[i]` is the item set position a pack-as-is
-    generated type (index i in `box_types`) belongs to."""
+    generated type (index i in `box_types`) belongs to; `trim[i]` says how cartesian
+    type i is trimmed to its contents after packing."""
 
     box_types: list[BoxType] = field(default_factory=list)
     as_is_owner: dict[int, int] = field(default_factory=dict)
+    trim: dict[int, Trim] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -240,15 +265,109 @@ def generate_box_types(
             sizes = [sizes[i] for i in picked]
         if not sizes:
             out.warnings.append(f"{where}: no size satisfies the limits; no box types generated")
-        if not gen.options.no_trim_to_max_extent and any(
-            getattr(gen.options, f"{a}_range") is not None for a in "xyz"
-        ):
-            out.warnings.append(
-                f"{where}: trimming generated boxes to the items' extent is not done yet; "
-                "boxes keep their generated size (set noTrimToMaxExtent to silence this)"
-            )
+        trim = _trim_of(gen, defaults)
         for size in sizes:
             price = _price(gen.options.price_components or [], size)
-            name = f"generated {size[0]:g}x{size[1]:g}x{size[2]:g}"
-            out.box_types.append(_box_type(defaults, size, name, price))
+            if trim is not None:
+                out.trim[len(out.box_types)] = trim
+            out.box_types.append(_box_type(defaults, size, _generated_name(size), price))
     return out
+
+
+def _generated_name(size: Size) -> str:
+    return f"generated {size[0]:g}x{size[1]:g}x{size[2]:g}"
+
+
+#: Axis metrics whose `limits` min is also a trimming floor.
+_AXIS_METRICS: tuple[Metric, Metric, Metric] = ("x-dimension", "y-dimension", "z-dimension")
+
+
+def _trim_of(gen: BoxTypeGenerator, defaults: BoxType) -> Trim | None:
+    """How the generator's boxes are trimmed; None with `noTrimToMaxExtent` or without a
+    range axis (axes given only by lists are never trimmed)."""
+    options = gen.options
+    ranges = [getattr(options, f"{a}_range") for a in "xyz"]
+    if options.no_trim_to_max_extent or all(r is None for r in ranges):
+        return None
+    floor = [r.min if r is not None and r.min is not None else 0.0 for r in ranges]
+    for limit in options.limits or []:
+        if limit.metric in _AXIS_METRICS and limit.min is not None:
+            a = _AXIS_METRICS.index(limit.metric)
+            floor[a] = max(floor[a], limit.min)
+    return Trim(
+        axes=(ranges[0] is not None, ranges[1] is not None, ranges[2] is not None),
+        floor=(floor[0], floor[1], floor[2]),
+        generator=gen,
+        auto_name=defaults.name is None,
+    )
+
+
+def _up_to_tenths(length: float) -> float:
+    # The small slack keeps 2.3 (stored as 2.2999...) at 2.3.
+    return math.ceil(round(length * 10, 6)) / 10
+
+
+def trimmed_size(trim: Trim, size: Size, extent: Size) -> Size | None:
+    """`size` with each range axis reduced to the contents' `extent` rounded up to tenths
+    (never below the axis floor, never above `size`); None when nothing shrinks or the
+    trimmed size breaks one of the generator's limits (then the box keeps its size)."""
+    new = tuple(
+        min(size[a], max(_up_to_tenths(extent[a]), trim.floor[a])) if trim.axes[a] else size[a]
+        for a in range(3)
+    )
+    trimmed: Size = (new[0], new[1], new[2])
+    if trimmed == size or not _within_limits(trim.generator, trimmed):
+        return None
+    return trimmed
+
+
+def trimmed_box_type(trim: Trim, box_type: BoxType, size: Size) -> BoxType:
+    """`box_type` at the trimmed `size`, priced by the generator's components anew."""
+    price = _price(trim.generator.options.price_components or [], size)
+    update: dict[str, object] = {
+        "dimensions": Dimensions.model_construct(x=size[0], y=size[1], z=size[2])
+    }
+    if price is not None:
+        update["price"] = price
+    if trim.auto_name:
+        update["name"] = _generated_name(size)
+    return box_type.model_copy(update=update)
+
+
+def trim_packed_box(
+    trim: Trim, packed: dict[str, Any], box_type: BoxType, weights: Sequence[float]
+) -> tuple[dict[str, Any], BoxType]:
+    """An engine box of a cartesian type (`weights`: each engine item kind's unit weight)
+    trimmed to its contents' extent and costed anew: price components, dimensional
+    weight, each item's deltaCost. Unchanged when trimming shrinks nothing, breaks a
+    limit or would make the box dearer."""
+    d = box_type.dimensions
+    extent = [
+        max((p["origin"][a] + p["dimensions"][a] for p in packed["items"]), default=0.0)
+        for a in range(3)
+    ]
+    new_size = trimmed_size(trim, (d.x, d.y, d.z), (extent[0], extent[1], extent[2]))
+    if new_size is None:
+        return packed, box_type
+    trimmed = trimmed_box_type(trim, box_type, new_size)
+    rating = lower_rating(trimmed, "boxTypeGenerators", [])
+    volume = new_size[0] * new_size[1] * new_size[2]
+    price = None if trimmed.price is None else float(trimmed.price)
+    gross = trimmed.weight_tare or 0.0
+    previous = 0.0
+    items = []
+    cost, dimensional, used = box_cost(price, volume, rating, gross)
+    for placement in packed["items"]:
+        gross += weights[placement["item"]]
+        cost, dimensional, used = box_cost(price, volume, rating, gross)
+        items.append({**placement, "deltaCost": cost - previous})
+        previous = cost
+    if cost > packed["cost"]:
+        return packed, box_type
+    return {
+        **packed,
+        "cost": cost,
+        "dimensionalWeight": dimensional,
+        "dimensionalWeightUsed": used,
+        "items": items,
+    }, trimmed

@@ -13,7 +13,7 @@ from typing import Any
 
 from cartonize import _core
 from cartonize.errors import InvalidRequest
-from cartonize.generators import GeneratedBoxTypes, generate_box_types
+from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -32,6 +32,7 @@ from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
+from cartonize.sequences import has_sequences, pack_in_stages
 
 __all__ = ["max_timeout", "pack"]
 
@@ -90,6 +91,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started = time.perf_counter()
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    if has_sequences(req):
+        return pack_in_stages(req, pack)
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
     if req.allowable_overhang < 0 and req.allowable_overhang != -1:
         warnings.append(
@@ -155,6 +158,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
             ),
         },
+        "fragile": [limit.engine(p) for p, limit in sorted(effects.fragile.items())],
+        "boxTypeSubsets": _without_generated(
+            len(box_types), len(requested_box_types), len(generated.box_types)
+        ),
         "options": {
             "itemSort": req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
@@ -177,8 +184,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         raise InvalidRequest("invalid pack request", str(exc)) from exc
     warnings += out["warnings"]
 
+    weights = [k.item_set.weight for k in kinds]
     boxes = [
-        _box(i, packed, box_types[packed["boxType"]], kinds)
+        _box(i, *_trimmed(packed, box_types, generated, len(requested_box_types), weights), kinds)
         for i, packed in enumerate(out["boxes"])
     ]
     _number_items(boxes)
@@ -219,6 +227,30 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
 def _box_type_path(index: int, requested: int) -> str:
     """Where box type `index` comes from in the request, for error messages."""
     return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
+
+
+def _trimmed(
+    packed: dict[str, Any],
+    box_types: list[BoxType],
+    generated: GeneratedBoxTypes,
+    first_generated: int,
+    weights: list[float],
+) -> tuple[dict[str, Any], BoxType]:
+    """The engine box and its box type, trimmed to the contents when a cartesian
+    generator made the type (docs/generators.md)."""
+    box_type = box_types[packed["boxType"]]
+    trim = generated.trim.get(packed["boxType"] - first_generated)
+    if trim is None:
+        return packed, box_type
+    return trim_packed_box(trim, packed, box_type, weights)
+
+
+def _without_generated(total: int, requested: int, generated: int) -> list[list[int]]:
+    """The engine also packs with the box types that are not generated (the request's
+    own and pack-as-is rule cartons), so generated types never make an answer dearer."""
+    if generated == 0 or requested == 0:
+        return []
+    return [[b for b in range(total) if not requested <= b < requested + generated]]
 
 
 def _as_is_generated_exclusions(

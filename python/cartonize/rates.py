@@ -14,7 +14,7 @@ from typing import Any
 from cartonize.errors import InvalidRequest
 from cartonize.models import BoxProperties, Point, RateTable
 
-__all__ = ["builtin_rate_tables", "lower_rating", "outer_dimensions"]
+__all__ = ["box_cost", "builtin_rate_tables", "lower_rating", "outer_dimensions"]
 
 
 @functools.cache
@@ -168,3 +168,30 @@ def _lookup(table: dict[str, Any], name: str | None, field: str, what: str) -> A
         "invalid rate table",
         f"{field}: unknown {what} {name!r}; known: {', '.join(known)}",
     )
+
+
+def box_cost(
+    price: float | None, volume: float, rating: dict[str, Any] | None, gross: float
+) -> tuple[float, float | None, bool]:
+    """A box's cost holding `gross` weight, as the engine computes it (cost.rs): price plus
+    the rate at the larger of gross and dimensional weight, or the price alone, or the
+    volume; with the dimensional weight (None without a dimFactor) and whether it won."""
+    dim_factor = rating.get("dimFactor") if rating else None
+    dimensional = rating["volume"] / dim_factor if rating and dim_factor else None
+    used = dimensional is not None and dimensional > gross
+    rate = rating.get("rate") if rating else None
+    if rate is None:
+        return (price if price is not None else volume), dimensional, used
+    weight = dimensional if used and dimensional is not None else gross
+    return (price or 0.0) + _rate_at(rate, weight), dimensional, used
+
+
+def _rate_at(rate: dict[str, Any], weight: float) -> float:
+    """A lowered rate at `weight`: the first breakpoint at or above it (above the last,
+    the last rate), or base plus slope times weight."""
+    if rate["method"] == "breakpoints":
+        weights, rates = rate["weights"], rate["rates"]
+        return float(
+            next((r for w, r in zip(weights, rates, strict=True) if weight <= w), rates[-1])
+        )
+    return float(rate["basePrice"] + rate["priceIncreaseRate"] * weight)

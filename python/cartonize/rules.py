@@ -11,8 +11,9 @@ from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
+from cartonize.rolls import roll_of, rolled_item_set
 
-__all__ = ["RuleEffects", "apply_rules", "box_matches", "item_matches"]
+__all__ = ["Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
 
 #: Operations whose effect is implemented.
 _HONOURED = frozenset(
@@ -23,8 +24,29 @@ _HONOURED = frozenset(
         "pack-as-is",
         "set-properties",
         "alternate-dimensions",
+        "fragile",
+        "irregular",
     }
 )
+
+
+@dataclass(frozen=True)
+class Fragile:
+    """What may rest above a fragile item set's units (rule `fragile`)."""
+
+    max_weight: float | None
+    on_top_only: bool
+    #: Offered after the other units, so they tend to end on top.
+    offer_last: bool
+
+    def engine(self, kind: int) -> dict[str, Any]:
+        """The engine's `fragile` entry for item kind `kind`."""
+        return {
+            "kind": kind,
+            "maxWeight": self.max_weight,
+            "onTopOnly": self.on_top_only,
+            "offerLast": self.offer_last,
+        }
 
 
 @dataclass
@@ -43,6 +65,8 @@ class RuleEffects:
     kind_box_types: set[tuple[int, int]] = field(default_factory=set)
     #: Item set position -> index of its own pack-as-is box type.
     as_is: dict[int, int] = field(default_factory=dict)
+    #: Item set position -> its fragile limit.
+    fragile: dict[int, Fragile] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -134,6 +158,35 @@ def _free_axes(index: int, rule: Rule) -> list[int]:
     ):
         raise _invalid(index, "freeAxes", "must be a list of axes 0 (x), 1 (y), 2 (z)", raw)
     return sorted(set(raw))
+
+
+def _flag(index: int, options: dict[str, Any], name: str) -> bool:
+    value = options.get(name, False)
+    if not isinstance(value, bool):
+        raise _invalid(index, name, "must be true or false", value)
+    return value
+
+
+def _fragile(index: int, rule: Rule) -> tuple[Fragile, bool]:
+    """A fragile rule's limit, and whether heavier units are kept out of its boxes."""
+    options = rule.options or {}
+    max_weight = options.get("maxWeight")
+    if max_weight is not None and (not _is_number(max_weight) or max_weight < 0):
+        raise _invalid(index, "maxWeight", "must be a number >= 0", max_weight)
+    on_top_only = _flag(index, options, "onTopOnly")
+    if max_weight is None and not on_top_only:
+        raise InvalidRequest(
+            "invalid rule options",
+            f"rules[{index}].options.maxWeight: fragile needs maxWeight (the weight that may "
+            "rest above the item) or onTopOnly: true",
+        )
+    exclude_overweight = _flag(index, options, "excludeOverweight")
+    limit = Fragile(
+        max_weight=None if max_weight is None else float(max_weight),
+        on_top_only=on_top_only,
+        offer_last=not _flag(index, options, "unrestrictedPlacement"),
+    )
+    return limit, exclude_overweight
 
 
 def _is_number(value: object) -> bool:
@@ -265,6 +318,8 @@ def apply_rules(
     effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
     locked_by: dict[int, int] = {}
     as_is_by: dict[int, int] = {}
+    fragile_by: dict[int, int] = {}
+    rolled_by: dict[int, int] = {}
     for index, rule in enumerate(rules):
         if rule.operation not in _HONOURED:
             effects.warnings.append(
@@ -323,6 +378,33 @@ def apply_rules(
                     )
                     del effects.free_axes[p]
                     del locked_by[p]
+        elif op == "fragile":
+            limit, exclude_overweight = _fragile(index, rule)
+            for p in selected:
+                if p in fragile_by:
+                    effects.warnings.append(
+                        f"rules[{index}]: item refId {ref_ids[p]} is already fragile by "
+                        f"rules[{fragile_by[p]}], which wins"
+                    )
+                    continue
+                fragile_by[p] = index
+                effects.fragile[p] = limit
+                if exclude_overweight and limit.max_weight is not None:
+                    for q, other in enumerate(effects.item_sets):
+                        if q != p and other.weight > limit.max_weight:
+                            effects.kind_pairs.add((min(p, q), max(p, q)))
+        elif op == "irregular":
+            for p in selected:
+                if p in rolled_by:
+                    effects.warnings.append(
+                        f"rules[{index}]: item refId {ref_ids[p]} is already rolled by "
+                        f"rules[{rolled_by[p]}], which wins"
+                    )
+                    continue
+                rolled_by[p] = index
+                roll, warnings = roll_of(index, rule.options or {}, effects.item_sets[p])
+                effects.warnings += warnings
+                effects.item_sets[p] = rolled_item_set(effects.item_sets[p], roll)
         elif op == "set-properties":
             for p in selected:
                 effects.item_sets[p] = _set_properties(index, rule, effects.item_sets[p])

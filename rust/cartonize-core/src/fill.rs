@@ -2,6 +2,7 @@
 //! offered, in the order offered.
 
 use crate::extreme_points::{ExtremePoint, ExtremePoints};
+use crate::fragile::Stack;
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::limits::{caps_admit, inline_ok};
@@ -71,6 +72,8 @@ pub struct BoxFill<'a> {
     pub payload: f64,
     volume_left: f64,
     failed: Vec<usize>,
+    /// Weights above fragile units.
+    stack: Stack,
     /// Item sets present, for `itemSetsPerBoxMax`.
     sets: Vec<u32>,
 }
@@ -87,6 +90,7 @@ impl<'a> BoxFill<'a> {
             payload: 0.0,
             volume_left: box_kind.volume,
             failed: Vec::new(),
+            stack: Stack::default(),
             sets: Vec::new(),
         }
     }
@@ -106,6 +110,8 @@ impl<'a> BoxFill<'a> {
             fill.units.push(*u);
             fill.payload += kinds[u.kind].weight;
             fill.volume_left -= kinds[u.kind].volume;
+            fill.stack
+                .push(u.cuboid, kinds[u.kind].weight, kinds[u.kind].fragile);
             fill.note_set(kinds[u.kind].item_set);
         }
         fill
@@ -176,6 +182,7 @@ impl<'a> BoxFill<'a> {
         });
         self.payload += k.weight;
         self.volume_left -= k.volume;
+        self.stack.push(spot.cuboid, k.weight, k.fragile);
         self.note_set(k.item_set);
         if self.rule.overhang.is_some() {
             // A new top can support a kind that found no place before.
@@ -215,7 +222,7 @@ impl<'a> BoxFill<'a> {
             for ep in self.eps.iter() {
                 let mut best: Option<(Vec3, Perm)> = None;
                 for (shape, perm) in pass {
-                    if !self.fits(ep, shape) {
+                    if !self.fits(ep, shape) || !self.stacks(ep, shape, k) {
                         continue;
                     }
                     let flatter = |b: &Vec3| {
@@ -268,6 +275,16 @@ impl<'a> BoxFill<'a> {
             .is_none_or(|allowance| is_supported(&cand, &self.cuboids, allowance))
     }
 
+    /// True when the fragile limits of `k` and of the units below allow
+    /// `shape` at `ep` (see [`crate::fragile`]).
+    fn stacks(&self, ep: &ExtremePoint, shape: &Vec3, k: &Kind) -> bool {
+        let cand = Cuboid {
+            origin: ep.point,
+            size: *shape,
+        };
+        self.stack.allows(&cand, k.weight, k.fragile)
+    }
+
     /// The feasible point and rotation leaving the least residual slack.
     /// Points come in priority order, so a strict improvement is needed to
     /// move off an earlier point.
@@ -280,7 +297,10 @@ impl<'a> BoxFill<'a> {
                         continue;
                     }
                     let slack: Len = (0..3).map(|a| ep.residual[a] - shape[a]).sum();
-                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack) || !self.fits(ep, shape) {
+                    if best.as_ref().is_some_and(|(b, ..)| *b <= slack)
+                        || !self.fits(ep, shape)
+                        || !self.stacks(ep, shape, k)
+                    {
                         continue;
                     }
                     best = Some((slack, ep.point, *shape, *perm));

@@ -2,6 +2,7 @@
 //! precomputed once per pack.
 
 use crate::cost::{box_cost, Rating};
+use crate::fragile::{FragileInput, FragileLimit};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
 use crate::limits::BoxCaps;
 
@@ -28,6 +29,8 @@ pub struct Kind {
     pub excludes: Vec<usize>,
     /// Box types this kind may not enter, sorted.
     pub excluded_box_types: Vec<usize>,
+    /// What may rest above a unit (rule `fragile`).
+    pub fragile: Option<FragileLimit>,
 }
 
 impl Kind {
@@ -49,6 +52,7 @@ impl Kind {
             sequence: None,
             excludes: Vec::new(),
             excluded_box_types: Vec::new(),
+            fragile: None,
         }
     }
 
@@ -60,7 +64,8 @@ impl Kind {
     /// True when every shape of `self` is at least as large on every axis as
     /// some shape of `other`: if `other` found no place, `self` finds none.
     pub fn dominates(&self, other: &Kind) -> bool {
-        if self.weight < other.weight {
+        // A fragile kind fails for its own limit, which says nothing of others.
+        if self.weight < other.weight || other.fragile.is_some() {
             return false;
         }
         if self.free && other.free {
@@ -148,6 +153,15 @@ pub fn apply_exclusions(kinds: &mut [Kind], exclusions: &Exclusions) {
         kind.excludes.dedup();
         kind.excluded_box_types.sort_unstable();
         kind.excluded_box_types.dedup();
+    }
+}
+
+/// Records each fragile kind's limit; indices out of range are ignored.
+pub fn apply_fragile(kinds: &mut [Kind], fragile: &[FragileInput]) {
+    for f in fragile {
+        if let Some(kind) = kinds.get_mut(f.kind) {
+            kind.fragile = Some(FragileLimit::new(f));
+        }
     }
 }
 

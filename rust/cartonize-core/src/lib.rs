@@ -11,6 +11,7 @@ pub mod deadline;
 pub mod error;
 pub mod extreme_points;
 pub mod fill;
+pub mod fragile;
 pub mod geometry;
 pub mod improve;
 pub mod kinds;
@@ -20,6 +21,7 @@ pub mod orientation;
 mod portfolio;
 pub mod select;
 pub mod sort;
+pub mod subsets;
 pub mod support;
 #[cfg(test)]
 mod testkit;
@@ -45,10 +47,39 @@ const MAX_ALLOWANCE: f64 = 1e9;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Packs `input`: tries each item ordering the options ask for and returns the
-/// best packing (fewest leftovers, then the goal), deterministically.
+/// best packing (fewest leftovers, then the goal), deterministically; each of
+/// `box_type_subsets` is packed alone too, and wins when strictly better.
 pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let started = Instant::now();
     check(input)?;
+    let mut best = pack_box_types(input, started)?;
+    for keep in &input.box_type_subsets {
+        if best.timed_out {
+            break;
+        }
+        let Some(mut sub) = subsets::restrict(input, keep) else {
+            continue;
+        };
+        // The subset gets what is left of the request's time, not a new budget.
+        if let Some(t) = input.options.timeout {
+            let left = t - started.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                break;
+            }
+            sub.options.timeout = Some(left);
+        }
+        let mut out = pack_box_types(&sub, Instant::now())?;
+        subsets::widen(&mut out, keep);
+        if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
+            best = out;
+        }
+    }
+    best.pack_time = started.elapsed().as_secs_f64();
+    Ok(best)
+}
+
+/// [`pack`] with the input's own box types only.
+fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, CoreError> {
     let opts = &input.options;
     let deadline = Deadline::after(opts.timeout);
     let limits = &opts.limits;
@@ -67,6 +98,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         })
         .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
+    kinds::apply_fragile(&mut kinds, &input.fragile);
     let boxes: Vec<BoxKind> = input
         .box_types
         .iter()
@@ -109,7 +141,10 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         });
     }
 
-    let base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
+    let mut base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
+    let fragile_limits: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
+    base.iter_mut()
+        .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
     let work = total_units.saturating_mul(boxes.len() as u64);
     let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
     let mut strategies = base;
@@ -120,7 +155,10 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())
     });
     if several && !deadline.expired() {
-        let extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        let mut extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        extra
+            .iter_mut()
+            .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
         let more = portfolio::run(&extra, &ctx, &deadline, work, false);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);

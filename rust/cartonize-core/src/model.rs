@@ -154,6 +154,13 @@ pub struct PackInput {
     /// Which units may not share a box, or enter a box type (rules).
     #[serde(default)]
     pub exclusions: Exclusions,
+    /// Subsets of `box_types` (indices) also packed alone; the best complete
+    /// answer wins, the full set on ties (see `subsets`).
+    #[serde(default)]
+    pub box_type_subsets: Vec<Vec<usize>>,
+    /// Fragile item kinds (rule `fragile`).
+    #[serde(default)]
+    pub fragile: Vec<crate::fragile::FragileInput>,
 }
 
 /// Separation the request's rules ask for (`exclude`, `exclude-all`).

@@ -1,0 +1,103 @@
+"""Rule `irregular` with `type: "roll"`: long flexible goods (fabric, film, cable) shipped
+wound on cores. Each unit of the item set is a length of material (its longest side), as
+wide as its middle side and as thick as its shortest; it is wound into as few rolls of
+equal length as `maxDiameter` and `maxWeight` allow, and the rolls are packed as D x D x
+width cuboids. See docs/rules.md."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from cartonize.errors import InvalidRequest
+from cartonize.models import Dimensions, ItemSet
+
+__all__ = ["Roll", "roll_of", "rolled_item_set"]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """How one unit of material is wound: `count` rolls of diameter `diameter` weighing
+    `weight` each (spool included)."""
+
+    count: int
+    diameter: float
+    width: float
+    weight: float
+
+
+def _number(index: int, options: dict[str, Any], name: str, *, required: bool) -> float | None:
+    value = options.get(name)
+    if value is None:
+        if required:
+            raise InvalidRequest(
+                "invalid rule options",
+                f"rules[{index}].options.{name}: a roll needs {name} (a number > 0)",
+            )
+        return None
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+        raise InvalidRequest(
+            "invalid rule options",
+            f"rules[{index}].options.{name}: must be a number >= 0 (got {value!r})",
+        )
+    return float(value)
+
+
+def roll_of(index: int, options: dict[str, Any], item_set: ItemSet) -> tuple[Roll, list[str]]:
+    """The rolls one unit of `item_set` makes under rule `index`'s options, and warnings.
+
+    Raises `InvalidRequest` naming the option when the options are malformed or no roll
+    within maxDiameter / maxWeight can hold any material."""
+    kind = options.get("type", "roll")
+    if kind != "roll":
+        raise InvalidRequest(
+            "invalid rule options",
+            f"rules[{index}].options.type: irregular supports type 'roll' (got {kind!r})",
+        )
+    core = _number(index, options, "innerDiameter", required=False) or 0.0
+    spool = _number(index, options, "spoolWeight", required=False) or 0.0
+    max_diameter = _number(index, options, "maxDiameter", required=True) or 0.0
+    max_weight = _number(index, options, "maxWeight", required=False)
+    min_length = _number(index, options, "minRollLength", required=False) or 0.0
+    d = item_set.dimensions
+    thickness, width, length = sorted((d.x, d.y, d.z))
+    # Material a roll of diameter D holds: the annulus area over the thickness.
+    by_diameter = math.pi * (max_diameter**2 - core**2) / (4 * thickness)
+    if by_diameter <= 0:
+        raise InvalidRequest(
+            "invalid rule options",
+            f"rules[{index}].options.maxDiameter: must exceed innerDiameter ({core:g})",
+        )
+    per_length = item_set.weight / length
+    most = by_diameter
+    if max_weight is not None:
+        if max_weight <= spool:
+            raise InvalidRequest(
+                "invalid rule options",
+                f"rules[{index}].options.maxWeight: must exceed spoolWeight ({spool:g})",
+            )
+        if per_length > 0:
+            most = min(most, (max_weight - spool) / per_length)
+    count = max(1, math.ceil(length / most - 1e-9))
+    each = length / count
+    warnings = []
+    if count > 1 and each < min_length:
+        warnings.append(
+            f"rules[{index}]: item refId {item_set.ref_id} needs {count} rolls of {each:g}, "
+            f"shorter than minRollLength {min_length:g}"
+        )
+    # Rounded up to thousandths: a roll is never drawn smaller than it winds.
+    diameter = math.ceil(math.sqrt(core**2 + 4 * thickness * each / math.pi) * 1000) / 1000
+    return Roll(count, diameter, width, per_length * each + spool), warnings
+
+
+def rolled_item_set(item_set: ItemSet, roll: Roll) -> ItemSet:
+    """`item_set` as its rolls: quantity times the rolls per unit, each D x D x width."""
+    return item_set.model_copy(
+        update={
+            "dimensions": Dimensions(x=roll.diameter, y=roll.diameter, z=roll.width),
+            "weight": roll.weight,
+            "quantity": item_set.quantity * roll.count,
+        }
+    )

@@ -1,0 +1,297 @@
+"""Rule `pack-sequence`: multi-stage packing (cases, then pallets, then trucks). Each
+rule puts the item sets it selects into stage `index` of the sequence named `key`;
+stages pack in index order, each into its rule's target box types (all box types
+without targets), and a stage's `reduce` says what becomes of its boxes: `default` they
+ship; `pack-as-is` its item sets ship as is; `box-to-item` / `box-to-item-optional` each
+box becomes an item of the sequence's next stage, sized by its outer dimensions, and is
+reported inside the box that takes it (`subspace`). See docs/rules.md."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cartonize.errors import InvalidRequest
+from cartonize.models import (
+    Box,
+    BoxEntry,
+    BoxType,
+    Dimensions,
+    ItemMatch,
+    ItemSet,
+    PackRequest,
+    PackResponse,
+    Point,
+    Rule,
+    Subspace,
+)
+from cartonize.rates import outer_dimensions
+from cartonize.render import render_pictures
+from cartonize.rules import box_matches, item_matches
+
+__all__ = ["has_sequences", "pack_in_stages"]
+
+Reduce = Literal["default", "pack-as-is", "box-to-item", "box-to-item-optional"]
+_REDUCE: tuple[Reduce, ...] = ("default", "pack-as-is", "box-to-item", "box-to-item-optional")
+
+Pack = Callable[[PackRequest], PackResponse]
+
+
+def has_sequences(req: PackRequest) -> bool:
+    """True when the request has a pack-sequence rule."""
+    return any(r.operation == "pack-sequence" for r in req.rules)
+
+
+@dataclass
+class _Stage:
+    rule_index: int
+    rule: Rule
+    key: str
+    index: int
+    reduce: Reduce
+    reduced_ref_id: int | None
+    item_sets: list[ItemSet] = field(default_factory=list)
+
+
+def _invalid(index: int, option: str, fix: str, got: object) -> InvalidRequest:
+    return InvalidRequest(
+        "invalid rule options", f"rules[{index}].options.{option}: {fix} (got {got!r})"
+    )
+
+
+def _stage(index: int, rule: Rule) -> _Stage:
+    options = rule.options or {}
+    stage = options.get("index", 0)
+    if not isinstance(stage, int) or isinstance(stage, bool) or stage < 0:
+        raise _invalid(index, "index", "must be an integer >= 0", stage)
+    key = options.get("key", "")
+    if not isinstance(key, str):
+        raise _invalid(index, "key", "must be a string naming the sequence", key)
+    reduce = options.get("reduce", "default")
+    if reduce not in _REDUCE:
+        raise _invalid(index, "reduce", f"must be one of {', '.join(_REDUCE)}", reduce)
+    reduced = options.get("reducedRefId")
+    if reduced is not None and (not isinstance(reduced, int) or isinstance(reduced, bool)):
+        raise _invalid(index, "reducedRefId", "must be an integer refId", reduced)
+    return _Stage(index, rule, key, stage, reduce, reduced)
+
+
+def _selects(rule: Rule, item_set: ItemSet) -> bool:
+    return (
+        (rule.item_ref_id is not None and rule.item_ref_id == item_set.ref_id)
+        or (rule.item_sequence is not None and rule.item_sequence == item_set.sequence)
+        or (rule.item_match is not None and item_matches(rule.item_match, item_set))
+    )
+
+
+def _with_ref_ids(item_sets: Sequence[ItemSet]) -> list[ItemSet]:
+    """Item sets with every null or -1 refId replaced by one no item set uses, as pack()
+    would assign them, so that ids stay unique across stages."""
+    taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
+    next_id = max(taken, default=-1) + 1
+    out = []
+    for s in item_sets:
+        if s.ref_id is None or s.ref_id == -1:
+            s = s.model_copy(update={"ref_id": next_id})
+            next_id += 1
+        out.append(s)
+    return out
+
+
+@dataclass
+class _Reduced:
+    """A stage box turned into an item of the next stage."""
+
+    box: Box
+    ref_id: int
+    unique_id: str
+    strict: bool
+
+
+def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
+    """Pack `req` stage by stage (see the module docstring) with `pack` (a request without
+    pack-sequence rules) and merge the stages into one response."""
+    started = time.perf_counter()
+    item_sets = _with_ref_ids(req.item_sets)
+    stages = [_stage(i, r) for i, r in enumerate(req.rules) if r.operation == "pack-sequence"]
+    other_rules = [r for r in req.rules if r.operation != "pack-sequence"]
+    warnings: list[str] = []
+    unstaged: list[ItemSet] = []
+    for item_set in item_sets:
+        chosen = [s for s in stages if _selects(s.rule, item_set)]
+        if not chosen:
+            unstaged.append(item_set)
+            continue
+        chosen[0].item_sets.append(item_set)
+        for later in chosen[1:]:
+            warnings.append(
+                f"rules[{later.rule_index}]: item refId {item_set.ref_id} is already in "
+                f"stage {chosen[0].index} of sequence '{chosen[0].key}' by "
+                f"rules[{chosen[0].rule_index}], which wins"
+            )
+    used = {s.ref_id for s in item_sets if s.ref_id is not None}
+    for s in stages:
+        if s.reduced_ref_id is not None and s.reduced_ref_id in used:
+            raise _invalid(
+                s.rule_index,
+                "reducedRefId",
+                "must not be the refId of an item set (reduced boxes are new items)",
+                s.reduced_ref_id,
+            )
+    fresh = max(used | {s.reduced_ref_id or 0 for s in stages}, default=0) + 1
+
+    responses: list[PackResponse] = []
+    reduced_into: list[tuple[PackResponse, list[_Reduced]]] = []
+    if unstaged:
+        responses.append(pack(_sub_request(req, unstaged, req.box_types, other_rules)))
+    keys = list(dict.fromkeys(s.key for s in stages))
+    for key in keys:
+        sequence = sorted((s for s in stages if s.key == key), key=lambda s: s.index)
+        carry: list[_Reduced] = []
+        for n, stage in enumerate(sequence):
+            reduced_sets = [_reduced_item_set(r) for r in carry]
+            if not stage.item_sets and not reduced_sets:
+                continue
+            rules = list(other_rules)
+            if stage.reduce == "pack-as-is":
+                rules.append(Rule(operation="pack-as-is", item_match=ItemMatch(all=True)))
+            box_types = [b for b in req.box_types if _targets_box(stage.rule, b)]
+            response = pack(_sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules))
+            responses.append(response)
+            if carry:
+                reduced_into.append((response, carry))
+            carry = []
+            reduces = stage.reduce in ("box-to-item", "box-to-item-optional")
+            if reduces and n + 1 < len(sequence):
+                ref_id = stage.reduced_ref_id
+                if ref_id is None:
+                    ref_id, fresh = fresh, fresh + 1
+                strict = stage.reduce == "box-to-item"
+                carry = [
+                    _Reduced(e.box, ref_id, f"{ref_id}-{i}", strict)
+                    for i, e in enumerate(response.boxes)
+                ]
+            elif reduces:
+                warnings.append(
+                    f"rules[{stage.rule_index}]: reduce '{stage.reduce}' but stage "
+                    f"{stage.index} is the last of sequence '{key}'; its boxes ship as they are"
+                )
+    return _merge(req, responses, reduced_into, warnings, started)
+
+
+def _targets_box(rule: Rule, box: BoxType) -> bool:
+    """A stage packs into its rule's target box types; without targets, into all."""
+    if not rule.target_box_ref_ids and rule.target_box_match is None:
+        return True
+    return (box.ref_id is not None and box.ref_id in (rule.target_box_ref_ids or [])) or (
+        rule.target_box_match is not None and box_matches(rule.target_box_match, box)
+    )
+
+
+def _sub_request(
+    req: PackRequest, item_sets: list[ItemSet], box_types: list[BoxType], rules: list[Rule]
+) -> PackRequest:
+    return req.model_copy(
+        update={
+            "item_sets": item_sets,
+            "box_types": box_types,
+            "rules": rules,
+            "include_images": False,
+        }
+    )
+
+
+def _reduced_item_set(r: _Reduced) -> ItemSet:
+    """A stage box as an item of the next stage: its outer dimensions (inner ones when
+    it has none), its gross weight, and the stage's reduced refId."""
+    outer = outer_dimensions(r.box) if r.box.outer is not None else None
+    d = outer or r.box.dimensions
+    assert d is not None  # every packed box has dimensions
+    return ItemSet(
+        ref_id=r.ref_id,
+        name=r.box.name or f"box {r.unique_id}",
+        dimensions=Dimensions(x=d.x, y=d.y, z=d.z),
+        weight=r.box.weight_used or 0.0,
+        quantity=1,
+    )
+
+
+def _merge(
+    req: PackRequest,
+    responses: list[PackResponse],
+    reduced_into: list[tuple[PackResponse, list[_Reduced]]],
+    warnings: list[str],
+    started: float,
+) -> PackResponse:
+    """One response: every stage's boxes (reduced ones pointing at the item that carries
+    them), leftovers that are request items, totals over all, items numbered anew."""
+    boxes: list[Box] = [e.box for r in responses for e in r.boxes]
+    leftovers = [i for r in responses for i in r.leftovers]
+    parents: dict[int, tuple[Box, int]] = {}  # id(inner box) -> (outer box, item position)
+    for response, carry in reduced_into:
+        by_unique = {r.unique_id: r for r in carry}
+        for entry in response.boxes:
+            for position, item_entry in enumerate(entry.box.items):
+                reduced = by_unique.pop(item_entry.item.unique_id or "", None)
+                if reduced is not None:
+                    parents[id(reduced.box)] = (entry.box, position)
+        for reduced in by_unique.values():
+            leftovers = [i for i in leftovers if i.unique_id != reduced.unique_id]
+            if reduced.strict:
+                warnings.append(
+                    f"box-to-item: box {reduced.unique_id} fits no box of the next stage; "
+                    "it ships as it is"
+                )
+    index = 1
+    for box_id, box in enumerate(boxes):
+        box.id = box_id
+        for packed in box.items:
+            packed.item.index = packed.item.global_id = index
+            index += 1
+    for box in boxes:
+        parent = parents.get(id(box))
+        if parent is None:
+            continue
+        outer, position = parent
+        item = outer.items[position].item
+        origin = item.origin or Point.model_construct(x=0.0, y=0.0, z=0.0)
+        box.subspace = Subspace.model_construct(
+            origin_in_parent=origin, parent_box_index=outer.id, parent_item_index=item.index
+        )
+    total_volume = sum(b.volume_max or 0.0 for b in boxes)
+    total_used = sum(b.volume_used or 0.0 for b in boxes)
+    first = responses[0] if responses else PackResponse()
+    all_warnings = list(dict.fromkeys([*warnings, *(w for r in responses for w in r.warnings)]))
+    merged = PackResponse.model_construct(
+        boxes=[BoxEntry.model_construct(box=b) for b in boxes],
+        built=first.built,
+        started_at=first.started_at,
+        version=first.version,
+        len_boxes=len(boxes),
+        # Boxes standing in as items of a later stage are not request items.
+        len_items=sum(r.len_items for r in responses)
+        - sum(len(carry) for _, carry in reduced_into),
+        len_units=sum(b.len_units or 0 for b in boxes) + len(leftovers),
+        len_leftovers=len(leftovers),
+        total_cost=sum(b.price or 0 for b in boxes),
+        total_volume=total_volume,
+        total_volume_net=sum(b.volume_net or 0.0 for b in boxes),
+        total_volume_used=total_used,
+        total_volume_utilization=total_used / total_volume if total_volume else 0.0,
+        total_weight=sum(b.weight_used or 0.0 for b in boxes if b.subspace is None),
+        pack_time=sum(r.pack_time for r in responses),
+        render_time=0.0,
+        leftovers=leftovers,
+        item_sort_used=first.item_sort_used,
+        item_sort_reverse_used=first.item_sort_reverse_used,
+        box_type_choice_goal_used=req.box_type_choice_goal,
+        order_id=req.order_id,
+        request_id=req.request_id,
+        warnings=all_warnings,
+        properties=req.properties,
+    )
+    render_pictures(req, merged)
+    merged.total_time = time.perf_counter() - started
+    return merged

@@ -1,0 +1,152 @@
+"""Rule pack-sequence: cubes into cases, cases (as items of their outer size) onto
+pallets; the cases are reported inside the pallet with `subspace`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cartonize
+import pytest
+from cartonize.errors import InvalidRequest
+
+from tests.validator import validate
+
+Wire = dict[str, Any]
+
+CASE = {
+    "refId": 10,
+    "name": "case",
+    "dimensions": {"x": 10, "y": 10, "z": 10},
+    "outer": {"dimensionChange": {"x": 0.5, "y": 0.5, "z": 0.5}},
+    "weightMax": 0,
+    "weightTare": 0.5,
+}
+PALLET = {"refId": 20, "name": "pallet", "dimensions": {"x": 11, "y": 21, "z": 21}, "weightMax": 0}
+
+
+def request(reduce: str = "box-to-item", pallet: Wire = PALLET, **options: Any) -> Wire:
+    return {
+        "orderId": "sequence",
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "name": "cube",
+                "dimensions": {"x": 5, "y": 5, "z": 5},
+                "weight": 1,
+                "quantity": 24,
+            }
+        ],
+        "boxTypes": [CASE, pallet],
+        "rules": [
+            {
+                "operation": "pack-sequence",
+                "itemRefId": 1,
+                "targetBoxRefIds": [10],
+                "options": {"index": 0, "key": "ship", "reduce": reduce} | options,
+            },
+            {
+                "operation": "pack-sequence",
+                "targetBoxRefIds": [20],
+                "options": {"index": 1, "key": "ship"},
+            },
+        ],
+    }
+
+
+def pack(req: Wire) -> Wire:
+    response: Wire = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
+    assert validate(req, response) == []
+    return response
+
+
+def test_cases_go_onto_a_pallet_by_their_outer_dimensions() -> None:
+    response = pack(request(reducedRefId=100))
+    boxes = [b["box"] for b in response["boxes"]]
+    assert [b["name"] for b in boxes] == ["case", "case", "case", "pallet"]
+    pallet = boxes[3]
+    assert [i["item"]["refId"] for i in pallet["items"]] == [100, 100, 100]
+    for case in boxes[:3]:
+        assert len(case["items"]) == 8
+        subspace = case["subspace"]
+        assert subspace["parentBoxIndex"] == 3
+        carrier = next(
+            i["item"] for i in pallet["items"] if i["item"]["index"] == subspace["parentItemIndex"]
+        )
+        assert carrier["dimensions"] == {"x": 10.5, "y": 10.5, "z": 10.5}
+        assert carrier["weight"] == 8.5  # 8 cubes and the case's tare
+        assert subspace["originInParent"] == carrier["origin"]
+    assert response["lenItems"] == 24
+    assert response["lenLeftovers"] == 0
+    assert response["totalWeight"] == 3 * 8.5
+    assert response["totalCost"] == 3 * 1000 + 11 * 21 * 21
+
+
+@pytest.mark.parametrize(
+    ("reduce", "warns"), [("box-to-item", True), ("box-to-item-optional", False)]
+)
+def test_cases_that_fit_no_pallet_ship_as_they_are(reduce: str, warns: bool) -> None:
+    small = PALLET | {"dimensions": {"x": 10, "y": 10, "z": 10}}
+    response = pack(request(reduce, small))
+    assert [b["box"]["name"] for b in response["boxes"]] == ["case"] * 3
+    assert not any("subspace" in b["box"] for b in response["boxes"])
+    assert response["lenLeftovers"] == 0
+    assert any("fits no box of the next stage" in w for w in response["warnings"]) == warns
+
+
+def test_default_reduce_ships_each_stage_in_its_own_boxes() -> None:
+    req = request("default")
+    req["itemSets"].append(
+        {
+            "refId": 2,
+            "name": "drum",
+            "dimensions": {"x": 11, "y": 20, "z": 20},
+            "weight": 5,
+            "quantity": 1,
+        }
+    )
+    req["rules"][1]["itemRefId"] = 2
+    response = pack(req)
+    names = sorted(
+        (b["box"]["name"], b["box"]["items"][0]["item"]["name"]) for b in response["boxes"]
+    )
+    assert names == [("case", "cube")] * 3 + [("pallet", "drum")]
+
+
+def test_pack_as_is_reduce_ships_each_unit_alone() -> None:
+    req = request("pack-as-is")
+    req["itemSets"][0]["quantity"] = 2
+    response = pack(req)
+    assert [b["box"]["name"] for b in response["boxes"]] == ["pack-as-is cube"] * 2
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"index": -1}, "options.index"),
+        ({"reduce": "flatten"}, "options.reduce"),
+        ({"key": 3}, "options.key"),
+        ({"reducedRefId": 1}, "options.reducedRefId"),
+    ],
+)
+def test_malformed_sequence_options_are_a_422(options: Wire, field: str) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(request(**options))
+    assert f"rules[0].{field}" in (info.value.details or "")
+
+
+def test_the_validator_checks_the_boxes_inside_items() -> None:
+    req = request(reducedRefId=100)
+    response = pack(req)
+    case = response["boxes"][0]["box"]
+    case["subspace"]["originInParent"] = {"x": 3, "y": 3, "z": 3}
+    case["weightUsed"] = 99
+    problems = validate(req, response)
+    assert any("originInParent" in p for p in problems)
+    assert any(p.startswith("pack-sequence: box 0") and "weighs" in p for p in problems)
+
+
+def test_every_stage_box_gets_a_picture() -> None:
+    req = request() | {"includeImages": True}
+    response = cartonize.pack(req)
+    assert response.svgs is not None and len(response.svgs) == 4
