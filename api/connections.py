@@ -19,6 +19,7 @@ from cartonize.store import Account, Clock, Store
 from cartonize.sync.connections import (
     Connection,
     LogEntry,
+    connections_refusal,
     create_connection,
     delete_connection,
     get_connection,
@@ -42,8 +43,6 @@ __all__ = [
     "connection_wire",
 ]
 
-CONNECTION_TIERS = ("premium", "enterprise")
-
 
 class PlanAccess:
     """Checks that a request may manage the connections of a plan."""
@@ -58,14 +57,9 @@ class PlanAccess:
         account = self.store.account_by_id(key.account_id)
         if account is None or account.plan_id != plan_id:
             raise NotFound(details="no such plan for this API key")
-        if account.tier not in CONNECTION_TIERS:
-            raise Forbidden(
-                details=(
-                    f"connections need a premium or enterprise plan (this plan is {account.tier})"
-                )
-            )
-        if not self.store.connections_enabled(account.id):
-            raise Forbidden(details="connections are not enabled for this account; ask support")
+        refusal = connections_refusal(self.store, account)
+        if refusal is not None:
+            raise Forbidden(details=refusal)
         return account
 
 

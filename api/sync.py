@@ -21,17 +21,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import falcon
-from cartonize.store import Account, Clock, Store
+from cartonize.store import Clock, Store
 from cartonize.sync.connections import (
     Connection,
-    LogEntry,
     Trigger,
     authenticate_secret,
-    record_log,
+    connections_refusal,
 )
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import Conversions, map_records
-from cartonize.sync.writes import WriteMode, WriteResult, write_batch
+from cartonize.sync.writes import WriteMode, WriteResult, log_result, write_batch
 
 if TYPE_CHECKING:
     from pipelines.runs import PullRuns
@@ -47,7 +46,6 @@ __all__ = [
 SECRET_HEADER = "X-Service-API-Secret"
 SECRET_PARAM = "service_api_secret"
 ROW_KEY_HEADER = "X-Service-Sync-Row-Key"
-CONNECTION_TIERS = ("premium", "enterprise")
 # Dagster run ids are UUIDs.
 _RUN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -64,10 +62,11 @@ def parse_row_key(value: object, *, text: bool) -> list[str] | None:
     if text and isinstance(value, str):
         # JSON text (an array, or a quoted string) is decoded; any other JSON value is not
         # a row key, and neither is broken JSON. Bare text is one property name.
+        raw = value
         try:
-            value = json.loads(value)
+            value = json.loads(raw)
         except ValueError:
-            if value.strip().startswith(("[", "{")):
+            if raw.strip().startswith(("[", "{")):
                 raise InvalidRowKey from None
         else:
             if not isinstance(value, str | list):
@@ -94,7 +93,7 @@ class SyncRestResource:
 
     def __init__(self, store: Store, box: SecretBox, clock: Clock, max_body_bytes: int) -> None:
         self._store = store
-        self._box = box
+        self._gate = _SecretGate(store, box)
         self._clock = clock
         self._max_body_bytes = max_body_bytes
 
@@ -110,21 +109,11 @@ class SyncRestResource:
         """Upsert by row_key, or append without one."""
         self._write(req, resp, public_api_id, "PATCH")
 
-    def _connection(self, req: falcon.Request, public_api_id: str) -> Connection | None:
-        secret = req.get_header(SECRET_HEADER) or req.get_param(SECRET_PARAM)
-        return authenticate_secret(self._store, self._box, public_api_id, secret)
-
     def _write(
         self, req: falcon.Request, resp: falcon.Response, public_api_id: str, method: str
     ) -> None:
-        connection = self._connection(req, public_api_id)
+        connection = self._gate.connection(req, resp, public_api_id)
         if connection is None:
-            _answer(resp, 401, {"error": "Unauthorized"})
-            return
-        req.context.key_stem = connection.secret_stem
-        account = self._store.account_by_id(connection.account_id)
-        if not _connections_allowed(self._store, account):
-            _answer(resp, 403, {"error": "Forbidden"})
             return
         raw = req.bounded_stream.read(self._max_body_bytes + 1)
         if len(raw) > self._max_body_bytes:
@@ -176,14 +165,6 @@ class SyncRestResource:
         _answer(resp, 200, _result_body(method, result))
 
 
-def _connections_allowed(store: Store, account: Account | None) -> bool:
-    return (
-        account is not None
-        and account.tier in CONNECTION_TIERS
-        and store.connections_enabled(account.id)
-    )
-
-
 def _mode(method: str, connection: Connection, row_key: list[str] | None) -> WriteMode:
     if method == "POST" and connection.resource_to_update is None:
         return "create"
@@ -223,10 +204,12 @@ def _refuse(
     received: int,
     reason: str,
 ) -> WriteResult:
-    """Log a write refused before it started; the answer is a failure."""
-    entry = LogEntry(trigger, "failure", now, connection.resource_to_update, received)
-    entry.messages = [reason]
-    store.transaction(lambda con: record_log(con, connection.id, entry))
+    """Log a write refused before it started (against the Resource to Update); the answer
+    is a failure naming no resource."""
+    logged = WriteResult(
+        "failure", connection.resource_to_update, received=received, messages=[reason]
+    )
+    log_result(store, connection, logged, trigger=trigger, now=now)
     return WriteResult("failure", None, received=received, messages=[reason])
 
 
@@ -280,7 +263,7 @@ class _SecretGate:
             _answer(resp, 401, {"error": "Unauthorized"})
             return None
         req.context.key_stem = connection.secret_stem
-        if not _connections_allowed(self.store, self.store.account_by_id(connection.account_id)):
+        if connections_refusal(self.store, self.store.account_by_id(connection.account_id)):
             _answer(resp, 403, {"error": "Forbidden"})
             return None
         return connection

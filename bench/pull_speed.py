@@ -30,7 +30,7 @@ from cartonize.store import Store
 from cartonize.sync.connections import ConnectionFields, create_connection, read_log
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import map_records
-from cartonize.sync.writes import create_from
+from cartonize.sync.writes import write_batch
 from dagster import DagsterInstance, materialize
 
 from pipelines.pulls import TRIGGER_TAG, synced_resource
@@ -75,7 +75,8 @@ def setup(data_dir: Path, url: str) -> int:
     seed = map_records(
         [{"refId": "old", "dimensions_x": 1, "dimensions_y": 1, "dimensions_z": 1}], {}, "items"
     )
-    resource = create_from(store, seed_conn, seed, trigger="rest POST", now=now).resource_id
+    created = write_batch(store, seed_conn, seed, "create", trigger="rest POST", now=now)
+    resource = created.resource_id
     fields["resource_to_update"] = resource
     connection, _ = create_connection(store, box, account.id, ConnectionFields(**fields), now)
     return connection.id

@@ -26,7 +26,7 @@ from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import get_resource, read_rows
 from cartonize.sync.store_catalog import StoreCatalog
-from cartonize.sync.writes import create_from
+from cartonize.sync.writes import write_batch
 from dagster import (
     DagsterInstance,
     ExecuteInProcessResult,
@@ -79,8 +79,8 @@ def connect(
 
 def seeded_resource(store: Store, connection: Connection, refs: list[str]) -> int:
     records = [{"refId": r, "dimensions_x": 1, "dimensions_y": 1, "dimensions_z": 1} for r in refs]
-    result = create_from(
-        store, connection, map_records(records, {}, "items"), trigger="rest POST", now=NOW
+    result = write_batch(
+        store, connection, map_records(records, {}, "items"), "create", trigger="rest POST", now=NOW
     )
     assert result.resource_id is not None
     return result.resource_id

@@ -17,7 +17,7 @@ from cartonize.sync.connections import ConnectionFields, create_connection, upda
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import read_rows
-from cartonize.sync.writes import create_from
+from cartonize.sync.writes import write_batch
 
 WRITERS = 4
 BATCHES = 5
@@ -30,7 +30,7 @@ WRITER = textwrap.dedent(
     from cartonize.store import Store
     from cartonize.sync.connections import get_connection
     from cartonize.sync.mapping import map_records
-    from cartonize.sync.writes import append_rows, upsert_rows
+    from cartonize.sync.writes import write_batch
 
     data_dir, account_id, connection_id, writer = sys.argv[1], *map(int, sys.argv[2:5])
     store = Store(data_dir)
@@ -44,9 +44,11 @@ WRITER = textwrap.dedent(
         mapped = map_records(records, {{}}, "items")
         now = datetime.now(UTC)
         if batch % 2:
-            result = upsert_rows(store, connection, mapped, ["refId"], trigger="schedule", now=now)
+            result = write_batch(
+                store, connection, mapped, "upsert", trigger="schedule", now=now, row_key=["refId"]
+            )
         else:
-            result = append_rows(store, connection, mapped, trigger="webhook", now=now)
+            result = write_batch(store, connection, mapped, "append", trigger="webhook", now=now)
         assert result.status == "success", result.messages
     """
 ).format(batches=BATCHES, rows=ROWS)
@@ -63,7 +65,8 @@ def test_concurrent_writer_processes_lose_no_row(tmp_path: Path) -> None:
     seed = map_records(
         [{"refId": "seed", "dimensions_x": 1, "dimensions_y": 1, "dimensions_z": 1}], {}, "items"
     )
-    resource_id = create_from(store, connection, seed, trigger="rest POST", now=now).resource_id
+    created = write_batch(store, connection, seed, "create", trigger="rest POST", now=now)
+    resource_id = created.resource_id
     update_connection(store, box, account.id, connection.id, {"resourceToUpdate": resource_id}, now)
 
     script = tmp_path / "writer.py"

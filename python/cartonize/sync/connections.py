@@ -23,13 +23,14 @@ from pydantic.alias_generators import to_camel
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import validation_details
-from cartonize.store import Store, StoreError
+from cartonize.store import Account, Store, StoreError, Tier
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.headers import HeadersTemplateError, parse_headers_template
 from cartonize.sync.mapping import Conversions, DimConv, WeightConv, validate_schema_map
 from cartonize.sync.resources import ResourceType, find_resource, one, resource_type
 
 __all__ = [
+    "CONNECTION_TIERS",
     "SECRET_STEM_LENGTH",
     "Connection",
     "ConnectionFields",
@@ -41,6 +42,7 @@ __all__ = [
     "connection_by_id",
     "connection_by_public_id",
     "connections_allowed",
+    "connections_refusal",
     "create_connection",
     "credentials",
     "delete_connection",
@@ -54,6 +56,8 @@ __all__ = [
 ]
 
 SECRET_STEM_LENGTH = 10
+#: Plans that may have connections (an operator must also enable them per account).
+CONNECTION_TIERS: tuple[Tier, ...] = ("premium", "enterprise")
 Frequency = Literal["Hourly", "Daily", "Weekly", "Monthly"]
 Trigger = Literal["rest POST", "rest PUT", "rest PATCH", "webhook", "schedule"]
 Status = Literal["success", "failure"]
@@ -367,18 +371,21 @@ def connection_by_id(store: Store, connection_id: int) -> Connection | None:
     return _connection(row) if row else None
 
 
+def connections_refusal(store: Store, account: Account | None) -> str | None:
+    """Why the account may not use connections now, or None when it may: the one rule
+    (premium or enterprise, and enabled by an operator) every entry point applies."""
+    if account is None:
+        return "no such account"
+    if account.tier not in CONNECTION_TIERS:
+        return f"connections need a premium or enterprise plan (this plan is {account.tier})"
+    if not store.connections_enabled(account.id):
+        return "connections are not enabled for this account; ask support"
+    return None
+
+
 def connections_allowed(store: Store, account_id: int) -> bool:
-    """Whether the account may use connections now (premium or enterprise, and enabled)."""
-    row = store.transaction(
-        lambda con: one(
-            con.execute(
-                "SELECT count(*) FROM accounts a JOIN connection_grants g ON g.account_id = a.id "
-                "WHERE a.id = ? AND a.tier IN ('premium', 'enterprise')",
-                [account_id],
-            )
-        )
-    )
-    return bool(row and row[0])
+    """Whether the account may use connections now."""
+    return connections_refusal(store, store.account_by_id(account_id)) is None
 
 
 def connection_by_public_id(store: Store, public_api_id: str) -> Connection | None:
@@ -404,9 +411,9 @@ def list_connections(store: Store, account_id: int | None = None) -> list[Connec
             f"SELECT {', '.join('c.' + c.strip() for c in _COLUMNS.split(','))} "
             "FROM connections c JOIN accounts a ON a.id = c.account_id "
             "JOIN connection_grants g ON g.account_id = c.account_id "
-            "WHERE a.tier IN ('premium', 'enterprise') ORDER BY c.id"
+            f"WHERE a.tier IN ({', '.join('?' for _ in CONNECTION_TIERS)}) ORDER BY c.id"
         )
-        params = []
+        params = list(CONNECTION_TIERS)
     rows = store.transaction(lambda con: con.execute(query, params).fetchall())
     return [_connection(row) for row in rows]
 

@@ -1,7 +1,7 @@
 """The service's store as the pull pipeline's `ConnectionCatalog`.
 
 Connections are the store's rows (`cartonize.sync.connections`); a pull's records go through
-the same mapping (`map_records`) and writes (`create_from`, `overwrite_rows`) as the sync
+the same mapping (`map_records`) and writes (`write_batch`: create or overwrite) as the sync
 REST API, so a pulled row and a written row are the same row. Each import is one
 transaction with its log entry; the entry carries the trigger (schedule or webhook), the
 Dagster run id and the seconds from the start of the pull to the commit.
@@ -28,19 +28,17 @@ from cartonize.sync.catalog import (
 )
 from cartonize.sync.connections import (
     Connection,
-    LogEntry,
     connection_by_id,
     connections_allowed,
     credentials,
     list_connections,
-    record_log,
 )
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.fetch import SourceRequest
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import PROPERTIES, find_resource, one, table_of
 from cartonize.sync.schedule import Frequency, ScheduleSpec
-from cartonize.sync.writes import RunInfo, WriteResult, create_from, overwrite_rows
+from cartonize.sync.writes import RunInfo, WriteMode, WriteResult, log_result, write_batch
 
 __all__ = ["StoreCatalog"]
 
@@ -142,11 +140,10 @@ class StoreCatalog:
                     *batch.messages,
                 ],
             )
-            self._log(connection, result, trigger, at, run)
+            log_result(self.store, connection, result, trigger=trigger, now=at, run=run)
             return result
-        if connection.resource_to_update is None:
-            return create_from(self.store, connection, batch, trigger=trigger, now=at, run=run)
-        return overwrite_rows(self.store, connection, batch, trigger=trigger, now=at, run=run)
+        mode: WriteMode = "create" if connection.resource_to_update is None else "overwrite"
+        return write_batch(self.store, connection, batch, mode, trigger=trigger, now=at, run=run)
 
     def record_failure(
         self,
@@ -162,7 +159,7 @@ class StoreCatalog:
         if connection is None:
             return
         result = WriteResult("failure", connection.resource_to_update, messages=[message])
-        self._log(connection, result, trigger, at, RunInfo(run_id, at))
+        log_result(self.store, connection, result, trigger=trigger, now=at, run=RunInfo(run_id, at))
 
     def resource_quality(self, resource_id: int | str) -> ResourceQuality:
         """Rows, rows lacking a required property, and duplicated keys of a stored resource.
@@ -213,26 +210,6 @@ class StoreCatalog:
         if connection is None or not connections_allowed(self.store, connection.account_id):
             return None
         return connection
-
-    def _log(
-        self,
-        connection: Connection,
-        result: WriteResult,
-        trigger: PullTrigger,
-        at: datetime,
-        run: RunInfo,
-    ) -> None:
-        entry = LogEntry(
-            trigger,
-            "failure",
-            at,
-            result.resource_id,
-            result.received,
-            rejected=result.rejected,
-            messages=list(result.messages),
-            **run.log_fields(),
-        )
-        self.store.transaction(lambda con: record_log(con, connection.id, entry))
 
 
 def _schedule(connection: Connection) -> ScheduleSpec | None:

@@ -35,10 +35,8 @@ __all__ = [
     "WriteFailure",
     "WriteMode",
     "WriteResult",
-    "append_rows",
-    "create_from",
-    "overwrite_rows",
-    "upsert_rows",
+    "log_entry",
+    "log_result",
     "write_batch",
 ]
 
@@ -131,17 +129,16 @@ def write_batch(
         )
     except StoreUnavailable:
         raise
-    except WriteFailure as exc:
-        result.status = "failure"
-        result.inserted = result.updated = result.unchanged = 0
-        result.messages.insert(0, str(exc))
-        _log_failure(store, connection, trigger, now, result, run)
     except Exception as exc:
-        logger.exception("write into resource of connection %s failed", connection.id)
+        if isinstance(exc, WriteFailure):
+            reason = str(exc)
+        else:
+            logger.exception("write into resource of connection %s failed", connection.id)
+            reason = f"the write failed internally ({type(exc).__name__})"
         result.status = "failure"
         result.inserted = result.updated = result.unchanged = 0
-        result.messages.insert(0, f"the write failed internally ({type(exc).__name__})")
-        _log_failure(store, connection, trigger, now, result, run)
+        result.messages.insert(0, reason)
+        log_result(store, connection, result, trigger=trigger, now=now, run=run)
     return result
 
 
@@ -159,27 +156,36 @@ class RunInfo:
         return {"duration_s": round(max(0.0, elapsed), 3), "run_id": self.run_id}
 
 
-def _log_failure(
-    store: Store,
-    connection: Connection,
-    trigger: Trigger,
-    now: datetime,
-    result: WriteResult,
-    run: RunInfo | None,
-) -> None:
-    entry = LogEntry(
+def log_entry(
+    result: WriteResult, trigger: Trigger, now: datetime, run: RunInfo | None = None
+) -> LogEntry:
+    """The connection log entry recording `result`."""
+    return LogEntry(
         trigger,
-        "failure",
+        result.status,
         now,
         result.resource_id,
         result.received,
-        0,
-        0,
-        0,
+        result.inserted,
+        result.updated,
+        result.unchanged,
         result.rejected,
-        result.messages,
+        list(result.messages),
         **(run.log_fields() if run else {}),
     )
+
+
+def log_result(
+    store: Store,
+    connection: Connection,
+    result: WriteResult,
+    *,
+    trigger: Trigger,
+    now: datetime,
+    run: RunInfo | None = None,
+) -> None:
+    """Record a result that wrote nothing (a failure) in its own transaction."""
+    entry = log_entry(result, trigger, now, run)
     store.transaction(lambda con: record_log(con, connection.id, entry))
 
 
@@ -258,23 +264,7 @@ def _write(
         result.inserted = _insert(con, table, resource_id, frame)
     con.execute("UPDATE resources SET updated_at = ? WHERE id = ?", [_db(now), resource_id])
     result.status = "success"
-    record_log(
-        con,
-        connection.id,
-        LogEntry(
-            trigger,
-            "success",
-            now,
-            resource_id,
-            result.received,
-            result.inserted,
-            result.updated,
-            result.unchanged,
-            result.rejected,
-            result.messages,
-            **(run.log_fields() if run else {}),
-        ),
-    )
+    record_log(con, connection.id, log_entry(result, trigger, now, run))
     return result
 
 
@@ -390,54 +380,3 @@ def _merged(column: str) -> str:
             f"ELSE CAST(json_merge_patch(coalesce(t.{quoted}, '{{}}'), s.{quoted}) AS VARCHAR) END"
         )
     return f"coalesce(s.{quoted}, t.{quoted})"
-
-
-# Convenience entry points named after what they do, for the REST API and the pipelines.
-
-
-def create_from(
-    store: Store,
-    connection: Connection,
-    batch: MappedBatch,
-    *,
-    trigger: Trigger,
-    now: datetime,
-    run: RunInfo | None = None,
-) -> WriteResult:
-    """A new resource named after the connection's base name, holding the batch."""
-    return write_batch(store, connection, batch, "create", trigger=trigger, now=now, run=run)
-
-
-def overwrite_rows(
-    store: Store,
-    connection: Connection,
-    batch: MappedBatch,
-    *,
-    trigger: Trigger,
-    now: datetime,
-    run: RunInfo | None = None,
-) -> WriteResult:
-    """Replace every row of the Resource to Update with the batch (complete rows)."""
-    return write_batch(store, connection, batch, "overwrite", trigger=trigger, now=now, run=run)
-
-
-def upsert_rows(
-    store: Store,
-    connection: Connection,
-    batch: MappedBatch,
-    row_key: Sequence[str],
-    *,
-    trigger: Trigger,
-    now: datetime,
-) -> WriteResult:
-    """Merge rows matching `row_key` and insert (complete) new ones."""
-    return write_batch(
-        store, connection, batch, "upsert", trigger=trigger, now=now, row_key=row_key
-    )
-
-
-def append_rows(
-    store: Store, connection: Connection, batch: MappedBatch, *, trigger: Trigger, now: datetime
-) -> WriteResult:
-    """Append the batch's (complete) rows at the end, without de-duplication."""
-    return write_batch(store, connection, batch, "append", trigger=trigger, now=now)
