@@ -158,7 +158,9 @@ def create_app(
     app.add_route("/docs", DocsResource(limits))
     app.add_route("/healthz", HealthResource())
     app.add_route("/readyz", ReadyResource(store))
-    _add_sync_routes(app, store, keys, clock, config)
+    box = SecretBox.for_data_dir(store.data_dir)
+    runs = LazyPullRuns(store)
+    _add_sync_routes(app, store, keys, clock, config, box, runs)
     app.add_error_handler(Exception, handle_error)
     add_console(
         app,
@@ -166,6 +168,9 @@ def create_app(
         service=service,
         log=log,
         keys=keys,
+        box=box,
+        runs=runs,
+        clock=clock,
         secure_cookies=config.secure_cookies,
         webhook_wait=config.webhook_wait,
     )
@@ -183,9 +188,10 @@ def _add_sync_routes(
     keys: KeyRing,
     clock: Clock,
     config: AppConfig,
+    box: SecretBox,
+    runs: LazyPullRuns,
 ) -> None:
     """The resource library, connection management and the sync REST API."""
-    box = SecretBox.for_data_dir(store.data_dir)
     access = PlanAccess(store, keys)
     app.add_route("/resources", LibraryListResource(store, keys))
     app.add_route("/resources/{resource_id:int}", LibraryItemResource(store, keys))
@@ -201,7 +207,6 @@ def _add_sync_routes(
         "/sync-api/{public_api_id}/rest",
         SyncRestResource(store, box, clock, config.max_body_bytes),
     )
-    runs = LazyPullRuns(store)
     app.add_route(
         "/sync-api/{public_api_id}/webhook",
         SyncWebhookResource(store, box, runs, config.webhook_wait),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import falcon
 from cartonize.service import KeyRing, PackLog, PackService
-from cartonize.store import Store
+from cartonize.store import Clock, Store
 from cartonize.sync.crypto import SecretBox
 
 from api.console.pages import (
@@ -46,8 +46,11 @@ def add_console(
     service: PackService,
     log: PackLog,
     keys: KeyRing,
+    box: SecretBox,
+    runs: LazyPullRuns,
+    clock: Clock,
     secure_cookies: bool,
-    webhook_wait: float = 20.0,
+    webhook_wait: float,
 ) -> Console:
     """Add the console's routes, static files and page error handlers to `app`."""
     signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
@@ -57,6 +60,7 @@ def add_console(
         log=log,
         keys=keys,
         signer=signer,
+        clock=clock,
         secure_cookies=secure_cookies,
     )
     app.add_static_route("/console-static", str(STATIC))
@@ -66,7 +70,6 @@ def add_console(
     app.add_route(base + "/", OverviewPage(console))
     app.add_route(base + "/playground", PlaygroundPage(console))
     app.add_route(base + "/packs/{pack_uuid}", StoredPackPage(console))
-    box = SecretBox.for_data_dir(store.data_dir)
     app.add_route(base + "/connections", ConnectionListPage(console))
     app.add_route(base + "/connections/new", ConnectionNewPage(console, box))
     app.add_route(base + "/connections/{connection_id:int}", ConnectionEditorPage(console, box))
@@ -74,7 +77,6 @@ def add_console(
         base + "/connections/{connection_id:int}/credentials",
         RegenerateCredentialsPage(console, box),
     )
-    runs = LazyPullRuns(store)
     app.add_route(
         base + "/connections/{connection_id:int}/trigger",
         TriggerWebhookAction(console, box, runs, webhook_wait),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ import jinja2
 from cartonize.errors import CartonizeError
 from cartonize.models import PackResponse, validate_request
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService
-from cartonize.store import Account, ApiKey, Store
+from cartonize.store import ApiKey, Clock, Store, utc_now
 from cartonize.sync.library import needs_library, resolve_library
 from cartonize.sync.resources import library_resource, list_resources
 
@@ -96,8 +95,12 @@ class Console:
     log: PackLog
     keys: KeyRing
     signer: SessionSigner
+    clock: Clock = utc_now
     secure_cookies: bool = False
-    clock: Callable[[], float] = time.time
+
+    def now(self) -> float:
+        """The app clock's time as a POSIX timestamp (session expiry)."""
+        return self.clock().timestamp()
 
     def __post_init__(self) -> None:
         self.templates = jinja2.Environment(
@@ -122,35 +125,38 @@ class Console:
             "default-src 'self'; img-src 'self' data:; style-src 'self'; "
             "script-src 'self'; frame-ancestors 'none'; form-action 'self'",
         )
-        context.setdefault("session", None)
-        context.setdefault("csrf", "")
+        session = context.setdefault("session", None)
+        # Every form of a signed-in page carries the session's CSRF token.
+        context["csrf"] = self.signer.csrf_token(session) if session is not None else ""
         context.setdefault("nav", "")
         context.setdefault("progress", None)
         resp.text = self.templates.get_template(template).render(**context)
 
     def session(self, req: falcon.Request, plan_id: str) -> Session:
-        """The signed-in session for this plan; redirects to sign-in when there is none."""
-        session = self.signer.read(req.cookies.get(SESSION_COOKIE), self.clock())
-        if session is None or not self._key_active(session):
+        """The signed-in session for this plan; redirects to sign-in when there is none.
+
+        The session's key must still be active; its record is kept in
+        `req.context.api_key` (packs made in the console are stored under it)."""
+        session = self.signer.read(req.cookies.get(SESSION_COOKIE), self.now())
+        key = self._active_key(session) if session is not None else None
+        if session is None or key is None:
             target = quote(req.relative_uri, safe="/?=&")
             raise ConsoleRedirect(f"/sign-in?next={target}")
         if session.plan_id != plan_id:
             # Another plan's pages: do not say whether the plan exists.
             raise PageError(404, "Not found", "There is no such page for your plan.")
+        req.context.api_key = key
         return session
 
-    def _key_active(self, session: Session) -> bool:
-        return any(
-            key.stem == session.key_stem and key.active
-            for key in self.store.list_keys(session.account_name)
+    def _active_key(self, session: Session) -> ApiKey | None:
+        return next(
+            (
+                key
+                for key in self.store.list_keys(session.account_name)
+                if key.stem == session.key_stem and key.active
+            ),
+            None,
         )
-
-    def api_key(self, session: Session) -> ApiKey:
-        """The session's API key record (packs made in the console are stored under it)."""
-        for key in self.store.list_keys(session.account_name):
-            if key.stem == session.key_stem and key.active:
-                return key
-        raise ConsoleRedirect("/sign-in")
 
     def form(self, req: falcon.Request) -> dict[str, str]:
         """The posted form fields (urlencoded or multipart text fields)."""
@@ -180,10 +186,6 @@ class Console:
             same_site="Lax",
         )
 
-    def account(self, account_id: int) -> Account | None:
-        """The account with this id."""
-        return next((a for a in self.store.list_accounts() if a.id == account_id), None)
-
 
 def handle_page_error(
     console: Console,
@@ -197,7 +199,7 @@ def handle_page_error(
             resp.text = ""
             return
         assert isinstance(ex, PageError)
-        session = console.signer.read(req.cookies.get(SESSION_COOKIE), console.clock())
+        session = console.signer.read(req.cookies.get(SESSION_COOKIE), console.now())
         console.render(
             resp,
             "error.html",
@@ -205,7 +207,6 @@ def handle_page_error(
             title=ex.title,
             detail=ex.detail,
             session=session,
-            csrf=console.signer.csrf_token(session) if session else "",
         )
 
     return handler
@@ -248,7 +249,7 @@ class SignInPage:
             raise PageError(403, "Form expired", "Reload the sign-in page and try again.")
         secret = fields.get("api_key", "").strip()
         key = self._c.keys.verify(secret) if secret else None
-        account = self._c.account(key.account_id) if key else None
+        account = self._c.store.account_by_id(key.account_id) if key else None
         if key is None or account is None:
             self._show(req, resp, error="That API key is unknown or revoked.", status=401)
             return
@@ -257,7 +258,7 @@ class SignInPage:
             account_id=account.id,
             account_name=account.name,
             plan_id=account.plan_id,
-            now=self._c.clock(),
+            now=self._c.now(),
         )
         self._c.set_cookie(resp, SESSION_COOKIE, value, max_age=self._c.signer.lifetime_seconds)
         resp.unset_cookie(SIGN_IN_COOKIE, path="/")
@@ -274,7 +275,7 @@ class SignOutAction:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Clear the session cookie and return to the sign-in page."""
-        session = self._c.signer.read(req.cookies.get(SESSION_COOKIE), self._c.clock())
+        session = self._c.signer.read(req.cookies.get(SESSION_COOKIE), self._c.now())
         if session is not None:
             self._c.checked_form(req, session)
         resp.unset_cookie(SESSION_COOKIE, path="/")
@@ -314,7 +315,6 @@ class OverviewPage:
             "overview.html",
             title="Overview",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             packs=packs,
         )
 
@@ -344,7 +344,7 @@ class PlaygroundPage:
                 data = resolve_library(data, session.account_id, self._c.store)
             request = validate_request(data)
             request.key = None
-            key = self._c.api_key(session)
+            key: ApiKey = req.context.api_key
             response, _ = self._c.service.pack(request, key, CanonicalRequest.of(request))
         except CartonizeError as error:
             problem = {"message": error.message, "details": error.details or ""}
@@ -391,7 +391,6 @@ class PlaygroundPage:
             status=status,
             title="Pack playground",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             request_text=text,
             result=_result_view(response) if response is not None else None,
             problem=problem,
@@ -419,7 +418,6 @@ class StoredPackPage:
             "pack.html",
             title=f"Pack {pack_uuid}",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             record=record,
             request_text=json.dumps(json.loads(record.request_json), indent=2),
             result=_result_view(response),

@@ -11,11 +11,12 @@ from typing import Any, cast, get_args
 
 import falcon
 from cartonize.errors import CartonizeError
-from cartonize.store import Account, StoreError, utc_now
+from cartonize.store import Account, StoreError
 from cartonize.sync.connections import (
     Connection,
     ConnectionFields,
     Frequency,
+    connections_refusal,
     create_connection,
     delete_connection,
     get_connection,
@@ -25,8 +26,9 @@ from cartonize.sync.connections import (
     update_connection,
 )
 from cartonize.sync.crypto import SecretBox
-from cartonize.sync.mapping import DimConv, WeightConv
+from cartonize.sync.mapping import DIM_CONVERSIONS, WEIGHT_CONVERSIONS
 from cartonize.sync.resources import (
+    RESOURCE_TYPES,
     ResourceType,
     count_rows,
     delete_resource,
@@ -55,11 +57,7 @@ __all__ = [
     "TriggerWebhookAction",
 ]
 
-RESOURCE_TYPES: tuple[str, ...] = get_args(ResourceType)
 FREQUENCIES: tuple[str, ...] = get_args(Frequency)
-DIM_CONVS: tuple[str, ...] = get_args(DimConv)
-WEIGHT_CONVS: tuple[str, ...] = get_args(WeightConv)
-CONNECTION_TIERS = ("premium", "enterprise")
 PAGE_SIZE = 50
 
 # Form field -> wire name of ConnectionFields (they are the same: camelCase).
@@ -78,20 +76,19 @@ def _connections_allowed(console: Console, session: Session) -> Account:
     account = console.store.account_by_id(session.account_id)
     if account is None:
         raise ConsoleRedirect("/sign-in")
-    if account.tier not in CONNECTION_TIERS:
+    refusal = connections_refusal(console.store, account)
+    if refusal is not None:
         raise PageError(
-            403,
-            "Connections are not in this plan",
-            f"Connections need a premium or enterprise plan; this plan is {account.tier}.",
-        )
-    if not console.store.connections_enabled(account.id):
-        raise PageError(
-            403,
-            "Connections are not enabled",
-            "An operator enables connections for an account "
-            "(cartonize accounts enable-connections NAME).",
+            403, "Connections are not available", refusal[0].upper() + refusal[1:] + "."
         )
     return account
+
+
+def _connection_or_404(console: Console, session: Session, connection_id: int) -> Connection:
+    found = get_connection(console.store, session.account_id, connection_id)
+    if found is None:
+        raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
+    return found
 
 
 def _base(session: Session) -> str:
@@ -131,7 +128,6 @@ class ConnectionListPage:
             title="Connections",
             nav="connections",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             rows=rows,
         )
 
@@ -140,9 +136,6 @@ class _EditorBase:
     def __init__(self, console: Console, box: SecretBox) -> None:
         self._c = console
         self._box = box
-
-    def _resources(self, account_id: int) -> list[Any]:
-        return list_resources(self._c.store, account_id)
 
     def _show(
         self,
@@ -154,6 +147,7 @@ class _EditorBase:
         connection: Connection | None,
         secret: str | None = None,
         notice: str | None = None,
+        progress: dict[str, str] | None = None,
         status: int = 200,
     ) -> None:
         log = read_log(self._c.store, connection.id, limit=20, offset=0) if connection else []
@@ -164,18 +158,18 @@ class _EditorBase:
             title=f"Connection: {connection.name}" if connection else "New connection",
             nav="connections",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             v=values,
             errors=errors,
             connection=connection,
             secret=secret,
             notice=notice,
+            progress=progress,
             log=log,
-            resources=self._resources(session.account_id),
+            resources=list_resources(self._c.store, session.account_id),
             resource_types=RESOURCE_TYPES,
             frequencies=FREQUENCIES,
-            dim_convs=DIM_CONVS,
-            weight_convs=WEIGHT_CONVS,
+            dim_convs=DIM_CONVERSIONS,
+            weight_convs=WEIGHT_CONVERSIONS,
         )
 
 
@@ -240,10 +234,11 @@ def _wire_from_form(
     return wire, errors
 
 
-def _field_errors(wire: dict[str, Any]) -> dict[str, str]:
-    """Per-field messages from the same validation the JSON API applies."""
+def _validated(wire: dict[str, Any]) -> tuple[ConnectionFields | None, dict[str, str]]:
+    """The fields the form describes, or per-field messages from the same validation the
+    JSON API applies."""
     try:
-        fields = ConnectionFields.model_validate(wire)
+        return ConnectionFields.model_validate(wire).checked(), {}
     except ValidationError as exc:
         errors: dict[str, str] = {}
         for error in exc.errors():
@@ -252,30 +247,28 @@ def _field_errors(wire: dict[str, Any]) -> dict[str, str]:
             where = ".".join(loc[1:])
             message = error["msg"].removeprefix("Value error, ")
             errors.setdefault(name, f"{where}: {message}" if where else message)
-        return errors
-    try:
-        fields.checked()
+        return None, errors
     except CartonizeError as exc:
-        detail = exc.details or exc.message
-        name, _, message = detail.partition(": ")
-        return {name if message else "form": message or detail}
-    return {}
+        return None, _error_of(exc)
+
+
+FIELD_NAMES = {
+    *TEXT_FIELDS,
+    *OPTIONAL_CHOICES,
+    "resourceToUpdate",
+    "schemaMap",
+    "apiHeadersTemplate",
+    "startAt",
+    "thirdPartyApiKey",
+    "thirdPartyApiToken",
+}
 
 
 def _error_of(exc: CartonizeError) -> dict[str, str]:
+    """A refusal's `details` ("field: why") as a message next to that field."""
     detail = exc.details or exc.message
     name, _, message = detail.partition(": ")
-    known = {
-        *TEXT_FIELDS,
-        *OPTIONAL_CHOICES,
-        "resourceToUpdate",
-        "schemaMap",
-        "apiHeadersTemplate",
-        "startAt",
-        "thirdPartyApiKey",
-        "thirdPartyApiToken",
-    }
-    return {name: message} if name in known and message else {"form": detail}
+    return {name: message} if name in FIELD_NAMES and message else {"form": detail}
 
 
 class ConnectionNewPage(_EditorBase):
@@ -294,12 +287,13 @@ class ConnectionNewPage(_EditorBase):
         account = _connections_allowed(self._c, session)
         form = self._c.checked_form(req, session)
         wire, errors = _wire_from_form(form, creating=True)
-        errors = errors or _field_errors(wire)
+        fields = None
         if not errors:
+            fields, errors = _validated(wire)
+        if fields is not None:
             try:
-                fields = ConnectionFields.model_validate(wire).checked()
                 connection, secret = create_connection(
-                    self._c.store, self._box, account.id, fields, utc_now()
+                    self._c.store, self._box, account.id, fields, self._c.clock()
                 )
             except CartonizeError as exc:
                 errors = _error_of(exc)
@@ -321,19 +315,13 @@ class ConnectionNewPage(_EditorBase):
 class ConnectionEditorPage(_EditorBase):
     """`/plans/{plan_id}/console/connections/{connection_id}`: view, edit, delete, log."""
 
-    def _get(self, session: Session, connection_id: int) -> Connection:
-        found = get_connection(self._c.store, session.account_id, connection_id)
-        if found is None:
-            raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
-        return found
-
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
     ) -> None:
         """The editor with the connection's values and its log."""
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
-        connection = self._get(session, connection_id)
+        connection = _connection_or_404(self._c, session, connection_id)
         self._show(resp, session, values=_values_of(connection), errors={}, connection=connection)
 
     def on_post(
@@ -342,7 +330,7 @@ class ConnectionEditorPage(_EditorBase):
         """Save changes (`action=save`) or delete (`action=delete`, confirmed)."""
         session = self._c.session(req, plan_id)
         account = _connections_allowed(self._c, session)
-        connection = self._get(session, connection_id)
+        connection = _connection_or_404(self._c, session, connection_id)
         form = self._c.checked_form(req, session)
         if form.get("action") == "delete":
             if form.get("confirm") != "yes":
@@ -350,13 +338,17 @@ class ConnectionEditorPage(_EditorBase):
             delete_connection(self._c.store, account.id, connection_id)
             raise ConsoleRedirect(_base(session) + "/connections")
         wire, errors = _wire_from_form(form, creating=False)
-        errors = errors or _field_errors(
-            {**wire, **{k: None for k in ("thirdPartyApiKey", "thirdPartyApiToken")}}
+        # Credentials left blank keep the stored ones: they are not part of this check.
+        errors = (
+            errors
+            or _validated(
+                {**wire, **{k: None for k in ("thirdPartyApiKey", "thirdPartyApiToken")}}
+            )[1]
         )
         if not errors:
             try:
                 updated = update_connection(
-                    self._c.store, self._box, account.id, connection_id, wire, utc_now()
+                    self._c.store, self._box, account.id, connection_id, wire, self._c.clock()
                 )
             except CartonizeError as exc:
                 errors = _error_of(exc)
@@ -389,16 +381,13 @@ class RegenerateCredentialsPage(_EditorBase):
         """The confirmation page."""
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
-        connection = get_connection(self._c.store, session.account_id, connection_id)
-        if connection is None:
-            raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
+        connection = _connection_or_404(self._c, session, connection_id)
         self._c.render(
             resp,
             "regenerate.html",
             title="Regenerate credentials",
             nav="connections",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             connection=connection,
         )
 
@@ -409,7 +398,9 @@ class RegenerateCredentialsPage(_EditorBase):
         session = self._c.session(req, plan_id)
         account = _connections_allowed(self._c, session)
         self._c.checked_form(req, session)
-        done = regenerate_secret(self._c.store, self._box, account.id, connection_id, utc_now())
+        done = regenerate_secret(
+            self._c.store, self._box, account.id, connection_id, self._c.clock()
+        )
         if done is None:
             raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
         connection, secret = done
@@ -448,7 +439,6 @@ class ResourceListPage:
             title="Resources",
             nav="resources",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             resources=resources,
             chosen=chosen,
             resource_types=RESOURCE_TYPES,
@@ -495,7 +485,6 @@ class ResourcePage:
             title=f"Resource: {resource.name}",
             nav="resources",
             session=session,
-            csrf=self._c.signer.csrf_token(session),
             resource=resource,
             columns=columns,
             rows=[[_cell(row.get(name)) for name in columns] for row in rows],
@@ -578,9 +567,7 @@ class TriggerWebhookAction(_EditorBase):
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         self._c.checked_form(req, session)
-        connection = get_connection(self._c.store, session.account_id, connection_id)
-        if connection is None:
-            raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
+        connection = _connection_or_404(self._c, session, connection_id)
         runs = self._runs.get()
         run_id = runs.start(connection, "webhook")
         status = runs.wait(run_id, self._wait)
@@ -596,36 +583,14 @@ class TriggerWebhookAction(_EditorBase):
             notice = f"Pull {run_id} is still running; this page follows it."
             progress = {"url": f"{editor}/runs/{run_id}", "done": editor}
         fresh = get_connection(self._c.store, session.account_id, connection_id) or connection
-        self._show_run(resp, session, fresh, notice, progress)
-
-    def _show_run(
-        self,
-        resp: falcon.Response,
-        session: Session,
-        connection: Connection,
-        notice: str,
-        progress: dict[str, str] | None,
-    ) -> None:
-        log = read_log(self._c.store, connection.id, limit=20, offset=0)
-        self._c.render(
+        self._show(
             resp,
-            "connection_edit.html",
-            title=f"Connection: {connection.name}",
-            nav="connections",
-            session=session,
-            csrf=self._c.signer.csrf_token(session),
-            v=_values_of(connection),
+            session,
+            values=_values_of(fresh),
             errors={},
-            connection=connection,
-            secret=None,
+            connection=fresh,
             notice=notice,
             progress=progress,
-            log=log,
-            resources=self._resources(session.account_id),
-            resource_types=RESOURCE_TYPES,
-            frequencies=FREQUENCIES,
-            dim_convs=DIM_CONVS,
-            weight_convs=WEIGHT_CONVS,
         )
 
 
@@ -646,8 +611,7 @@ class RunStatusJson:
     ) -> None:
         """The run's state as JSON (404 for another connection's run)."""
         session = self._c.session(req, plan_id)
-        if get_connection(self._c.store, session.account_id, connection_id) is None:
-            raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
+        _connection_or_404(self._c, session, connection_id)
         status = self._runs.get().status(run_id)
         if status is None or status.connection_id != connection_id:
             raise PageError(404, "Not found", "No such run for this connection.")
