@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,10 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from cartonize.serve import api_on_loopback
 from cartonize.store import Store
-
-ROOT = Path(__file__).resolve().parents[1]
-GUNICORN = Path(sys.executable).with_name("gunicorn")
 
 SMALL_PACK = {
     "orderId": "LOAD-1",
@@ -66,14 +62,6 @@ class Figures:
     def rps(self) -> float:
         """Completed requests per second."""
         return self.requests / self.seconds
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _ms(text: str) -> float:
@@ -145,25 +133,13 @@ def main() -> int:
     parser.add_argument("--python-client", action="store_true", help="do not use wrk")
     args = parser.parse_args()
     seconds = min(args.seconds, 120)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         store = Store(scratch / "data")
         store.create_account("LOAD", "enterprise")
         _, key = store.create_key("LOAD", "bench")
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
-            "CARTONIZE_DATA_DIR": str(scratch / "data"),
-        }
-        command = [str(GUNICORN), "-c", "api/gunicorn.conf.py", "--workers", "2"]
-        command += ["--bind", f"127.0.0.1:{port}", "api.app:get_app()"]
-        log = scratch / "gunicorn.log"
-        with log.open("wb") as log_file:
-            server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_file, stderr=log_file)
-        try:
-            _wait(url, server)
+        with api_on_loopback(scratch / "data", scratch / "gunicorn.log") as base_url:
+            url = base_url + "/"
             for _ in range(50):  # warm both workers and the key caches
                 httpx.post(url, json=SMALL_PACK, headers={"Authorization": f"apikey {key}"})
             use_wrk = shutil.which("wrk") is not None and not args.python_client
@@ -172,9 +148,6 @@ def main() -> int:
                 if use_wrk
                 else run_python(url, key, seconds, args.connections)
             )
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
         stored = store.transaction(lambda con: con.execute("SELECT count(*) FROM packs").fetchone())
     print(
         f"tool={figures.tool} connections={args.connections} seconds={figures.seconds:.1f} "
@@ -188,19 +161,6 @@ def main() -> int:
     if figures.rps < TARGET_RPS or figures.p99_ms > TARGET_P99_MS:
         print(f"MISS: target >= {TARGET_RPS:.0f} req/s with p99 < {TARGET_P99_MS:.0f} ms")
     return 0
-
-
-def _wait(url: str, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {server.returncode}")
-        try:
-            httpx.get(url.rstrip("/") + "/healthz", timeout=1.0)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise SystemExit("gunicorn did not start in 30 s")
 
 
 if __name__ == "__main__":

@@ -9,62 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
+from cartonize.serve import api_on_loopback
 from cartonize.store import Store
 from playwright.sync_api import Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "images"
 CHROMIUM = os.environ.get("CARTONIZE_CHROMIUM", "/usr/bin/chromium")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
-        "CARTONIZE_DATA_DIR": str(data_dir),
-        "CARTONIZE_PACK_FLUSH_SECONDS": "0",
-    }
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen(
-        [
-            str(gunicorn),
-            "-c",
-            "api/gunicorn.conf.py",
-            "--workers",
-            "2",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "api.app:get_app()",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return server
-        except httpx.TransportError:
-            time.sleep(0.2)
-    server.kill()
-    raise SystemExit("the service did not start")
 
 
 def _shot(page: Page, name: str) -> None:
@@ -93,12 +48,11 @@ def main() -> None:
         account = store.create_account("Acme Fulfilment", "premium")
         store.set_connections_enabled("Acme Fulfilment", True)
         key = store.create_key("Acme Fulfilment", "console")[1]
-        port = _free_port()
-        base = f"http://127.0.0.1:{port}"
-        server = _serve(data_dir, port)
-        auth = {"Authorization": f"apikey {key}"}
-        plan = f"{base}/plans/{account.plan_id}"
-        try:
+        log = Path(scratch) / "gunicorn.log"
+        flush = {"CARTONIZE_PACK_FLUSH_SECONDS": "0"}
+        with api_on_loopback(data_dir, log, env=flush) as base:
+            auth = {"Authorization": f"apikey {key}"}
+            plan = f"{base}/plans/{account.plan_id}"
             feeds = {
                 "items": {
                     "refId": "sku",
@@ -197,9 +151,6 @@ def main() -> None:
                 page.get_by_role("link", name="ERP cartons").first.click()
                 _shot(page, "resource-rows")
                 browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
 
 
 if __name__ == "__main__":

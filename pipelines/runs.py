@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from cartonize.serve import DAGSTER_YAML, prepare_dagster_home
+from cartonize.serve import configured_dagster_home, dagster_home
 from cartonize.store import Store
 from cartonize.sync.catalog import PullTrigger
 from cartonize.sync.connections import Connection, log_of_run
@@ -45,9 +45,6 @@ __all__ = [
     "CONNECTION_TAG",
     "PullRuns",
     "PullStatus",
-    "dagster_home",
-    "run_status",
-    "start_pull",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,17 +103,12 @@ class PullStatus:
         return body
 
 
-def dagster_home(data_dir: Path) -> Path:
-    """DAGSTER_HOME when set, else `<data>/dagster` (as `make run` sets it up)."""
-    configured = os.environ.get("DAGSTER_HOME")
-    return Path(configured) if configured else prepare_dagster_home(data_dir)
-
-
 class PullRuns:
     """Starts pull runs on the Dagster instance beside a store, and reads their status."""
 
     def __init__(self, store: Store, home: Path | None = None) -> None:
         self.store = store
+        # DAGSTER_HOME when set, else <data>/dagster, as `make run` sets it up.
         self.home = (home or dagster_home(store.data_dir)).resolve()
         self._instance: DagsterInstance | None = None
         self._lock = threading.Lock()
@@ -126,11 +118,9 @@ class PullRuns:
         """The Dagster instance (opened on first use)."""
         with self._lock:
             if self._instance is None:
-                self.home.mkdir(parents=True, exist_ok=True)
-                config = self.home / "dagster.yaml"
-                if not config.exists():
-                    config.write_text(DAGSTER_YAML)
-                self._instance = DagsterInstance.from_config(str(self.home))
+                self._instance = DagsterInstance.from_config(
+                    str(configured_dagster_home(self.home))
+                )
             return self._instance
 
     def start(self, connection: Connection, trigger: PullTrigger = "webhook") -> str:
@@ -257,26 +247,6 @@ def _failure_message(instance: DagsterInstance, run_id: str) -> str | None:
         if entry.dagster_event is not None and entry.dagster_event.message:
             return entry.dagster_event.message
     return None
-
-
-_RUNS: dict[Path, PullRuns] = {}
-
-
-def _runs(store: Store) -> PullRuns:
-    key = store.data_dir.resolve()
-    if key not in _RUNS:
-        _RUNS[key] = PullRuns(store)
-    return _RUNS[key]
-
-
-def start_pull(store: Store, connection: Connection, trigger: PullTrigger = "webhook") -> str:
-    """Start a pull of `connection` as a Dagster run now; return its run id."""
-    return _runs(store).start(connection, trigger)
-
-
-def run_status(store: Store, run_id: str) -> PullStatus | None:
-    """The state and figures of a pull run, or None when there is no such run."""
-    return _runs(store).status(run_id)
 
 
 def main(argv: list[str] | None = None) -> int:

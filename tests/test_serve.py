@@ -10,8 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
-
-from tests.api.test_gunicorn import free_port
+from cartonize.serve import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,14 +15,27 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["DAGSTER_YAML", "commands", "main", "prepare_dagster_home"]
+import httpx
+
+__all__ = [
+    "DAGSTER_YAML",
+    "api_command",
+    "api_on_loopback",
+    "commands",
+    "configured_dagster_home",
+    "dagster_home",
+    "free_port",
+    "main",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,9 +51,14 @@ sensors:
 """
 
 
-def prepare_dagster_home(data_dir: Path) -> Path:
-    """`<data>/dagster` with a dagster.yaml (kept if the operator already has one)."""
-    home = data_dir / "dagster"
+def dagster_home(data_dir: Path, environ: Mapping[str, str] = os.environ) -> Path:
+    """Dagster's home: `DAGSTER_HOME` when set, else `<data>/dagster`, configured."""
+    configured = environ.get("DAGSTER_HOME")
+    return configured_dagster_home(Path(configured) if configured else data_dir / "dagster")
+
+
+def configured_dagster_home(home: Path) -> Path:
+    """`home`, with a dagster.yaml written when it has none (the operator's own is kept)."""
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():
@@ -48,22 +66,78 @@ def prepare_dagster_home(data_dir: Path) -> Path:
     return home
 
 
+def api_command(bin_dir: Path, bind: str, workers: int | None = None) -> list[str]:
+    """gunicorn serving the API (run from the repository root)."""
+    command = [str(bin_dir / "gunicorn"), "-c", "api/gunicorn.conf.py", "--bind", bind]
+    if workers is not None:
+        command += ["--workers", str(workers)]
+    return [*command, "api.app:get_app()"]
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def api_on_loopback(
+    data_dir: Path,
+    log: Path,
+    *,
+    workers: int = 2,
+    env: Mapping[str, str] | None = None,
+    startup_seconds: float = 60.0,
+) -> Iterator[str]:
+    """The API under gunicorn on a free loopback port over `data_dir`, for tests,
+    benchmarks and screenshots: yields its base URL (no trailing slash), output in `log`."""
+    port = free_port()
+    environ = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
+        "CARTONIZE_DATA_DIR": str(data_dir),
+        **(env or {}),
+    }
+    command = api_command(Path(sys.executable).parent, f"127.0.0.1:{port}", workers)
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            command, cwd=ROOT, env=environ, stdout=output, stderr=subprocess.STDOUT
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_serving(base_url, server, log, startup_seconds)
+        yield base_url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _wait_until_serving(
+    base_url: str, server: subprocess.Popen[bytes], log: Path, seconds: float
+) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {server.returncode}:\n{log.read_text()}")
+        try:
+            if httpx.get(base_url + "/healthz", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"gunicorn did not answer in {seconds} s:\n{log.read_text()}")
+
+
 def commands(env: Mapping[str, str], bin_dir: Path) -> list[tuple[str, list[str]]]:
     """The processes to start, by name."""
     bind = env.get("CARTONIZE_BIND", "127.0.0.1:8080")
-    procs = [
-        (
-            "api",
-            [
-                str(bin_dir / "gunicorn"),
-                "-c",
-                "api/gunicorn.conf.py",
-                "--bind",
-                bind,
-                "api.app:get_app()",
-            ],
-        ),
-    ]
+    procs = [("api", api_command(bin_dir, bind))]
     if env.get("CARTONIZE_DAGSTER", "1") != "0":
         location = ["-m", "pipelines.definitions", "-d", str(ROOT)]
         port = env.get("CARTONIZE_DAGSTER_PORT", "3000")
@@ -86,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = {
         **os.environ,
         "CARTONIZE_DATA_DIR": str(data_dir),
-        "DAGSTER_HOME": os.environ.get("DAGSTER_HOME") or str(prepare_dagster_home(data_dir)),
+        "DAGSTER_HOME": str(dagster_home(data_dir)),
         "PYTHONPATH": os.pathsep.join(
             p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
         ),

@@ -3,19 +3,16 @@ that breaks the documented schema. Bounded: a few dozen examples per operation."
 
 from __future__ import annotations
 
-import os
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import schemathesis
+from cartonize.serve import api_on_loopback
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
 from schemathesis.generation.case import Case
-
-from tests.api.test_gunicorn import GUNICORN, ROOT, free_port, wait_until_serving
 
 MAX_EXAMPLES = 30
 
@@ -23,12 +20,8 @@ MAX_EXAMPLES = 30
 @pytest.fixture(scope="module")
 def live_url() -> Iterator[str]:
     """Base URL of gunicorn (2 workers) serving the app on loopback with a fresh store."""
-    port = free_port()
     with tempfile.TemporaryDirectory() as scratch:
         env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
-            "CARTONIZE_DATA_DIR": str(Path(scratch) / "data"),
             # Small bounds keep each generated pack fast; the limits themselves are tested
             # elsewhere, and here the point is that every documented answer is what it says.
             "CARTONIZE_MAX_ITEMS": "200",
@@ -36,19 +29,8 @@ def live_url() -> Iterator[str]:
             "CARTONIZE_ANONYMOUS_DAILY_LIMIT": "1000000",
         }
         log = Path(scratch) / "gunicorn.log"
-        command = [str(GUNICORN), "-c", "api/gunicorn.conf.py", "--workers", "2"]
-        command += ["--bind", f"127.0.0.1:{port}", "api.app:get_app()"]
-        with log.open("wb") as log_file:
-            server = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
-            )
-        base_url = f"http://127.0.0.1:{port}"
-        try:
-            wait_until_serving(base_url + "/healthz", server, log)
+        with api_on_loopback(Path(scratch) / "data", log, env=env) as base_url:
             yield base_url
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
 
 
 OPERATIONS = ["POST /", "GET /packs", "GET /packs/{packUuid}", "GET /healthz", "GET /readyz"]

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cartonize.serve import api_on_loopback
 from cartonize.store import Store
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.api.test_gunicorn import free_port, wait_until_serving
 from tests.sync.third_party import ThirdPartyServer
 
-ROOT = Path(__file__).resolve().parents[2]
-GUNICORN = Path(sys.executable).with_name("gunicorn")
 CHROMIUM = Path(os.environ.get("CARTONIZE_CHROMIUM", "/usr/bin/chromium"))
 
 
@@ -37,38 +33,14 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     data_dir = scratch / "data"
     store = Store(data_dir)
     store.migrate()
-    port = free_port()
     env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
-        "CARTONIZE_DATA_DIR": str(data_dir),
         "CARTONIZE_PACK_FLUSH_SECONDS": "0",
         # The third-party source of the pull tests is on loopback.
         "CARTONIZE_SYNC_ALLOW_HOSTS": "127.0.0.1",
         "DAGSTER_HOME": str(scratch / "dagster"),
     }
-    log = scratch / "gunicorn.log"
-    command = [
-        str(GUNICORN),
-        "-c",
-        "api/gunicorn.conf.py",
-        "--workers",
-        "2",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "api.app:get_app()",
-    ]
-    with log.open("wb") as log_file:
-        server = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_serving(base_url + "/healthz", server, log)
+    with api_on_loopback(data_dir, scratch / "gunicorn.log", env=env) as base_url:
         yield Service(base_url, store, data_dir)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.fixture(scope="session")
