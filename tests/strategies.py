@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
+from cartonize.models import BoxTypeChoiceGoal, ItemSort
 from hypothesis import strategies as st
 
-ITEM_SORTS = (
-    "default",
-    "largest-box-needed",
-    "largest-girth",
-    "largest-length-plus-girth",
-    "longest-dimension",
-    "shortest-dimension",
-    "largest-cross-section",
-    "set-volume",
-    "weight",
-    "density",
-    "combined",
-    "all",
-)
-BOX_TYPE_CHOICE_GOALS = ("lowest-cost", "most-items")
+# Every value the request model accepts: a new sort is drawn here as soon as it exists.
+ITEM_SORTS: tuple[str, ...] = get_args(ItemSort)
+BOX_TYPE_CHOICE_GOALS: tuple[str, ...] = get_args(BoxTypeChoiceGoal)
 
 Wire = dict[str, Any]
 

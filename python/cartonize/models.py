@@ -65,6 +65,7 @@ __all__ = [
     "Subspace",
     "WireModel",
     "parse_request",
+    "response_totals",
     "unknown_fields",
     "validate_request",
     "validation_details",
@@ -752,6 +753,24 @@ class PackResponse(ResponseModel):
     response_fingerprint: str | None = None
     pack_uuid: str | None = None
     properties: dict[str, Any] | None = None
+
+
+def response_totals(boxes: list[Box], leftovers: list[Item]) -> dict[str, Any]:
+    """The totals of a pack response, from its boxes and leftovers. The weight counts only
+    outermost boxes: a box packed inside another (`subspace`) weighs in its parent."""
+    total_volume = sum(b.volume_max or 0.0 for b in boxes)
+    total_used = sum(b.volume_used or 0.0 for b in boxes)
+    return {
+        "len_boxes": len(boxes),
+        "len_units": sum(b.len_units or 0 for b in boxes) + len(leftovers),
+        "len_leftovers": len(leftovers),
+        "total_cost": sum(b.price or 0 for b in boxes),
+        "total_volume": total_volume,
+        "total_volume_net": sum(b.volume_net or 0.0 for b in boxes),
+        "total_volume_used": total_used,
+        "total_volume_utilization": total_used / total_volume if total_volume else 0.0,
+        "total_weight": sum(b.weight_used or 0.0 for b in boxes if b.subspace is None),
+    }
 
 
 class ErrorBody(ResponseModel):

@@ -26,6 +26,7 @@ from cartonize.models import (
     PackRequest,
     PackResponse,
     Point,
+    response_totals,
     validate_request,
 )
 from cartonize.random_items import random_item_sets
@@ -191,23 +192,13 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     ]
     _number_items(boxes)
     leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
-    total_volume = sum(b.volume_max or 0.0 for b in boxes)
-    total_used = sum(b.volume_used or 0.0 for b in boxes)
     response = PackResponse.model_construct(
         boxes=[BoxEntry.model_construct(box=b) for b in boxes],
         built=_BUILT,
         started_at=started_at,
         version=_core.__version__,
-        len_boxes=len(boxes),
         len_items=sum(k.item_set.quantity for k in kinds),
-        len_units=sum(b.len_units or 0 for b in boxes) + len(leftovers),
-        len_leftovers=len(leftovers),
-        total_cost=sum(b.price or 0 for b in boxes),
-        total_volume=total_volume,
-        total_volume_net=sum(b.volume_net or 0.0 for b in boxes),
-        total_volume_used=total_used,
-        total_volume_utilization=total_used / total_volume if total_volume else 0.0,
-        total_weight=sum(b.weight_used or 0.0 for b in boxes),
+        **response_totals(boxes, leftovers),
         pack_time=out["packTime"],
         render_time=0.0,
         leftovers=leftovers,

@@ -26,6 +26,7 @@ from cartonize.models import (
     Point,
     Rule,
     Subspace,
+    response_totals,
 )
 from cartonize.rates import outer_dimensions
 from cartonize.render import render_pictures
@@ -260,8 +261,6 @@ def _merge(
         box.subspace = Subspace.model_construct(
             origin_in_parent=origin, parent_box_index=outer.id, parent_item_index=item.index
         )
-    total_volume = sum(b.volume_max or 0.0 for b in boxes)
-    total_used = sum(b.volume_used or 0.0 for b in boxes)
     first = responses[0] if responses else PackResponse()
     all_warnings = list(dict.fromkeys([*warnings, *(w for r in responses for w in r.warnings)]))
     merged = PackResponse.model_construct(
@@ -269,18 +268,10 @@ def _merge(
         built=first.built,
         started_at=first.started_at,
         version=first.version,
-        len_boxes=len(boxes),
         # Boxes standing in as items of a later stage are not request items.
         len_items=sum(r.len_items for r in responses)
         - sum(len(carry) for _, carry in reduced_into),
-        len_units=sum(b.len_units or 0 for b in boxes) + len(leftovers),
-        len_leftovers=len(leftovers),
-        total_cost=sum(b.price or 0 for b in boxes),
-        total_volume=total_volume,
-        total_volume_net=sum(b.volume_net or 0.0 for b in boxes),
-        total_volume_used=total_used,
-        total_volume_utilization=total_used / total_volume if total_volume else 0.0,
-        total_weight=sum(b.weight_used or 0.0 for b in boxes if b.subspace is None),
+        **response_totals(boxes, leftovers),
         pack_time=sum(r.pack_time for r in responses),
         render_time=0.0,
         leftovers=leftovers,
