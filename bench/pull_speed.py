@@ -39,18 +39,12 @@ from tests.sync.third_party import (
     API_KEY,
     API_TOKEN,
     HEADERS_TEMPLATE,
+    SCHEMA_MAP,
     ThirdPartyServer,
     records_body,
 )
 
 TARGET_S = 5.0
-SCHEMA_MAP = {
-    "refId": "sku",
-    "dimensions_x": "dimensions.length",
-    "dimensions_y": "dimensions.width",
-    "dimensions_z": "dimensions.height",
-    "weight": "weight.value",
-}
 
 
 def setup(data_dir: Path, url: str) -> int:

@@ -17,16 +17,13 @@ from falcon import testing
 
 from api.app import AppConfig, create_app
 from tests.api.library_setup import Plan, make_plan
-from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
-
-SOURCE_MAP = {
-    "refId": "sku",
-    "dimensions_x": "dimensions.length",
-    "dimensions_y": "dimensions.width",
-    "dimensions_z": "dimensions.height",
-    "weight": "weight.value",
-    "properties.color": "attributes.color",
-}
+from tests.sync.third_party import (
+    API_KEY,
+    API_TOKEN,
+    HEADERS_TEMPLATE,
+    SCHEMA_MAP,
+    ThirdPartyServer,
+)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +50,7 @@ def connect(plan: Plan, source: ThirdPartyServer, path: str, **fields: Any) -> d
         apiHeadersTemplate=HEADERS_TEMPLATE,
         thirdPartyApiKey=API_KEY,
         thirdPartyApiToken=API_TOKEN,
-        schemaMap=SOURCE_MAP,
+        schemaMap={**SCHEMA_MAP, "properties.color": "attributes.color"},
         **fields,
     )
 

@@ -8,7 +8,13 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.console.conftest import Service
-from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
+from tests.sync.third_party import (
+    API_KEY,
+    API_TOKEN,
+    HEADERS_TEMPLATE,
+    SCHEMA_MAP,
+    ThirdPartyServer,
+)
 
 ORDER = {
     "orderId": "E2E-1",
@@ -139,18 +145,7 @@ def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
     page.get_by_label("Third-party API token").fill(API_TOKEN)
     page.get_by_label("API headers template").fill(HEADERS_TEMPLATE)
     page.get_by_label("Schema root path").fill("data.items")
-    page.get_by_label("Schema map").fill(
-        json.dumps(
-            {
-                "refId": "sku",
-                "name": "description",
-                "dimensions_x": "dimensions.length",
-                "dimensions_y": "dimensions.width",
-                "dimensions_z": "dimensions.height",
-                "weight": "weight.value",
-            }
-        )
-    )
+    page.get_by_label("Schema map").fill(json.dumps({**SCHEMA_MAP, "name": "description"}))
     page.get_by_role("button", name="Create connection").click()
     expect(page.locator("#api-secret")).to_be_visible()
     page.get_by_role("button", name="Trigger Webhook").click()

@@ -11,15 +11,13 @@ from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 from pipelines.pulls import TRIGGER_TAG, synced_resource
 from pipelines.resources import SourceClientResource
 from tests.pipelines.file_catalog import FileCatalog, FileCatalogResource
-from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
-
-ITEM_MAP = {
-    "refId": "sku",
-    "dimensions_x": "dimensions.length",
-    "dimensions_y": "dimensions.width",
-    "dimensions_z": "dimensions.height",
-    "weight": "weight.value",
-}
+from tests.sync.third_party import (
+    API_KEY,
+    API_TOKEN,
+    HEADERS_TEMPLATE,
+    SCHEMA_MAP,
+    ThirdPartyServer,
+)
 
 
 @pytest.fixture
@@ -34,7 +32,7 @@ def add_source_connection(
         "c1",
         url=server.url(f"/records?n={n}&root=data.items"),
         root_path="data.items",
-        schema_map=extra.pop("schema_map", ITEM_MAP),
+        schema_map=extra.pop("schema_map", SCHEMA_MAP),
         headers_template=HEADERS_TEMPLATE,
         api_key=API_KEY,
         api_token=API_TOKEN,
@@ -156,7 +154,7 @@ def test_duplicate_ref_ids_fail_the_check(
 ) -> None:
     # refId from the colour: three values over 40 records
     add_source_connection(
-        catalog, third_party, schema_map={**ITEM_MAP, "refId": "attributes.color"}
+        catalog, third_party, schema_map={**SCHEMA_MAP, "refId": "attributes.color"}
     )
     result = pull(catalog, instance)
     assert result.success

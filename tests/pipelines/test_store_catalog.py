@@ -39,15 +39,14 @@ from dagster import (
 from pipelines.pulls import TRIGGER_TAG, build_schedule_sensor, synced_resource
 from pipelines.resources import SourceClientResource, StoreCatalogResource
 from pipelines.runs import PullRuns
-from tests.sync.third_party import API_KEY, API_TOKEN, HEADERS_TEMPLATE, ThirdPartyServer
+from tests.sync.third_party import (
+    API_KEY,
+    API_TOKEN,
+    HEADERS_TEMPLATE,
+    SCHEMA_MAP,
+    ThirdPartyServer,
+)
 
-SOURCE_MAP = {
-    "refId": "sku",
-    "dimensions_x": "dimensions.length",
-    "dimensions_y": "dimensions.width",
-    "dimensions_z": "dimensions.height",
-    "weight": "weight.value",
-}
 NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 
 
@@ -71,7 +70,7 @@ def connect(
         "api_headers_template": HEADERS_TEMPLATE,
         "third_party_api_key": API_KEY,
         "third_party_api_token": API_TOKEN,
-        "schema_map": SOURCE_MAP,
+        "schema_map": SCHEMA_MAP,
         **fields,
     }
     return create_connection(store, box, account_id, ConnectionFields(**values), NOW)
@@ -160,7 +159,7 @@ def test_a_pull_whose_records_all_fail_keeps_the_old_rows(
         account_id,
         third_party,
         resource_to_update=resource_id,
-        schema_map={**SOURCE_MAP, "dimensions_x": "description"},
+        schema_map={**SCHEMA_MAP, "dimensions_x": "description"},
     )
     result = pull(store, instance, connection.id)
     assert not result.success

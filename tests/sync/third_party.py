@@ -37,6 +37,14 @@ API_TOKEN = "tok-81d2e4"
 HEADERS_TEMPLATE = json.dumps(
     {"X-Api-Key": "{{ api_key }}", "Authorization": "Bearer {{api_token}}"}
 )
+#: The schema map of an items connection to this server (see `make_record`).
+SCHEMA_MAP = {
+    "refId": "sku",
+    "dimensions_x": "dimensions.length",
+    "dimensions_y": "dimensions.width",
+    "dimensions_z": "dimensions.height",
+    "weight": "weight.value",
+}
 MAX_RECORDS = 100_000
 
 
