@@ -142,9 +142,9 @@ class _EditorBase:
         resp: falcon.Response,
         session: Session,
         *,
-        values: dict[str, Any],
-        errors: dict[str, str],
         connection: Connection | None,
+        values: dict[str, Any] | None = None,
+        errors: dict[str, str] | None = None,
         secret: str | None = None,
         notice: str | None = None,
         progress: dict[str, str] | None = None,
@@ -158,8 +158,9 @@ class _EditorBase:
             title=f"Connection: {connection.name}" if connection else "New connection",
             nav="connections",
             session=session,
-            v=values,
-            errors=errors,
+            # A stored connection shows its own values unless a refused form is shown again.
+            v=values if values is not None else _values_of(connection) if connection else {},
+            errors=errors or {},
             connection=connection,
             secret=secret,
             notice=notice,
@@ -279,7 +280,7 @@ class ConnectionNewPage(_EditorBase):
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         values = {"resourceType": "items", "timeZone": "UTC"}
-        self._show(resp, session, values=values, errors={}, connection=None)
+        self._show(resp, session, connection=None, values=values)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Validate and create; the page that answers is the only place the secret shows."""
@@ -301,8 +302,6 @@ class ConnectionNewPage(_EditorBase):
                 self._show(
                     resp,
                     session,
-                    values=_values_of(connection),
-                    errors={},
                     connection=connection,
                     secret=secret,
                     notice="Connection created.",
@@ -322,7 +321,7 @@ class ConnectionEditorPage(_EditorBase):
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         connection = _connection_or_404(self._c, session, connection_id)
-        self._show(resp, session, values=_values_of(connection), errors={}, connection=connection)
+        self._show(resp, session, connection=connection)
 
     def on_post(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
@@ -355,14 +354,7 @@ class ConnectionEditorPage(_EditorBase):
             else:
                 if updated is None:
                     raise PageError(404, "Not found", "The connection was deleted meanwhile.")
-                self._show(
-                    resp,
-                    session,
-                    values=_values_of(updated),
-                    errors={},
-                    connection=updated,
-                    notice="Saved.",
-                )
+                self._show(resp, session, connection=updated, notice="Saved.")
                 return
         values = {
             **form,
@@ -407,8 +399,6 @@ class RegenerateCredentialsPage(_EditorBase):
         self._show(
             resp,
             session,
-            values=_values_of(connection),
-            errors={},
             connection=connection,
             secret=secret,
             notice="New credentials made: the previous API secret no longer works.",
@@ -583,15 +573,7 @@ class TriggerWebhookAction(_EditorBase):
             notice = f"Pull {run_id} is still running; this page follows it."
             progress = {"url": f"{editor}/runs/{run_id}", "done": editor}
         fresh = get_connection(self._c.store, session.account_id, connection_id) or connection
-        self._show(
-            resp,
-            session,
-            values=_values_of(fresh),
-            errors={},
-            connection=fresh,
-            notice=notice,
-            progress=progress,
-        )
+        self._show(resp, session, connection=fresh, notice=notice, progress=progress)
 
 
 class RunStatusJson:
