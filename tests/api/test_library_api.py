@@ -227,3 +227,30 @@ def test_the_default_cartons_resource_wins_over_the_newest(plan: Plan) -> None:
         f"/resources/{made['cartons']}", json={"isDefault": True}, headers=plan.auth
     )
     assert {b["box"]["name"] for b in pack(plan, body).json["boxes"]} <= {"S", "M"}
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_open_as_text(plan: Plan) -> None:
+    connection = plan.create_connection(
+        name="cartons", resourceType="cartons", schemaMap=CARTON_MAP
+    )
+    rows = [
+        {"code": c, "label": label, "h": 5, "w": 5, "l": 5, "max": 50, "cents": 100}
+        for c, label in [
+            (1, '=HYPERLINK("http://x.invalid","open")'),
+            (2, "+1+2"),
+            (3, "-2"),
+            (4, "@SUM(A1)"),
+            (5, "plain - name"),
+        ]
+    ]
+    made = plan.write("POST", connection, {"payload": rows}).json["packResourceId"]
+    text = plan.client.simulate_get(f"/resources/{made}/csv", headers=plan.auth).text
+    read = list(csv.DictReader(io.StringIO(text)))
+    assert [r["name"] for r in read] == [
+        '\'=HYPERLINK("http://x.invalid","open")',
+        "'+1+2",
+        "'-2",
+        "'@SUM(A1)",
+        "plain - name",
+    ]
+    assert {r["price"] for r in read} == {"100"}

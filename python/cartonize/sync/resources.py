@@ -336,7 +336,16 @@ def rows_csv(store: Store, resource: Resource) -> str:
     return out.getvalue()
 
 
+#: First characters that make a spreadsheet read a cell as a formula.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv_value(value: object) -> str:
+    """A cell's text. Text that a spreadsheet would run as a formula (OWASP "CSV
+    injection": `=HYPERLINK(...)` in a synced item name) gets a leading `'`, so it
+    opens as text; numbers are written as they are."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
     return str(value)
