@@ -18,6 +18,7 @@ from cartonize.models import ErrorBody, PackRequest, PackResponse
 from pydantic.json_schema import models_json_schema
 
 from api.field_docs import FIELD_DOCS, SCHEMA_SECTIONS
+from api.openapi_sync import SECURITY_SCHEMES, SYNC_MODELS, connection_changes, sync_paths
 from api.resources import Limits, StoredPack, StoredPackList
 
 __all__ = ["DocsResource", "OpenApiResource", "openapi_document"]
@@ -74,11 +75,13 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             (ErrorBody, "serialization"),
             (StoredPack, "serialization"),
             (StoredPackList, "serialization"),
+            *SYNC_MODELS,
         ],
         by_alias=True,
         ref_template=_REF,
     )
     schemas: dict[str, Any] = top["$defs"]
+    schemas["ConnectionChanges"] = connection_changes(schemas["ConnectionFields"])
     _describe_fields(schemas)
     pack = _operation(
         "Pack items into boxes",
@@ -131,7 +134,13 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
         "info": {
             "title": "cartonize pack service",
             "version": cartonize.__version__,
-            "description": "Cartonization: which boxes to use, and where every item goes.",
+            "description": (
+                "Cartonization: which boxes to use, and where every item goes; a resource "
+                "library of items, cartons and orders, kept in step with other systems by "
+                "sync connections. Not described here: the browser console (sign in at "
+                "/sign-in; pages under /plans/{plan_id}/console/), which drives these same "
+                "operations."
+            ),
         },
         "paths": {
             "/": {"post": pack},
@@ -143,6 +152,7 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
                     "The store opens and the engine is loaded", _ok("Ready", None), [500, 503]
                 )
             },
+            **sync_paths(),
         },
         "components": {
             "schemas": schemas,
@@ -152,7 +162,8 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
                     "in": "header",
                     "name": "Authorization",
                     "description": "`Authorization: apikey <KEY>`",
-                }
+                },
+                **SECURITY_SCHEMES,
             },
         },
     }
@@ -278,10 +289,7 @@ def render_docs(document: dict[str, Any]) -> str:
             parts.append(f"<p>{e(operation['summary'])}</p>")
             if "description" in operation:
                 parts.append(f"<p>{e(operation['description'])}</p>")
-            parts.append("<ul>")
-            for status, response in operation["responses"].items():
-                parts.append(f"<li><b>{e(status)}</b> {e(response['description'])}</li>")
-            parts.append("</ul>")
+            parts += _operation_details(document, operation)
     parts.append("<h2>Schemas</h2>")
     for name, schema in sorted(document["components"]["schemas"].items()):
         parts.append(f"<h3 id='{e(name)}'>{e(name)}</h3>")
@@ -306,6 +314,37 @@ def render_docs(document: dict[str, Any]) -> str:
         parts.append("</table>")
     parts.append("</body></html>")
     return "".join(parts)
+
+
+def _operation_details(document: dict[str, Any], operation: dict[str, Any]) -> list[str]:
+    """Authentication, parameters, request body and answers of one operation, as HTML."""
+    e = html.escape
+    schemes = document["components"]["securitySchemes"]
+    parts = ["<ul>"]
+    if "security" in operation:
+        ways = [
+            " and ".join(f"{schemes[name]['name']} ({schemes[name]['in']})" for name in way)
+            for way in operation["security"]
+            if way
+        ]
+        optional = " (optional)" if {} in operation["security"] else ""
+        parts.append(f"<li>Authentication{optional}: {e(' or '.join(ways))}</li>")
+    for parameter in operation.get("parameters", []):
+        parts.append(
+            f"<li>{e(parameter['in'])} parameter <code>{e(parameter['name'])}</code> "
+            f"({e(_type_of(parameter['schema']))}): {e(parameter.get('description', ''))}</li>"
+        )
+    if "requestBody" in operation:
+        for media, content in operation["requestBody"]["content"].items():
+            name = _type_of(content["schema"])
+            parts.append(f"<li>Body ({e(media)}): <a href='#{e(name)}'>{e(name)}</a></li>")
+    parts.append("</ul><ul>")
+    for status, response in operation["responses"].items():
+        shapes = [_type_of(content["schema"]) for content in response.get("content", {}).values()]
+        links = "".join(f" <a href='#{e(shape)}'>{e(shape)}</a>" for shape in shapes)
+        parts.append(f"<li><b>{e(status)}</b> {e(response['description'])}{links}</li>")
+    parts.append("</ul>")
+    return parts
 
 
 def _type_of(spec: dict[str, Any]) -> str:

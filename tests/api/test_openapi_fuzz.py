@@ -33,6 +33,11 @@ def live_url() -> Iterator[str]:
             yield base_url
 
 
+# Only the pack routes are fuzzed. The library, connection and sync operations need an
+# account with connections enabled, a connection and its secret before an answer other than
+# 401 comes back, and the webhook starts a Dagster run per call (seconds each): blind
+# generation would spend its examples on 401s or on runs. Their real answers are checked
+# against the same document, operation by operation, in tests/api/test_openapi_routes.py.
 OPERATIONS = ["POST /", "GET /packs", "GET /packs/{packUuid}", "GET /healthz", "GET /readyz"]
 CHECKS = [
     checks.not_a_server_error,
@@ -52,7 +57,7 @@ def test_every_answer_matches_the_schema(live_url: str, label: str) -> None:
     for result in schema.get_all_operations():
         operation = result.ok()
         operations[f"{operation.method.upper()} {operation.path}"] = operation
-    assert sorted(operations) == sorted(OPERATIONS)
+    assert set(OPERATIONS) <= set(operations)
 
     @given(case=operations[label].as_strategy())
     @settings(
