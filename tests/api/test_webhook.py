@@ -16,6 +16,7 @@ from dagster import DagsterInstance, DagsterRunStatus
 from falcon import testing
 
 from api.app import AppConfig, create_app
+from tests.api.documented import assert_documented
 from tests.api.library_setup import Plan, make_plan
 from tests.sync.third_party import (
     API_KEY,
@@ -55,6 +56,10 @@ def connect(plan: Plan, source: ThirdPartyServer, path: str, **fields: Any) -> d
     )
 
 
+WEBHOOK = "/sync-api/{public_api_id}/webhook"
+RUN = "/sync-api/{public_api_id}/runs/{run_id}"
+
+
 def webhook(client: testing.TestClient, connection: dict[str, Any], **kw: Any) -> testing.Result:
     return client.simulate_get(
         f"/sync-api/{connection['publicApiId']}/webhook",
@@ -69,6 +74,7 @@ def test_webhook_pulls_now_and_answers_the_run(
     connection = connect(plan, source, "/records?n=40&root=data.items")
     answer = webhook(plan.client, connection)
     assert answer.status_code == 200, answer.text
+    assert_documented(plan.client, "GET", WEBHOOK, answer)
     body = answer.json
     assert body["status"] == "success"
     assert (body["received"], body["inserted"], body["rejected"]) == (40, 40, 0)
@@ -95,6 +101,7 @@ def test_webhook_pulls_now_and_answers_the_run(
         params={"service_api_secret": connection["apiSecret"]},
     )
     assert status.status_code == 200 and status.json["inserted"] == 40
+    assert_documented(plan.client, "GET", RUN, status)
     assert status.json["status"] == "success"
 
 
@@ -105,6 +112,7 @@ def test_a_long_pull_answers_202_with_a_status_url(
     client = testing.TestClient(create_app(config=AppConfig(webhook_wait=0.2), store=store))
     answer = webhook(client, connection)
     assert answer.status_code == 202, answer.text
+    assert_documented(client, "GET", WEBHOOK, answer)
     assert answer.json["status"] in ("queued", "running")
     path = f"/sync-api/{connection['publicApiId']}/runs/{answer.json['run_id']}"
     assert answer.json["status_url"].endswith(path)
@@ -113,6 +121,7 @@ def test_a_long_pull_answers_202_with_a_status_url(
     while True:
         status = client.simulate_get(path, headers=secret)
         assert status.status_code == 200
+        assert_documented(client, "GET", RUN, status)
         if status.json["status"] in ("success", "failure") or time.monotonic() > deadline:
             break
         time.sleep(0.25)
@@ -125,6 +134,7 @@ def test_a_failed_pull_is_200_failure_with_the_reason(plan: Plan, source: ThirdP
     source.fail_next(500, times=3)
     answer = webhook(plan.client, connection)
     assert answer.status_code == 200, answer.text
+    assert_documented(plan.client, "GET", WEBHOOK, answer)
     assert answer.json["status"] == "failure"
     assert "answered 500" in answer.json["message"]
     assert answer.json["packResourceId"] is None
