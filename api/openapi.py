@@ -1,8 +1,11 @@
 """`GET /openapi.json` (OpenAPI 3.1 built from the pydantic models) and `GET /docs`.
 
-The schemas come from the models the endpoint validates and serialises with, so the
-document cannot drift from the code. `/docs` renders the same document as plain HTML on
-the server: no script and no CDN, so it works offline and behind strict proxies.
+The pack schemas come from the models the endpoint validates and serialises with; the
+library, connection and sync paths (`api.openapi_sync`) from `ConnectionFields` and the
+answer models of `api.answers`, which tests/api/test_openapi_routes.py holds to the real
+answers. The console's pages are a browser UI and stay out. `/docs` renders the same
+document as plain HTML on the server: no script and no CDN, so it works offline and behind
+strict proxies.
 """
 
 from __future__ import annotations
@@ -132,7 +135,7 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "cartonize pack service",
+            "title": "cartonize service",
             "version": cartonize.__version__,
             "description": (
                 "Cartonization: which boxes to use, and where every item goes; a resource "
