@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import falcon
-from cartonize.errors import BadRequest, Forbidden, InvalidRequest, NotFound
+from cartonize.errors import Forbidden, InvalidRequest, NotFound
 from cartonize.service import KeyRing
 from cartonize.store import Account, Clock, Store
 from cartonize.sync.connections import (
@@ -32,7 +32,7 @@ from cartonize.sync.connections import (
 from cartonize.sync.crypto import SecretBox
 
 from api.library import require_key
-from api.resources import int_param
+from api.resources import int_param, json_body
 
 __all__ = [
     "ConnectionCredentialsResource",
@@ -113,14 +113,6 @@ def log_wire(entry: LogEntry) -> dict[str, Any]:
     }
 
 
-def _json_body(req: falcon.Request) -> Any:
-    raw = req.bounded_stream.read()
-    try:
-        return json.loads(raw or b"{}")
-    except ValueError as exc:
-        raise BadRequest("malformed JSON", details=str(exc)) from None
-
-
 def _send(resp: falcon.Response, body: object, status: int = 200) -> None:
     resp.status = status
     resp.content_type = falcon.MEDIA_JSON
@@ -144,7 +136,7 @@ class ConnectionListResource:
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Create a connection; the answer carries its API secret, shown this once."""
         account = self._access.account(req, plan_id)
-        fields = parse_fields(_json_body(req))
+        fields = parse_fields(json_body(req))
         connection, secret = create_connection(
             self._access.store, self._box, account.id, fields, self._clock()
         )
@@ -177,7 +169,7 @@ class ConnectionItemResource:
     ) -> None:
         """Change the given fields; `thirdPartyApiKey`/`Token` null clears them."""
         current = self._get(req, plan_id, connection_id)
-        changes = _json_body(req)
+        changes = json_body(req)
         if not isinstance(changes, dict):
             raise InvalidRequest(details="the body must be a JSON object of connection fields")
         updated = update_connection(

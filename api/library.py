@@ -24,7 +24,7 @@ from cartonize.sync.resources import (
     set_default,
 )
 
-from api.resources import authenticate, int_param
+from api.resources import authenticate, int_param, json_body
 
 __all__ = ["LibraryCsvResource", "LibraryItemResource", "LibraryListResource", "resource_wire"]
 
@@ -108,10 +108,7 @@ class LibraryItemResource:
     def on_patch(self, req: falcon.Request, resp: falcon.Response, resource_id: int) -> None:
         """`{"isDefault": true}` makes it the account's default of its type."""
         key, _ = self._find(req, resource_id)
-        try:
-            body = json.loads(req.bounded_stream.read() or b"{}")
-        except ValueError as exc:
-            raise BadRequest("malformed JSON", details=str(exc)) from None
+        body = json_body(req)
         if not isinstance(body, dict) or body.get("isDefault") is not True or len(body) != 1:
             raise InvalidRequest(details='send {"isDefault": true} to make this the default')
         updated = set_default(self._store, key.account_id, resource_id)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from api import answers
 from api.library import MAX_ROWS_PAGE
+from api.resources import CONTROL_BODY_BYTES
 from api.sync import ROW_KEY_HEADER, SECRET_HEADER, SECRET_PARAM
 
 __all__ = ["SECURITY_SCHEMES", "SYNC_MODELS", "connection_changes", "sync_paths"]
@@ -110,6 +111,7 @@ def _json_request(model: str, required: bool = True) -> dict[str, Any]:
 
 
 _KEY_401 = "Missing, wrong or revoked API key"
+_CONTROL_413 = f"Body above {CONTROL_BODY_BYTES} bytes"
 _NO_RESOURCE = "No resource with this id in the key's account"
 _PLAN_403 = (
     "The account is not premium or enterprise, or no operator enabled its connections "
@@ -163,6 +165,7 @@ def _library() -> dict[str, Any]:
                         _400="Malformed JSON",
                         _401=_KEY_401,
                         _404=_NO_RESOURCE,
+                        _413=_CONTROL_413,
                         _422='The body is not {"isDefault": true}',
                     ),
                 },
@@ -230,7 +233,13 @@ def _connections() -> dict[str, Any]:
                 "requestBody": _json_request("ConnectionFields"),
                 "responses": {
                     "201": _body("The connection with its API secret", "ConnectionAnswer"),
-                    **_errors("ErrorBody", _400="Malformed JSON", **common, _422=invalid),
+                    **_errors(
+                        "ErrorBody",
+                        _400="Malformed JSON",
+                        **common,
+                        _413=_CONTROL_413,
+                        _422=invalid,
+                    ),
                 },
             },
         },
@@ -252,7 +261,13 @@ def _connections() -> dict[str, Any]:
                 "requestBody": _json_request("ConnectionChanges"),
                 "responses": {
                     "200": _body("The changed connection", "ConnectionAnswer"),
-                    **_errors("ErrorBody", _400="Malformed JSON", **common, _422=invalid),
+                    **_errors(
+                        "ErrorBody",
+                        _400="Malformed JSON",
+                        **common,
+                        _413=_CONTROL_413,
+                        _422=invalid,
+                    ),
                 },
             },
             "delete": {

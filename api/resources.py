@@ -151,15 +151,7 @@ class PackResource:
         return resolve_library(data, key.account_id, store)
 
     def _read_body(self, req: falcon.Request) -> bytes:
-        limit = self._limits.max_body_bytes
-        too_large = PayloadTooLarge(details=f"the request body limit is {limit} bytes")
-        if req.content_length is not None and req.content_length > limit:
-            raise too_large
-        # Read one byte past the limit: a chunked body has no Content-Length to trust.
-        body: bytes = req.bounded_stream.read(limit + 1)
-        if len(body) > limit:
-            raise too_large
-        return body
+        return read_body(req, self._limits.max_body_bytes)
 
 
 class StoredPackSummary(ResponseModel):
@@ -299,3 +291,29 @@ class ReadyResource:
         body = {"status": "ready", "engine": cartonize.__version__}
         resp.content_type = falcon.MEDIA_JSON
         resp.text = json.dumps(body)
+
+
+#: Largest body of the small control requests (connection fields, resource changes).
+CONTROL_BODY_BYTES = 1024 * 1024
+
+
+def read_body(req: falcon.Request, limit: int) -> bytes:
+    """The request body, or 413 when it is longer than `limit` bytes."""
+    too_large = PayloadTooLarge(details=f"the request body limit is {limit} bytes")
+    if req.content_length is not None and req.content_length > limit:
+        raise too_large
+    # Read one byte past the limit: a chunked body has no Content-Length to trust.
+    body: bytes = req.bounded_stream.read(limit + 1)
+    if len(body) > limit:
+        raise too_large
+    return body
+
+
+def json_body(req: falcon.Request, limit: int = CONTROL_BODY_BYTES) -> Any:
+    """The body of a control request as JSON (`{}` when empty): 413 above `limit`,
+    400 when it is not JSON."""
+    raw = read_body(req, limit)
+    try:
+        return json.loads(raw or b"{}")
+    except ValueError as exc:
+        raise BadRequest("malformed JSON", details=str(exc)) from None

@@ -12,6 +12,8 @@ from cartonize.sync.connections import credentials, get_connection, list_connect
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.headers import render_headers
 
+from api.resources import CONTROL_BODY_BYTES
+from tests.api.documented import assert_documented
 from tests.api.library_setup import ITEM_MAP, Plan, make_plan
 
 
@@ -164,3 +166,21 @@ def test_keys_of_other_plans_and_missing_keys_are_refused(store: Store) -> None:
     created = plan.create_connection()
     theirs = f"/plans/{other.plan_id}/connections/{created['id']}"
     assert other.client.simulate_get(theirs, headers=other.auth).status_code == 404
+
+
+def test_control_bodies_above_the_limit_are_refused_and_change_nothing(plan: Plan) -> None:
+    created = plan.create_connection(name="kept")
+    base = f"/plans/{plan.plan_id}/connections"
+    padding = "x" * CONTROL_BODY_BYTES
+    for method, path, template in [
+        ("POST", base, "/plans/{plan_id}/connections"),
+        ("PATCH", f"{base}/{created['id']}", "/plans/{plan_id}/connections/{connection_id}"),
+    ]:
+        answer = plan.client.simulate_request(
+            method, path, json={"name": "big", "notes": padding}, headers=plan.auth
+        )
+        assert answer.status_code == 413, answer.text
+        assert str(CONTROL_BODY_BYTES) in answer.json["details"]
+        assert_documented(plan.client, method, template, answer)
+    listed = plan.client.simulate_get(base, headers=plan.auth).json["connections"]
+    assert [c["name"] for c in listed] == ["kept"]

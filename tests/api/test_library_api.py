@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from cartonize.store import Store
 
+from api.resources import CONTROL_BODY_BYTES
+from tests.api.documented import assert_documented
 from tests.api.library_setup import Plan, item, make_plan
 
 CARTON_MAP = {
@@ -254,3 +256,14 @@ def test_csv_cells_that_a_spreadsheet_would_run_open_as_text(plan: Plan) -> None
         "plain - name",
     ]
     assert {r["price"] for r in read} == {"100"}
+
+
+def test_a_resource_change_above_the_body_limit_is_refused(plan: Plan) -> None:
+    made = library(plan)
+    path = f"/resources/{made['items']}"
+    answer = plan.client.simulate_patch(
+        path, json={"isDefault": True, "pad": "x" * CONTROL_BODY_BYTES}, headers=plan.auth
+    )
+    assert answer.status_code == 413
+    assert_documented(plan.client, "PATCH", "/resources/{resource_id}", answer)
+    assert plan.client.simulate_get(path, headers=plan.auth).json["isDefault"] is False
