@@ -178,7 +178,8 @@ _MORE_DOCS: dict[str, dict[str, str]] = {
         "dimensions": "Extents along x (height), y (width) and z (length)",
         "centerOfMass": "Center of mass, relative to the object's origin corner",
         "properties": "Free-form properties, returned unchanged",
-        "virtual": "A virtual item takes no space and is not counted in lenItems",
+        "virtual": "A virtual item blocks space (a subspace, a loading rule) but is not a real "
+        "item: it is not counted in lenItems",
         "quantity": "Number of identical units",
         "origin": "Corner of the item (or box) nearest the box origin",
         "x": "Height axis (up)",
