@@ -49,10 +49,7 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "layFlat": False,
     "interlock": False,
     "corners": True,
-    "reservedSpace": 0.0,
-    "boxTypeSets": [],
     "packOrigin": None,
-    "cohortPacking": False,
     "placementStyle": "default",
     "itemInitialOrientationBestForBox": False,
     "sequenceSort": False,
@@ -345,15 +342,15 @@ def _amount(properties: Mapping[str, Any] | None, key: str) -> float:
 
 
 def _box_extra(req: PackRequest, box_type: BoxProperties, keys: list[str]) -> dict[str, Any]:
-    """Reserved space and property caps of a box type for the engine, one cap per key: the
-    first constraint's `value` is where the sum starts, the strictest `max` bounds it."""
+    """Reserved space and property caps of a box type for the engine, one cap per key: each
+    constraint asks value + sum <= max, so the sum may reach the least max - value."""
     constraints = box_type.property_constraints or []
 
     def cap(key: str) -> dict[str, Any]:
-        mine = [c for c in constraints if c.key == key]
-        maxes = [c.max for c in mine if c.max is not None]
-        start = next((c.value for c in mine if c.value is not None), 0.0)
-        return {"initial": start, "max": min(maxes) if maxes else None}
+        rooms = [
+            c.max - (c.value or 0.0) for c in constraints if c.key == key and c.max is not None
+        ]
+        return {"initial": 0.0, "max": min(rooms) if rooms else None}
 
     return {
         "reservedSpace": _reserved_space(req, box_type),
@@ -470,6 +467,7 @@ def _box(
         "outer",
         "rate_table",
         "property_constraints",
+        "center_of_mass",
     }
     fields = {
         name: getattr(box_type, name)
@@ -648,6 +646,15 @@ def _choice_warnings(req: PackRequest) -> list[str]:
         )
     if "cohort_max" in req.model_fields_set and not req.cohort_packing:
         warnings.append("cohortMax has no effect without cohortPacking: true")
+    if req.box_type_sets:
+        # The service replaces boxTypeSets 'customer' by the account's cartons before packing
+        # (cartonize.sync.library); what reaches the packer could not be resolved.
+        warnings.append(
+            "boxTypeSets has no effect: boxTypes given override it"
+            if req.box_types
+            else "boxTypeSets 'customer' names the account's cartons, which only the service "
+            "with an API key resolves; no box types were taken from it"
+        )
     return warnings
 
 

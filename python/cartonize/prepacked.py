@@ -74,8 +74,9 @@ def read_prepacked(req: PackRequest) -> Prepacked:
 
 def _box_type(index: int, box: BoxProperties, defaults: BoxProperties | None) -> BoxType:
     own = box.model_fields_set & BoxProperties.model_fields.keys()
+    # Every field is given (dimensions None when the box has none); only its own count as set.
     resolved = BoxType.model_construct(
-        _fields_set=set(own), **{name: getattr(box, name) for name in own}
+        _fields_set=set(own), **{name: getattr(box, name) for name in BoxProperties.model_fields}
     )
     box_type = getattr(box, "box_type", None)
     if box_type is not None:

@@ -235,6 +235,12 @@ fn prefill<'a>(
     rule: PlacementRule,
     spread: &mut Spread,
 ) -> Vec<(usize, BoxFill<'a>)> {
+    // Their own items count toward boxesPerItemSetMax / boxesPerSequenceMax.
+    for (position, contents) in ctx.prepacked.iter().enumerate() {
+        for (_, kind) in contents {
+            spread.record(&ctx.kinds[*kind], position);
+        }
+    }
     let mut out = Vec::with_capacity(ctx.prepacked.len());
     for (position, contents) in ctx.prepacked.iter().enumerate() {
         let b = ctx.openable + position;
