@@ -195,20 +195,17 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     warnings += out["warnings"]
 
     weights = [k.item_set.weight for k in kinds]
-    boxes = [
-        _box(
-            i,
-            *(
-                _trimmed(packed, box_types, generated, len(requested_box_types), weights)
-                if packed.get("prepacked") is None
-                else (packed, prepacked.box_types[packed["prepacked"]])
-            ),
-            kinds,
-            req.reserved_space,
-            _fixed_units(packed, prepacked, packed_anew),
-        )
-        for i, packed in enumerate(out["boxes"])
-    ]
+
+    def box_and_type(packed: dict[str, Any]) -> tuple[dict[str, Any], BoxType]:
+        if packed.get("prepacked") is not None:
+            return packed, prepacked.box_types[packed["prepacked"]]
+        return _trimmed(packed, box_types, generated, len(requested_box_types), weights)
+
+    boxes = []
+    for i, engine_box in enumerate(out["boxes"]):
+        packed, box_type = box_and_type(engine_box)
+        fixed = _fixed_units(packed, prepacked, packed_anew)
+        boxes.append(_box(i, packed, box_type, kinds, req.reserved_space, fixed))
     _number_items(boxes)
     leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
     response = PackResponse.model_construct(
@@ -337,8 +334,9 @@ def _property_keys(box_types: Iterable[BoxProperties]) -> list[str]:
 def _amount(properties: Mapping[str, Any] | None, key: str) -> float:
     """A unit's amount of a constrained property: its numeric value, else 0."""
     value = (properties or {}).get(key)
-    is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    return float(value) if is_number else 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value)
 
 
 def _box_extra(req: PackRequest, box_type: BoxProperties, keys: list[str]) -> dict[str, Any]:

@@ -183,3 +183,31 @@ pub(crate) fn choose_estimated<'a>(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookahead_compares_cost_per_unit() {
+        // The public schema's example: 8 items; A takes 6 for 12, B 4 for 10.
+        let a_then_b = Ahead {
+            cost: 22.0,
+            units: 8,
+        };
+        let b_then_b = Ahead {
+            cost: 20.0,
+            units: 8,
+        };
+        assert_eq!(
+            b_then_b.compare(&a_then_b, Goal::LowestCost),
+            Ordering::Less
+        );
+        let more = Ahead {
+            cost: 30.0,
+            units: 9,
+        };
+        assert_eq!(more.compare(&b_then_b, Goal::MostItems), Ordering::Less);
+        assert_eq!(more.compare(&b_then_b, Goal::LowestCost), Ordering::Greater);
+    }
+}

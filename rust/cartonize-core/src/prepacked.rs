@@ -141,3 +141,82 @@ pub fn fill_with<'a>(
     }
     fill
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ItemKindInput;
+
+    fn cube_kind(side: f64) -> Kind {
+        Kind::new(&ItemKindInput {
+            dimensions: [side; 3],
+            weight: 1.0,
+            quantity: 0,
+            free_axes: None,
+        })
+    }
+
+    fn prepacked(items: Vec<FixedItemInput>) -> PrepackedInput {
+        PrepackedInput {
+            box_type: BoxTypeInput {
+                dimensions: [10.0; 3],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: None,
+                rating: None,
+            },
+            caps: BoxCaps::default(),
+            extra: BoxExtra::default(),
+            items,
+        }
+    }
+
+    fn item(origin: Option<[f64; 3]>) -> FixedItemInput {
+        FixedItemInput { item: 0, origin }
+    }
+
+    #[test]
+    fn given_positions_are_kept_and_the_rest_placed_around_them() -> Result<(), CoreError> {
+        let kinds = vec![cube_kind(5.0)];
+        let input = [prepacked(vec![item(None), item(Some([0.0, 0.0, 0.0]))])];
+        let bk = [BoxKind::new(&input[0].box_type)];
+        let rule = crate::testkit::first_point_rule();
+        let contents = fixed_contents(&input, &bk, &kinds, rule)?;
+        // In the order given: the free item went next to the one at the origin.
+        assert_eq!(contents[0][1].0.origin, [0, 0, 0]);
+        assert_eq!(contents[0][0].0.origin, [0, 0, 50_000]);
+        let fill = fill_with(&bk[0], &contents[0], rule, &kinds);
+        assert!(fill.units.is_empty());
+        assert_eq!(fill.tally.fixed, 2);
+        assert!((fill.volume_used() - 250.0).abs() < 1e-9);
+        Ok(())
+    }
+
+    #[test]
+    fn overlapping_or_outside_items_are_refused() {
+        let kinds = vec![cube_kind(5.0)];
+        let rule = crate::testkit::first_point_rule();
+        let refused = |items| {
+            let input = [prepacked(items)];
+            let bk = [BoxKind::new(&input[0].box_type)];
+            match fixed_contents(&input, &bk, &kinds, rule) {
+                Err(CoreError::Invalid { field, message }) => format!("{field}: {message}"),
+                other => format!("accepted: {other:?}"),
+            }
+        };
+        let at = |x: f64| item(Some([x, 0.0, 0.0]));
+        assert_eq!(
+            refused(vec![at(0.0), at(4.0)]),
+            "boxes[0].items[1]: overlaps another item of its box"
+        );
+        assert_eq!(
+            refused(vec![at(6.0)]),
+            "boxes[0].items[0]: origin puts the item (partly) outside its box"
+        );
+        let nine = vec![item(None); 9];
+        assert_eq!(
+            refused(nine),
+            "boxes[0].items[8]: does not fit in its pre-packed box"
+        );
+    }
+}

@@ -871,4 +871,83 @@ mod tests {
         assert_eq!(count(Mode::Sequential), Some((3, 0)));
         assert_eq!(count(Mode::BestFit), Some((2, 0)));
     }
+
+    /// Slab thicknesses in each box of a sequential pack of `slabs` (in order)
+    /// into 10-cubes under `choice`.
+    fn thicknesses(slabs: &[f64], choice: Choice) -> Vec<Vec<i64>> {
+        let kinds: Vec<Kind> = slabs.iter().map(|t| slab(*t)).collect();
+        let boxes = vec![crate::testkit::cube_box(10.0)];
+        let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
+        ctx.choice = choice;
+        let order: Vec<UnitRef> = (0..slabs.len())
+            .map(|kind| UnitRef { kind, unit: 0 })
+            .collect();
+        let packing = pack_order(&order, &ctx, Plan::BASE, &Deadline::after(None), true);
+        packing.map_or_else(Vec::new, |p| {
+            p.boxes
+                .iter()
+                .map(|b| b.units.iter().map(|u| u.cuboid.size[2] / 10_000).collect())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn lookback_keeps_only_the_last_boxes_open() {
+        let slabs = [8.0, 7.0, 6.0, 3.0, 2.0];
+        let with = |lookback| Choice {
+            lookback,
+            ..Choice::default()
+        };
+        // Unlimited: each box takes every later slab that fits.
+        assert_eq!(
+            thicknesses(&slabs, with(None)),
+            vec![vec![8, 2], vec![7, 3], vec![6]]
+        );
+        // 0: a box closes at the first slab it cannot take (next fit).
+        assert_eq!(
+            thicknesses(&slabs, with(Some(0))),
+            vec![vec![8], vec![7], vec![6, 3], vec![2]]
+        );
+        // 1: the box before the current one stays open and takes the 2.
+        assert_eq!(
+            thicknesses(&slabs, with(Some(1))),
+            vec![vec![8], vec![7, 2], vec![6, 3]]
+        );
+    }
+
+    #[test]
+    fn estimated_choice_trusts_usable_space_not_trial_fills() {
+        // Three 6-cubes: a 10-cube holds one, a 6x6x18 box all three (volume 648).
+        let cube = Kind::new(&ItemKindInput {
+            dimensions: [6.0; 3],
+            weight: 0.0,
+            quantity: 3,
+            free_axes: None,
+        });
+        let kinds = vec![cube];
+        let long = BoxKind::new(&crate::model::BoxTypeInput {
+            dimensions: [6.0, 6.0, 18.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+            rating: None,
+        });
+        let boxes = vec![crate::testkit::cube_box(10.0), long];
+        let order: Vec<UnitRef> = (0..3).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let first_box = |style, usable_space| {
+            let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+            ctx.choice = Choice {
+                style,
+                usable_space,
+                ..Choice::default()
+            };
+            let all = [0, 1, 2];
+            choose_box(&order, &all, &ctx, ctx.rule, None, false)
+                .map(|t| (t.box_type, t.fill.units.len()))
+        };
+        assert_eq!(first_box(ChoiceStyle::Actual, 0.85), Some((1, 3)));
+        // 0.85 x 648 holds two cubes, 0.85 x 1000 all three: the 10-cube is chosen.
+        assert_eq!(first_box(ChoiceStyle::Estimated, 0.85), Some((0, 1)));
+        assert_eq!(first_box(ChoiceStyle::Estimated, 1.0), Some((1, 3)));
+    }
 }
