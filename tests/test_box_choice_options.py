@@ -411,8 +411,24 @@ def _prepacked_with(item: Wire) -> Wire:
             {**_BASE, "boxes": [{"weightMax": 10}]},
             "boxes[0].dimensions: required, on the box or in its boxType",
         ),
+        (
+            {
+                **_BASE,
+                "boxes": [{"boxType": _box(5, 10, 10, 10)}],
+                "rules": [{"operation": "pack-sequence", "itemMatch": {"all": True}}],
+            },
+            "boxes: pre-packed boxes cannot be combined with pack-sequence rules",
+        ),
     ],
-    ids=["usable-space-0", "overlap", "outside", "quantity", "no-room", "no-dimensions"],
+    ids=[
+        "usable-space-0",
+        "overlap",
+        "outside",
+        "quantity",
+        "no-room",
+        "no-dimensions",
+        "pack-sequence",
+    ],
 )
 def test_contradictions_that_cannot_pack_are_422(request_: Wire, details: str) -> None:
     with pytest.raises(InvalidRequest) as raised:

@@ -88,6 +88,13 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
     if has_sequences(req):
+        if req.boxes:
+            # Each stage would otherwise get the pre-packed boxes again.
+            raise InvalidRequest(
+                "invalid request",
+                "boxes: pre-packed boxes cannot be combined with pack-sequence rules; pack "
+                "the stages without them",
+            )
         return pack_in_stages(req, pack)
     warnings = req.warnings_for_request() + _unhonoured_warnings(req) + _choice_warnings(req)
     if req.allowable_overhang < 0 and req.allowable_overhang != -1:
