@@ -92,6 +92,13 @@ OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "itemsPerBoxMax": st.integers(-1, 10),
     "itemSetsPerBoxMax": st.integers(-1, 3),
     "itemsInlineMax": st.lists(st.integers(0, 4), min_size=3, max_size=3),
+    "boxTypeChoiceStyle": st.sampled_from(["actual", "estimated"]),
+    "usableSpace": tenths(0.1, 1),
+    "boxTypeChoiceLookahead": st.integers(0, 2),
+    "boxTypeChoiceLookback": st.integers(-1, 2),
+    "reservedSpace": tenths(0, 0.5),
+    "cohortPacking": st.booleans(),
+    "cohortMax": st.integers(1, 3),
 }
 
 #: Per-box-type overrides a tuned request may set on its box types.
@@ -99,7 +106,42 @@ BOX_OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "itemsPerBoxMax": st.integers(-1, 10),
     "itemSetsPerBoxMax": st.integers(0, 3),
     "itemsInlineMax": st.lists(st.integers(0, 4), min_size=3, max_size=3),
+    "reservedSpace": tenths(0, 0.5),
+    "propertyConstraints": st.lists(
+        st.fixed_dictionaries(
+            {"key": st.sampled_from(["lithium", "ice"]), "max": tenths(0, 12)},
+            optional={"value": tenths(0, 3)},
+        ),
+        min_size=1,
+        max_size=2,
+    ),
 }
+
+
+@st.composite
+def prepacked_boxes(draw: st.DrawFn, item_sets: list[Wire]) -> Wire:
+    """A pre-packed box of a random size holding up to two items: a unit of a requested
+    item set (or a new refId) at the origin, and one the engine places."""
+    side = draw(st.integers(20, 60))
+    box: Wire = {
+        "dimensions": {"x": side, "y": side, "z": side},
+        "weightMax": draw(st.one_of(st.just(0), st.integers(100, 500))),
+    }
+    items = []
+    for n, placed in enumerate([True, False]):
+        if not draw(st.booleans()):
+            continue
+        source = draw(st.sampled_from(item_sets)) if item_sets else None
+        dims = source["dimensions"] if source else draw(points(1, 10))
+        if max(dims.values()) > side / 2:
+            continue  # keep both items clear of each other: each within half the box
+        item = {"refId": source.get("refId", 50 + n) if source else 50 + n, "dimensions": dims}
+        item["weight"] = source["weight"] if source else 1
+        if placed:
+            item["origin"] = {"x": 0, "y": 0, "z": 0}
+        items.append({"item": item})
+    box["items"] = items
+    return box
 
 
 @st.composite
@@ -114,6 +156,16 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
     for item_set in request["itemSets"]:
         if draw(st.booleans()):
             item_set["sequence"] = draw(st.sampled_from(["0101", "0102", "1228", ""]))
+    for item_set in request["itemSets"]:
+        if draw(st.booleans()):
+            item_set["properties"] = {"lithium": draw(tenths(0, 4)), "ice": draw(st.integers(0, 3))}
+    if draw(st.integers(0, 3)) == 0:
+        request["boxes"] = [
+            draw(prepacked_boxes([s for s in request["itemSets"] if "refId" in s]))
+            for _ in range(draw(st.integers(1, 2)))
+        ]
+    if request.get("boxTypeChoiceStyle") == "estimated" and request.get("usableSpace") == 0:
+        request["usableSpace"] = 0.5  # a 422 by design (test_box_choice_options)
     locked = [s["refId"] for s in request["itemSets"] if "refId" in s and draw(st.booleans())]
     request["rules"] = [
         {

@@ -38,6 +38,14 @@ def test_a_field_without_effect_is_named(extra: dict[str, Any], field: str) -> N
         {},
         {"placementStyle": "default", "corners": True, "boxesMax": 0},  # defaults, spelled out
         {"itemSort": "weight", "coordOrder": [0, 1, 2]},  # honoured fields
+        {  # box choice and box accounting options, honoured since issue 4
+            "boxTypeChoiceStyle": "estimated",
+            "usableSpace": 0.9,
+            "boxTypeChoiceLookback": 0,
+            "reservedSpace": 0.1,
+            "cohortPacking": True,
+            "boxes": [{"dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 10}],
+        },
     ],
 )
 def test_defaults_and_honoured_fields_are_not_named(extra: dict[str, Any]) -> None:

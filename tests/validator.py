@@ -23,10 +23,24 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   (outer volume with ``outerBasedCost``; ``dimFactor`` <= 0 disables it); with neither
   price nor rate it costs its volume. Integer costs may differ by rounding. Built-in
   carrier tables are the engine's data and are not re-derived here.
+- **Pre-packed boxes** (``boxes`` in the request) are the first boxes of the response, in
+  order, never dropped; their type is their ``boxType``, completed by the box's own fields,
+  then ``boxTypeDefaults``. Their items count as item sets of the request (one per item
+  entry, ``quantity`` units, default 1) and stay in their box; one with an ``origin``
+  stays exactly there.
+- **Box options.** ``reservedSpace`` (a box type's own, else the request's) r: items fill
+  at most (1 - r) of the box volume, ``volumeReserved`` = r x volumeMax and ``volumeUsed``
+  = volumeNet + volumeReserved. ``propertyConstraints`` (sum): the box type's ``value``
+  (default 0) plus the numeric ``properties[key]`` of the box's items is at most ``max``
+  (a unit without the property adds nothing) and is the reported ``value``.
+  ``boxTypeChoiceLookback`` n >= 0: among the boxes after the pre-packed ones, every item
+  of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
+  that box opened). ``cohortPacking``: per box and refId, the items form at most
+  ``cohortMax`` (default 2) groups connected through shared faces of positive area.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
-  pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
-  box-type check is skipped), ``reservedSpace``, and the rule operations other than
-  lock-orientation, exclude, exclude-all, pack-as-is and alternate-dimensions.
+  ``dimensionSets``, box type generators (the box-type check is skipped), and the rule
+  operations other than lock-orientation, exclude, exclude-all, pack-as-is and
+  alternate-dimensions.
 - **Count limits.** 0, negative and null mean no limit; a box type's own
   ``itemsPerBoxMax``, ``itemSetsPerBoxMax`` and ``itemsInlineMax`` (or boxTypeDefaults')
   override the request's. ``itemsInlineMax`` counts the items whose projection along the
@@ -315,10 +329,24 @@ def _same_shape(a: Shape, b: Shape) -> bool:
     return _same_dims(a[0], b[0]) and _close(a[1], b[1])
 
 
+def _prepacked_item_sets(request: Wire) -> list[Wire]:
+    """The items of the request's pre-packed boxes, each an item set of its quantity."""
+    return [
+        {**entry["item"], "quantity": int(entry["item"].get("quantity") or 1)}
+        for box in request.get("boxes") or []
+        for entry in box.get("items") or []
+    ]
+
+
+def _requested_units(request: Wire) -> int:
+    item_sets = [*(request.get("itemSets") or []), *_prepacked_item_sets(request)]
+    return sum(int(s.get("quantity", 1)) for s in item_sets)
+
+
 def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemSetGroup]]:
     explicit: dict[int, list[Wire]] = defaultdict(list)
     auto: list[list[Wire]] = []  # pools of auto-id sets sharing one shape
-    for item_set in request.get("itemSets") or []:
+    for item_set in [*(request.get("itemSets") or []), *_prepacked_item_sets(request)]:
         ref_id = item_set.get("refId")
         if not _is_auto_ref_id(ref_id):
             explicit[ref_id].append(item_set)
@@ -616,7 +644,17 @@ def _box_types(request: Wire) -> list[dict[str, Any]]:
     return [{**defaults, **box_type} for box_type in request.get("boxTypes") or []]
 
 
+def _prepacked_box_type(request: Wire, position: int) -> dict[str, Any]:
+    """The type of pre-packed box ``position``: its boxType, then its own fields, then
+    boxTypeDefaults."""
+    box = request["boxes"][position]
+    own = {k: v for k, v in box.items() if k not in ("items", "boxType", "id")}
+    return {**(request.get("boxTypeDefaults") or {}), **own, **(box.get("boxType") or {})}
+
+
 def _matching_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
+    if box.position < len(request.get("boxes") or []):
+        return _prepacked_box_type(request, box.position)
     ref_id = box.wire.get("refId")
     for box_type in _box_types(request):
         if ref_id is not None and box_type.get("refId") not in (None, ref_id):
@@ -630,7 +668,7 @@ def check_box_type(view: PackView) -> Iterator[str]:
     """Each box is one of the requested box types: same dimensions, weightMax and tare."""
     if view.request.get("boxTypeGenerators") or not view.request.get("boxTypes"):
         return  # generated or account box types are not in the request to compare with
-    for box in view.boxes:
+    for box in view.boxes[len(view.request.get("boxes") or []) :]:
         if _is_as_is_box(view, box):
             continue  # check_pack_as_is judges these
         box_type = _matching_box_type(view.request, box)
@@ -1053,7 +1091,7 @@ def check_totals(view: PackView) -> Iterator[str]:
         if response[name] != want:
             yield f"totals: {name} {response[name]}, boxes and leftovers give {want}"
     if not view.request.get("random") and view.request.get("itemSets") is not None:
-        requested = sum(int(s.get("quantity", 1)) for s in view.request["itemSets"])
+        requested = _requested_units(view.request)
         if response["lenItems"] != requested:
             yield f"totals: lenItems {response['lenItems']}, request asks for {requested} units"
     sums: dict[str, float] = {
@@ -1166,6 +1204,171 @@ def check_pack_sequence(view: PackView) -> Iterator[str]:
             yield f"{where}: originInParent is not its item's origin"
 
 
+# --- pre-packed boxes and box options -----------------------------------------------
+
+
+def check_prepacked(view: PackView) -> Iterator[str]:
+    """Pre-packed boxes come first, in order, each with its type's dimensions and every
+    unit of its own items (an item with an origin exactly there, as given)."""
+    prepacked = view.request.get("boxes") or []
+    if len(view.boxes) < len(prepacked):
+        yield f"prepacked: {len(prepacked)} pre-packed boxes, only {len(view.boxes)} returned"
+        return
+    for position, wire in enumerate(prepacked):
+        box = view.boxes[position]
+        where = f"prepacked: box {position}"
+        dims = _prepacked_box_type(view.request, position).get("dimensions")
+        if dims is not None and not _same_dims(_vec(dims), box.dims):
+            yield f"{where}: dimensions {_fmt(box.dims)}, the pre-packed box has {_fmt(_vec(dims))}"
+        available = list(box.items)
+        for i, entry in enumerate(wire.get("items") or []):
+            item = entry["item"]
+            shape = _shape(item)
+            origin = item.get("origin")
+            for _ in range(int(item.get("quantity") or 1)):
+                found = next(
+                    (
+                        it
+                        for it in available
+                        if (item.get("refId") is None or it.ref_id == item["refId"])
+                        and _same_shape((sorted_dims(it.dims), it.weight), shape)
+                        and (
+                            origin is None
+                            or (
+                                it.origin is not None
+                                and _same_dims(it.origin, _vec(origin))
+                                and _same_dims(it.dims, _vec(item["dimensions"]))
+                            )
+                        )
+                    ),
+                    None,
+                )
+                if found is None:
+                    at = f" at {_fmt(_vec(origin))}" if origin else ""
+                    yield f"{where}: its item {i} (refId {item.get('refId')}){at} is missing"
+                    break
+                available.remove(found)
+
+
+def _reserved_share(view: PackView, box: Box) -> float:
+    box_type = _matching_box_type(view.request, box) or {}
+    share = box_type.get("reservedSpace")
+    if share is None:
+        share = view.request.get("reservedSpace")
+    return float(share) if _is_number(share) else 0.0
+
+
+def check_reserved_space(view: PackView) -> Iterator[str]:
+    """reservedSpace r: items fill at most (1 - r) of the box, volumeReserved = r x
+    volumeMax, volumeUsed = volumeNet + volumeReserved."""
+    for box in view.boxes:
+        share = _reserved_share(view, box)
+        volume = _volume(box.dims)
+        net = sum(_volume(item.dims) for item in box.items)
+        where = f"reserved: box {box.position}"
+        if net > (1 - share) * volume * (1 + EPS) + EPS:
+            yield f"{where}: items fill {net:g} of {volume:g}, reservedSpace {share:g} allows less"
+        reserved = box.wire.get("volumeReserved")
+        if reserved is not None and not _close(float(reserved), share * volume):
+            yield f"{where}: volumeReserved {reserved:g}, expected {share * volume:g}"
+        used = box.wire.get("volumeUsed")
+        if used is not None and not _close(float(used), net + share * volume):
+            yield f"{where}: volumeUsed {used:g}, expected {net + share * volume:g}"
+
+
+def _amount(item: Item, key: str) -> float:
+    value = (item.wire.get("properties") or {}).get(key)
+    return float(value) if _is_number(value) else 0.0
+
+
+def check_property_constraints(view: PackView) -> Iterator[str]:
+    """propertyConstraints (sum) of a box's type: start value plus the items' amounts is at
+    most max, and is the box's reported value."""
+    for box in view.boxes:
+        box_type = _matching_box_type(view.request, box) or {}
+        reported = list(box.wire.get("propertyConstraints") or [])
+        for n, constraint in enumerate(box_type.get("propertyConstraints") or []):
+            key = constraint["key"]
+            total = float(constraint.get("value") or 0) + sum(
+                _amount(item, key) for item in box.items
+            )
+            limit = constraint.get("max")
+            amounts = any(_amount(item, key) > 0 for item in box.items)
+            if limit is not None and amounts and total > float(limit) + EPS * max(1.0, limit):
+                yield (f"property: box {box.position}: {key!r} sums to {total:g} > max {limit:g}")
+            value = reported[n].get("value") if n < len(reported) else None
+            if value is None or not _close(float(value), total):
+                yield f"property: box {box.position}: {key!r} value {value!r}, items give {total:g}"
+
+
+def check_lookback(view: PackView) -> Iterator[str]:
+    """boxTypeChoiceLookback n >= 0: a box closes when the box n + 1 after it opens, so each
+    item of box j precedes (packedIndex) every item of box j + n + 1."""
+    lookback = view.request.get("boxTypeChoiceLookback")
+    if not isinstance(lookback, int) or isinstance(lookback, bool) or lookback < 0:
+        return
+    new = view.boxes[len(view.request.get("boxes") or []) :]
+    indices = [
+        [it.wire["packedIndex"] for it in box.items if it.wire.get("packedIndex") is not None]
+        for box in new
+    ]
+    for j, later in enumerate(indices[lookback + 1 :]):
+        if indices[j] and later and max(indices[j]) > min(later):
+            yield (
+                f"lookback: box {new[j].position} took item {max(indices[j])} after box "
+                f"{new[j + lookback + 1].position} opened with item {min(later)} "
+                f"(boxTypeChoiceLookback {lookback})"
+            )
+
+
+def _touch(a: Item, b: Item, tol: float) -> bool:
+    """The two items share part of a face with positive area."""
+    assert a.origin is not None and b.origin is not None
+    for axis in range(3):
+        a_end, b_end = a.origin[axis] + a.dims[axis], b.origin[axis] + b.dims[axis]
+        if abs(a_end - b.origin[axis]) > tol and abs(b_end - a.origin[axis]) > tol:
+            continue
+        if all(
+            min(a.origin[o] + a.dims[o], b.origin[o] + b.dims[o]) - max(a.origin[o], b.origin[o])
+            > tol
+            for o in range(3)
+            if o != axis
+        ):
+            return True
+    return False
+
+
+def check_cohorts(view: PackView) -> Iterator[str]:
+    """cohortPacking: the items of one refId in a box form at most cohortMax groups joined
+    through shared faces."""
+    if not view.request.get("cohortPacking"):
+        return
+    limit = view.request.get("cohortMax")
+    limit = 2 if limit is None else int(limit)
+    for box in view.boxes:
+        tol = EPS * max(box.dims)
+        by_ref: dict[object, list[Item]] = defaultdict(list)
+        for item in box.items:
+            by_ref[item.ref_id].append(item)
+        for ref_id, items in by_ref.items():
+            group = list(range(len(items)))
+
+            def root(i: int, group: list[int] = group) -> int:
+                while group[i] != i:
+                    i = group[i]
+                return i
+
+            for i, j in itertools.combinations(range(len(items)), 2):
+                if _touch(items[i], items[j], tol):
+                    group[root(i)] = root(j)
+            groups = len({root(i) for i in range(len(items))})
+            if groups > limit:
+                yield (
+                    f"cohort: box {box.position}: refId {ref_id} in {groups} groups > "
+                    f"cohortMax {limit}"
+                )
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -1189,4 +1392,9 @@ CHECKS: tuple[Check, ...] = (
     check_pack_as_is,
     check_fragile,
     check_pack_sequence,
+    check_prepacked,
+    check_reserved_space,
+    check_property_constraints,
+    check_lookback,
+    check_cohorts,
 )

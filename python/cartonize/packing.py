@@ -17,6 +17,7 @@ from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_pac
 from cartonize.models import (
     Box,
     BoxEntry,
+    BoxProperties,
     BoxType,
     Dimensions,
     Item,
@@ -26,9 +27,11 @@ from cartonize.models import (
     PackRequest,
     PackResponse,
     Point,
+    PropertyConstraint,
     response_totals,
     validate_request,
 )
+from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
@@ -46,19 +49,11 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "layFlat": False,
     "interlock": False,
     "corners": True,
-    "boxes": [],
-    "usableSpace": 0.85,
-    "reservedSpace": 0.0,
-    "boxTypeSets": [],
     "packOrigin": None,
-    "cohortPacking": False,
     "placementStyle": "default",
     "itemInitialOrientationBestForBox": False,
     "sequenceSort": False,
     "maxSequenceDistance": None,
-    "boxTypeChoiceStyle": "actual",
-    "boxTypeChoiceLookahead": 0,
-    "boxTypeChoiceLookback": -1,
 }
 
 
@@ -93,8 +88,15 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
     if has_sequences(req):
+        if req.boxes:
+            # Each stage would otherwise get the pre-packed boxes again.
+            raise InvalidRequest(
+                "invalid request",
+                "boxes: pre-packed boxes cannot be combined with pack-sequence rules; pack "
+                "the stages without them",
+            )
         return pack_in_stages(req, pack)
-    warnings = req.warnings_for_request() + _unhonoured_warnings(req)
+    warnings = req.warnings_for_request() + _unhonoured_warnings(req) + _choice_warnings(req)
     if req.allowable_overhang < 0 and req.allowable_overhang != -1:
         warnings.append(
             f"allowableOverhang {req.allowable_overhang:g} is negative: no support check, as for -1"
@@ -105,7 +107,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         if item_sets:
             warnings.append("random is true: the request's itemSets were replaced by random items")
         item_sets = random_item_sets(req)
-    kinds = _kinds(item_sets)
+    prepacked = read_prepacked(req)
+    # Pre-packed items are item sets too (their refIds and unit numbers must not clash
+    # with the request's), after the request's own; only the request's are packed anew.
+    all_kinds = _kinds([*item_sets, *prepacked.item_sets])
+    kinds = all_kinds[: sum(1 for s in item_sets if s.quantity > 0)]
+    prepacked_kinds = all_kinds[len(kinds) :]
     generated = generate_box_types(
         req.box_type_generators,
         [k.item_set for k in kinds],
@@ -126,7 +133,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         _Kind(k.ref_id, item_set, k.first_unit)
         for k, item_set in zip(kinds, effects.item_sets, strict=True)
     ]
+    packed_anew = len(kinds)
+    kinds += prepacked_kinds
     box_types = effects.box_types
+    keys = _property_keys([*box_types, *prepacked.box_types])
     resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
@@ -135,7 +145,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             {
                 "dimensions": _xyz(k.item_set.dimensions),
                 "weight": k.item_set.weight,
-                "quantity": k.item_set.quantity,
+                "quantity": k.item_set.quantity if position < packed_anew else 0,
                 "freeAxes": effects.free_axes.get(position),
             }
             for position, k in enumerate(kinds)
@@ -163,6 +173,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         "boxTypeSubsets": _without_generated(
             len(box_types), len(requested_box_types), len(generated.box_types)
         ),
+        "boxes": _prepacked_input(req, prepacked, packed_anew, keys, warnings, resolved_tables),
         "options": {
             "itemSort": req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
@@ -176,7 +187,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             # packing; the service's own cap must not cost every request that.
             "improve": req.timeout is not None,
             "allowableOverhang": req.allowable_overhang if req.allowable_overhang >= 0 else None,
-            "limits": _limits(req, kinds, box_types),
+            "limits": _limits(req, kinds, box_types, keys),
+            "boxTypeChoiceStyle": req.box_type_choice_style,
+            "usableSpace": req.usable_space,
+            "lookahead": req.box_type_choice_lookahead,
+            "lookback": req.box_type_choice_lookback if req.box_type_choice_lookback >= 0 else None,
+            "cohortMax": req.cohort_max if req.cohort_packing else None,
         },
     }
     try:
@@ -186,10 +202,17 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     warnings += out["warnings"]
 
     weights = [k.item_set.weight for k in kinds]
-    boxes = [
-        _box(i, *_trimmed(packed, box_types, generated, len(requested_box_types), weights), kinds)
-        for i, packed in enumerate(out["boxes"])
-    ]
+
+    def box_and_type(packed: dict[str, Any]) -> tuple[dict[str, Any], BoxType]:
+        if packed.get("prepacked") is not None:
+            return packed, prepacked.box_types[packed["prepacked"]]
+        return _trimmed(packed, box_types, generated, len(requested_box_types), weights)
+
+    boxes = []
+    for i, engine_box in enumerate(out["boxes"]):
+        packed, box_type = box_and_type(engine_box)
+        fixed = _fixed_units(packed, prepacked, packed_anew)
+        boxes.append(_box(i, packed, box_type, kinds, req.reserved_space, fixed))
     _number_items(boxes)
     leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
     response = PackResponse.model_construct(
@@ -197,7 +220,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         built=_BUILT,
         started_at=started_at,
         version=_core.__version__,
-        len_items=sum(k.item_set.quantity for k in kinds),
+        len_items=sum(k.item_set.quantity for k in kinds),  # pre-packed units included
         **response_totals(boxes, leftovers),
         pack_time=out["packTime"],
         render_time=0.0,
@@ -286,21 +309,68 @@ def _limit(value: int | None) -> int | None:
     return value if value is not None and 0 < value <= _COUNT_MAX else None
 
 
-def _limits(req: PackRequest, kinds: list[_Kind], box_types: list[BoxType]) -> dict[str, Any]:
-    """The engine's count limits: per box type (its own value wins over the request's) and
-    across boxes, with each kind's item set (refId) and sequence group."""
-    ref_ids = {ref_id: n for n, ref_id in enumerate(dict.fromkeys(k.ref_id for k in kinds))}
-    sequences = {s: n for n, s in enumerate(dict.fromkeys(k.item_set.sequence for k in kinds))}
-
-    def inline(box_type: BoxType) -> list[int]:
-        axes = box_type.items_inline_max
-        if axes is None:
-            axes = req.items_inline_max
-        return [a if 0 < a <= _COUNT_MAX else 0 for a in axes] if axes is not None else [0, 0, 0]
+def _box_caps(req: PackRequest, box_type: BoxProperties) -> dict[str, Any]:
+    """A box type's per-box count limits; its own value wins over the request's."""
+    axes = box_type.items_inline_max
+    if axes is None:
+        axes = req.items_inline_max
+    inline = [a if 0 < a <= _COUNT_MAX else 0 for a in axes] if axes is not None else [0, 0, 0]
 
     def own_or_request(own: int | None, request: int) -> int | None:
         return _limit(own if own is not None else request)
 
+    return {
+        "itemsMax": own_or_request(box_type.items_per_box_max, req.items_per_box_max),
+        "itemSetsMax": own_or_request(box_type.item_sets_per_box_max, req.item_sets_per_box_max),
+        "inlineMax": inline,
+    }
+
+
+def _reserved_space(req: PackRequest, box_type: BoxProperties) -> float:
+    """The share of the box kept free: the box type's `reservedSpace`, else the request's."""
+    own = box_type.reserved_space
+    return own if own is not None else req.reserved_space
+
+
+def _property_keys(box_types: Iterable[BoxProperties]) -> list[str]:
+    """Every item property key some box type constrains, in order of first mention."""
+    keys = (c.key for b in box_types for c in b.property_constraints or [])
+    return list(dict.fromkeys(keys))
+
+
+def _amount(properties: Mapping[str, Any] | None, key: str) -> float:
+    """A unit's amount of a constrained property: its numeric value, else 0."""
+    value = (properties or {}).get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value)
+
+
+def _box_extra(req: PackRequest, box_type: BoxProperties, keys: list[str]) -> dict[str, Any]:
+    """Reserved space and property caps of a box type for the engine, one cap per key: each
+    constraint asks value + sum <= max, so the sum may reach the least max - value."""
+    constraints = box_type.property_constraints or []
+
+    def cap(key: str) -> dict[str, Any]:
+        rooms = [
+            c.max - (c.value or 0.0) for c in constraints if c.key == key and c.max is not None
+        ]
+        return {"initial": 0.0, "max": min(rooms) if rooms else None}
+
+    return {
+        "reservedSpace": _reserved_space(req, box_type),
+        "properties": [cap(key) for key in keys] if constraints else [],
+    }
+
+
+def _limits(
+    req: PackRequest, kinds: list[_Kind], box_types: list[BoxType], keys: list[str]
+) -> dict[str, Any]:
+    """The engine's count limits: per box type (its own value wins over the request's) and
+    across boxes, with each kind's item set (refId) and sequence group; and per box type its
+    reserved space and property caps, with each kind's property amounts."""
+    ref_ids = {ref_id: n for n, ref_id in enumerate(dict.fromkeys(k.ref_id for k in kinds))}
+    sequences = {s: n for n, s in enumerate(dict.fromkeys(k.item_set.sequence for k in kinds))}
     return {
         "boxesMax": _limit(req.boxes_max),
         "boxesPerItemSetMax": _limit(req.boxes_per_item_set_max),
@@ -309,23 +379,75 @@ def _limits(req: PackRequest, kinds: list[_Kind], box_types: list[BoxType]) -> d
         "sequences": [
             sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds
         ],
-        "boxCaps": [
-            {
-                "itemsMax": own_or_request(b.items_per_box_max, req.items_per_box_max),
-                "itemSetsMax": own_or_request(b.item_sets_per_box_max, req.item_sets_per_box_max),
-                "inlineMax": inline(b),
-            }
-            for b in box_types
-        ],
+        "boxCaps": [_box_caps(req, b) for b in box_types],
+        "boxExtras": [_box_extra(req, b, keys) for b in box_types],
+        "amounts": (
+            [[_amount(k.item_set.properties, key) for key in keys] for k in kinds] if keys else []
+        ),
     }
 
 
-def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kind]) -> Box:
-    """A response box from the engine's placements, with its volume and weight figures."""
+def _prepacked_input(
+    req: PackRequest,
+    prepacked: Prepacked,
+    first_kind: int,
+    keys: list[str],
+    warnings: list[str],
+    resolved_tables: dict[int, Any],
+) -> list[dict[str, Any]]:
+    """The engine's pre-packed boxes: box type, caps, extras and their items (kinds from
+    `first_kind` on, one per pre-packed item entry)."""
+    out = []
+    for b, (box_type, units) in enumerate(zip(prepacked.box_types, prepacked.units, strict=True)):
+        assert box_type.dimensions is not None  # read_prepacked requires it
+        out.append(
+            {
+                "boxType": {
+                    "dimensions": _xyz(box_type.dimensions),
+                    "weightMax": box_type.weight_max or 0.0,
+                    "weightTare": box_type.weight_tare or 0.0,
+                    "price": box_type.price,
+                    "rating": lower_rating(box_type, f"boxes[{b}]", warnings, resolved_tables),
+                },
+                "caps": _box_caps(req, box_type),
+                "extra": _box_extra(req, box_type, keys),
+                "items": [
+                    {"item": first_kind + e, "origin": _xyz(origin) if origin else None}
+                    for e, _, origin in units
+                ],
+            }
+        )
+    return out
+
+
+def _fixed_units(
+    packed: Mapping[str, Any], prepacked: Prepacked, first_kind: int
+) -> list[tuple[int, int]]:
+    """(kind, unit) of each item the engine reports in a pre-packed box's `fixed`."""
+    which = packed.get("prepacked")
+    if which is None:
+        return []
+    return [(first_kind + e, unit) for e, unit, _ in prepacked.units[which]]
+
+
+def _box(
+    index: int,
+    packed: dict[str, Any],
+    box_type: BoxType,
+    kinds: list[_Kind],
+    reserved_space: float,
+    fixed_units: list[tuple[int, int]],
+) -> Box:
+    """A response box from the engine's placements, with its volume and weight figures; a
+    pre-packed box lists its own items first (`fixed_units`: their kinds and units)."""
     items: list[Item] = []
     cost_so_far = 0.0
-    for placement in packed["items"]:
-        kind = kinds[placement["item"]]
+    fixed = [
+        (kinds[kind], {**placement, "unit": unit, "packedIndex": None})
+        for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
+    ]
+    new = [(kinds[placement["item"]], placement) for placement in packed["items"]]
+    for kind, placement in [*fixed, *new]:
         # Rounded running totals keep the integer deltas summing to the box price.
         before = round(cost_so_far)
         cost_so_far += placement["deltaCost"]
@@ -333,12 +455,25 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
     volume_net = sum(_volume(i.dimensions) for i in items)
+    if box_type.reserved_space is not None:
+        reserved_space = box_type.reserved_space
+    volume_reserved = reserved_space * volume_max
+    volume_used = volume_net + volume_reserved
     weight_net = sum(i.weight for i in items)
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
     center = _center_of_mass(items)
-    overridden = {"dimensions", "price", "weight_tare", "weight_max", "outer", "rate_table"}
+    overridden = {
+        "dimensions",
+        "price",
+        "weight_tare",
+        "weight_max",
+        "outer",
+        "rate_table",
+        "property_constraints",
+        "center_of_mass",
+    }
     fields = {
         name: getattr(box_type, name)
         for name in box_type.model_fields_set - overridden
@@ -359,12 +494,13 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         ),
         box_type=box_type,
         items=[ItemEntry.model_construct(item=i) for i in items],
+        property_constraints=_property_values(box_type.property_constraints, items),
         volume_max=volume_max,
-        volume_used=volume_net,
+        volume_used=volume_used,
         volume_net=volume_net,
-        volume_remaining=max(volume_max - volume_net, 0.0),
-        volume_reserved=0.0,
-        volume_utilization=min(volume_net / volume_max, 1.0),
+        volume_remaining=max(volume_max - volume_used, 0.0),
+        volume_reserved=volume_reserved,
+        volume_utilization=min(volume_used / volume_max, 1.0),
         weight_used=weight_used,
         weight_net=weight_net,
         weight_remaining=max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
@@ -374,6 +510,24 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         center_of_mass=center,
         center_of_mass_string=_point_string(center),
     )
+
+
+def _property_values(
+    constraints: list[PropertyConstraint] | None, items: list[Item]
+) -> list[PropertyConstraint] | None:
+    """The box type's property constraints, each with its `value` now: the box type's start
+    value plus the amounts of the box's items."""
+    if constraints is None:
+        return None
+    return [
+        PropertyConstraint.model_construct(
+            key=c.key,
+            max=c.max,
+            aggregate=c.aggregate,
+            value=(c.value or 0.0) + sum(_amount(i.properties, c.key) for i in items),
+        )
+        for c in constraints
+    ]
 
 
 def _outer(box_type: BoxType) -> Outer | None:
@@ -467,6 +621,46 @@ _ATTRIBUTE_OF = {
     for name, field in PackRequest.model_fields.items()
     if (field.alias or name) in _NOT_YET_HONOURED
 }
+
+
+def _choice_warnings(req: PackRequest) -> list[str]:
+    """Box choice options that contradict each other: a warning when the request still packs,
+    422 when it cannot (`estimated` with `usableSpace: 0` expects every box to hold nothing)."""
+    estimated = req.box_type_choice_style == "estimated"
+    if estimated and req.usable_space <= 0:
+        raise InvalidRequest(
+            "invalid request",
+            "usableSpace: must be > 0 with boxTypeChoiceStyle 'estimated' (it estimates how "
+            "much of each box the items fill; 0 expects every box to hold nothing); raise it "
+            "or use boxTypeChoiceStyle 'actual'",
+        )
+    warnings = []
+    if not estimated and "usable_space" in req.model_fields_set:
+        warnings.append(
+            "usableSpace only applies to boxTypeChoiceStyle 'estimated'; it has no effect here"
+        )
+    if estimated and req.box_type_choice_lookahead > 0:
+        warnings.append(
+            f"boxTypeChoiceLookahead {req.box_type_choice_lookahead} applies to "
+            "boxTypeChoiceStyle 'actual' only; ignored with 'estimated'"
+        )
+    if req.box_type_choice_lookback < -1:
+        warnings.append(
+            f"boxTypeChoiceLookback {req.box_type_choice_lookback} is negative: every box stays "
+            "open, as for -1"
+        )
+    if "cohort_max" in req.model_fields_set and not req.cohort_packing:
+        warnings.append("cohortMax has no effect without cohortPacking: true")
+    if req.box_type_sets:
+        # The service replaces boxTypeSets 'customer' by the account's cartons before packing
+        # (cartonize.sync.library); what reaches the packer could not be resolved.
+        warnings.append(
+            "boxTypeSets has no effect: boxTypes given override it"
+            if req.box_types
+            else "boxTypeSets 'customer' names the account's cartons, which only the service "
+            "with an API key resolves; no box types were taken from it"
+        )
+    return warnings
 
 
 def _unhonoured_warnings(req: PackRequest) -> list[str]:

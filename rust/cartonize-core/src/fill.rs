@@ -8,6 +8,7 @@ use crate::kinds::{BoxKind, Kind};
 use crate::limits::{caps_admit, inline_ok};
 use crate::orientation::Perm;
 use crate::support::is_supported;
+use crate::tally::Tally;
 
 /// How many kinds that found no place a box remembers; later units that
 /// dominate one of them are rejected without a search.
@@ -76,6 +77,8 @@ pub struct BoxFill<'a> {
     stack: Stack,
     /// Item sets present, for `itemSetsPerBoxMax`.
     sets: Vec<u32>,
+    /// Pre-packed items, reserved space, property sums, cohorts.
+    pub tally: Tally,
 }
 
 impl<'a> BoxFill<'a> {
@@ -92,6 +95,7 @@ impl<'a> BoxFill<'a> {
             failed: Vec::new(),
             stack: Stack::default(),
             sets: Vec::new(),
+            tally: Tally::new(box_kind),
         }
     }
 
@@ -113,8 +117,36 @@ impl<'a> BoxFill<'a> {
             fill.stack
                 .push(u.cuboid, kinds[u.kind].weight, kinds[u.kind].fragile);
             fill.note_set(kinds[u.kind].item_set);
+            fill.tally.add(&kinds[u.kind], &u.cuboid);
         }
         fill
+    }
+
+    /// Puts a pre-packed item of `kinds[kind]` at `at` (or, with `None`, at
+    /// the place a unit would get); it then takes space, weight and counts
+    /// like a unit but is not one. Returns where it went, `None` when it
+    /// does not fit.
+    pub fn place_fixed(
+        &mut self,
+        kind: usize,
+        at: Option<Cuboid>,
+        kinds: &[Kind],
+    ) -> Option<Cuboid> {
+        let k = &kinds[kind];
+        let cuboid = match at {
+            Some(c) => c,
+            None => self.find_spot(kind, kinds)?.cuboid,
+        };
+        self.cuboids.push(cuboid);
+        self.eps.add_item(&cuboid, &self.cuboids);
+        self.payload += k.weight;
+        self.volume_left -= k.volume;
+        self.stack.push(cuboid, k.weight, k.fragile);
+        self.note_set(k.item_set);
+        self.tally.add(k, &cuboid);
+        self.tally.fixed += 1;
+        self.failed.clear();
+        Some(cuboid)
     }
 
     /// Places one unit of `kinds[kind]` if it fits anywhere; returns whether it did.
@@ -146,10 +178,13 @@ impl<'a> BoxFill<'a> {
         }
         if !caps_admit(
             &self.box_kind.caps,
-            self.units.len(),
+            self.units.len() + self.tally.fixed,
             &self.sets,
             k.item_set,
         ) {
+            return None;
+        }
+        if !self.tally.admits(self.box_kind, k, self.volume_used()) {
             return None;
         }
         if self.remembers_failure(kind, kinds) {
@@ -184,7 +219,8 @@ impl<'a> BoxFill<'a> {
         self.volume_left -= k.volume;
         self.stack.push(spot.cuboid, k.weight, k.fragile);
         self.note_set(k.item_set);
-        if self.rule.overhang.is_some() {
+        self.tally.add(k, &spot.cuboid);
+        if self.rule.overhang.is_some() || self.tally.position_bound() {
             // A new top can support a kind that found no place before.
             self.failed.clear();
         }
@@ -201,7 +237,7 @@ impl<'a> BoxFill<'a> {
     /// fails too; with one, a larger base can need support a smaller one did
     /// not, so only the same kind counts.
     fn remembers_failure(&self, kind: usize, kinds: &[Kind]) -> bool {
-        if self.rule.overhang.is_some() {
+        if self.rule.overhang.is_some() || self.tally.position_bound() {
             return self.failed.contains(&kind);
         }
         self.failed
@@ -282,7 +318,7 @@ impl<'a> BoxFill<'a> {
             origin: ep.point,
             size: *shape,
         };
-        self.stack.allows(&cand, k.weight, k.fragile)
+        self.stack.allows(&cand, k.weight, k.fragile) && self.tally.cohorts_allow(k, &cand)
     }
 
     /// The feasible point and rotation leaving the least residual slack.

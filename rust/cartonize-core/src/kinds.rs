@@ -4,7 +4,7 @@
 use crate::cost::{box_cost, Rating};
 use crate::fragile::{FragileInput, FragileLimit};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
-use crate::limits::BoxCaps;
+use crate::limits::{BoxCaps, BoxExtra};
 
 use crate::model::{BoxTypeInput, Exclusions, ItemKindInput};
 use crate::orientation::{allowed_perms, distinct_shapes, Perm};
@@ -31,6 +31,8 @@ pub struct Kind {
     pub excluded_box_types: Vec<usize>,
     /// What may rest above a unit (rule `fragile`).
     pub fragile: Option<FragileLimit>,
+    /// Amount of each constrained property per unit (`propertyConstraints`).
+    pub amounts: Vec<f64>,
 }
 
 impl Kind {
@@ -53,6 +55,7 @@ impl Kind {
             excludes: Vec::new(),
             excluded_box_types: Vec::new(),
             fragile: None,
+            amounts: Vec::new(),
         }
     }
 
@@ -91,6 +94,8 @@ pub struct BoxKind {
     /// Per-box count limits.
     pub caps: BoxCaps,
     pub rating: Option<Rating>,
+    /// Reserved space and property caps.
+    pub extra: BoxExtra,
 }
 
 impl BoxKind {
@@ -105,6 +110,7 @@ impl BoxKind {
             volume: volume_f64(&dims),
             caps: BoxCaps::default(),
             rating: input.rating.clone(),
+            extra: BoxExtra::default(),
         }
     }
 
@@ -127,6 +133,7 @@ impl BoxKind {
     /// True when an empty box of this type can hold one unit of `kind`.
     pub fn can_hold(&self, kind: &Kind) -> bool {
         kind.weight <= self.payload_max()
+            && crate::tally::Tally::new(self).admits(self, kind, 0.0)
             && kind
                 .shapes
                 .iter()

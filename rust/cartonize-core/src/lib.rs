@@ -6,6 +6,7 @@
 //! the portfolio of strategies a request tries (`portfolio`), improvement
 //! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
 
+mod choice;
 pub mod cost;
 pub mod deadline;
 pub mod error;
@@ -19,10 +20,12 @@ pub mod limits;
 pub mod model;
 pub mod orientation;
 mod portfolio;
+pub mod prepacked;
 pub mod select;
 pub mod sort;
 pub mod subsets;
 pub mod support;
+pub mod tally;
 #[cfg(test)]
 mod testkit;
 
@@ -94,21 +97,34 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
                 false => i as u32,
             };
             k.sequence = limits.sequences.get(i).copied().flatten();
+            k.amounts = limits.amounts.get(i).cloned().unwrap_or_default();
             k
         })
         .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
     kinds::apply_fragile(&mut kinds, &input.fragile);
-    let boxes: Vec<BoxKind> = input
+    let mut boxes: Vec<BoxKind> = input
         .box_types
         .iter()
         .enumerate()
         .map(|(i, b)| {
             let mut bk = BoxKind::new(b);
             bk.caps = limits.box_caps.get(i).copied().unwrap_or_default();
+            bk.extra = limits.box_extras.get(i).cloned().unwrap_or_default();
             bk
         })
         .collect();
+    let openable = boxes.len();
+    // Pre-packed boxes follow the box types; they are never opened anew.
+    boxes.extend(input.boxes.iter().map(|p| {
+        let mut bk = BoxKind::new(&p.box_type);
+        bk.caps = p.caps;
+        bk.extra = p.extra.clone();
+        bk
+    }));
+    for bk in &mut boxes {
+        bk.extra.cohort_max = opts.cohort_max.filter(|m| *m > 0);
+    }
     let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
     let mut min_reach = [i64::MAX; 3];
     for (k, _) in kinds.iter().zip(&quantities).filter(|(_, q)| **q > 0) {
@@ -129,11 +145,20 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
             // Beyond any box side an allowance changes nothing; the cap keeps sums in range.
             .map(|a| geometry::len_floor(a.min(MAX_ALLOWANCE))),
     };
+    let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], &kinds, rule)?;
     let mut ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
     ctx.limits = limits.clone();
+    ctx.openable = openable;
+    ctx.prepacked = prepacked;
+    ctx.choice = select::Choice {
+        style: opts.box_type_choice_style,
+        usable_space: opts.usable_space,
+        lookahead: opts.lookahead,
+        lookback: opts.lookback,
+    };
 
     let total_units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
-    if total_units == 0 {
+    if total_units == 0 && input.boxes.is_empty() {
         return Ok(PackOutput {
             item_sort_used: "none".to_string(),
             pack_time: started.elapsed().as_secs_f64(),
@@ -141,7 +166,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         });
     }
 
-    let mut base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes);
+    let mut base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes[..openable]);
     let fragile_limits: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
     base.iter_mut()
         .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
@@ -155,7 +180,8 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())
     });
     if several && !deadline.expired() {
-        let mut extra = portfolio::extra_strategies(opts, &kinds, &quantities, &boxes, &strategies);
+        let mut extra =
+            portfolio::extra_strategies(opts, &kinds, &quantities, &boxes[..openable], &strategies);
         extra
             .iter_mut()
             .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
@@ -167,7 +193,9 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     let best = found.best.map(|(packing, i)| {
         let s = &strategies[i];
         // Improvement reshuffles whole boxes and knows no box-count limits.
-        let wanted = opts.improve.unwrap_or(opts.timeout.is_some()) && !limits.counts_boxes();
+        let wanted = opts.improve.unwrap_or(opts.timeout.is_some())
+            && !limits.counts_boxes()
+            && !ctx.order_bound();
         let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
         let packing = match until {
             Some(until) => {
@@ -258,6 +286,14 @@ fn check(input: &PackInput) -> Result<(), CoreError> {
             ));
         }
     }
+    for (i, b) in input.boxes.iter().enumerate() {
+        if !positive(&b.box_type.dimensions) {
+            return Err(invalid(
+                format!("boxes[{i}].dimensions"),
+                "every side must be > 0",
+            ));
+        }
+    }
     let mut axes = input.options.coord_order;
     axes.sort_unstable();
     if axes != [0, 1, 2] {
@@ -304,10 +340,37 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
             let bk = &ctx.boxes[filled.box_type];
             let mut payload = 0.0;
             let mut previous = 0.0;
+            let prepacked = filled.box_type.checked_sub(ctx.openable);
+            let contents = prepacked
+                .and_then(|i| ctx.prepacked.get(i))
+                .map_or(&[][..], |c| &c[..]);
             let cuboids: Vec<_> = match ctx.rule.overhang {
-                Some(_) => filled.units.iter().map(|u| u.cuboid).collect(),
+                Some(_) => contents
+                    .iter()
+                    .map(|(c, _)| *c)
+                    .chain(filled.units.iter().map(|u| u.cuboid))
+                    .collect(),
                 None => Vec::new(),
             };
+            let fixed = contents
+                .iter()
+                .enumerate()
+                .map(|(n, (c, kind))| {
+                    payload += ctx.kinds[*kind].weight;
+                    let cost = bk.cost(bk.weight_tare + payload);
+                    let delta = cost - previous;
+                    previous = cost;
+                    Placement {
+                        item: *kind,
+                        unit: n as u32,
+                        packed_index: 0,
+                        origin: c.origin.map(len_to_f64),
+                        dimensions: c.size.map(len_to_f64),
+                        delta_cost: delta,
+                        support: None,
+                    }
+                })
+                .collect();
             let items = filled
                 .units
                 .iter()
@@ -336,7 +399,9 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
                 .collect();
             let rating = bk.rating.as_ref();
             PackedBox {
-                box_type: filled.box_type,
+                box_type: prepacked.unwrap_or(filled.box_type),
+                prepacked,
+                fixed,
                 cost: filled.cost(ctx),
                 dimensional_weight: rating.and_then(|r| r.dimensional_weight()),
                 dimensional_weight_used: rating

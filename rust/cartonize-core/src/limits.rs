@@ -41,6 +41,42 @@ pub struct Limits {
     /// Per box type: its caps; a missing entry has none.
     #[serde(default)]
     pub box_caps: Vec<BoxCaps>,
+    /// Per box type: reserved space and property caps; a missing entry has none.
+    #[serde(default)]
+    pub box_extras: Vec<BoxExtra>,
+    /// Per item kind: its amount of each constrained property (keys numbered
+    /// as in [`BoxExtra::properties`]); a missing entry or key counts 0.
+    #[serde(default)]
+    pub amounts: Vec<Vec<f64>>,
+}
+
+/// A box type's volume and property caps beyond the count limits.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct BoxExtra {
+    /// `reservedSpace`: share of the box volume kept free for packing
+    /// material; the items' volume may not exceed the rest.
+    #[serde(default)]
+    pub reserved_space: f64,
+    /// `propertyConstraints`, per property key: the box's start value and
+    /// the most the start plus its items' amounts may sum to.
+    #[serde(default)]
+    pub properties: Vec<PropertyCap>,
+    /// `cohortMax` under `cohortPacking` (the same for every box type).
+    #[serde(default)]
+    pub cohort_max: Option<u32>,
+}
+
+/// One `propertyConstraint` (aggregate `sum`) of a box type.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PropertyCap {
+    /// The constraint's `value` in the box type: where the sum starts.
+    #[serde(default)]
+    pub initial: f64,
+    /// `None`: no limit (the sum is still reported).
+    #[serde(default)]
+    pub max: Option<f64>,
 }
 
 impl Limits {

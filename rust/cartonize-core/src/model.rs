@@ -84,6 +84,22 @@ fn default_true() -> bool {
     true
 }
 
+fn default_usable_space() -> f64 {
+    0.85
+}
+
+/// How the box type of a new box is chosen (`boxTypeChoiceStyle`).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChoiceStyle {
+    /// Trial-fill every box type with the remaining units.
+    #[default]
+    Actual,
+    /// Estimate each type's fill from `usableSpace` x its volume and its
+    /// weight limit; only the chosen type is filled (see [`crate::choice`]).
+    Estimated,
+}
+
 /// Tuning of one pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -121,6 +137,22 @@ pub struct Options {
     /// Count limits per box and across boxes.
     #[serde(default)]
     pub limits: Limits,
+    /// `boxTypeChoiceStyle`.
+    #[serde(default)]
+    pub box_type_choice_style: ChoiceStyle,
+    /// `usableSpace` (0..=1]: the share of a box's volume `estimated` expects to fill.
+    #[serde(default = "default_usable_space")]
+    pub usable_space: f64,
+    /// `boxTypeChoiceLookahead`: further boxes packed greedily to judge each candidate.
+    #[serde(default)]
+    pub lookahead: u32,
+    /// `boxTypeChoiceLookback`: `None` keeps every box open; `Some(n)` keeps the
+    /// box being filled and the `n` boxes opened before it open.
+    #[serde(default)]
+    pub lookback: Option<u32>,
+    /// `cohortPacking` with `cohortMax`: most face-connected groups per item set and box.
+    #[serde(default)]
+    pub cohort_max: Option<u32>,
 }
 
 impl Default for Options {
@@ -137,6 +169,11 @@ impl Default for Options {
             improve: None,
             allowable_overhang: None,
             limits: Limits::default(),
+            box_type_choice_style: ChoiceStyle::default(),
+            usable_space: default_usable_space(),
+            lookahead: 0,
+            lookback: None,
+            cohort_max: None,
         }
     }
 }
@@ -161,6 +198,10 @@ pub struct PackInput {
     /// Fragile item kinds (rule `fragile`).
     #[serde(default)]
     pub fragile: Vec<crate::fragile::FragileInput>,
+    /// Pre-packed boxes (`boxes`): filled before any new box is opened, and
+    /// always part of the answer.
+    #[serde(default)]
+    pub boxes: Vec<crate::prepacked::PrepackedInput>,
 }
 
 /// Separation the request's rules ask for (`exclude`, `exclude-all`).
@@ -222,6 +263,12 @@ pub struct PackedBox {
     pub dimensional_weight_used: bool,
     /// Units in placement order.
     pub items: Vec<Placement>,
+    /// For a pre-packed box: its index in `PackInput::boxes` (then `box_type`
+    /// is meaningless) and where its own items are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepacked: Option<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<Placement>,
 }
 
 /// A unit that could not be packed, and why.

@@ -7,7 +7,8 @@ use crate::deadline::Deadline;
 use crate::fill::{BoxFill, Merit, PlacedUnit, PlacementRule};
 use crate::kinds::{BoxKind, Kind};
 use crate::limits::{boxes_max_reason, Limits, Spread};
-use crate::model::{Goal, ValueTiebreaker};
+use crate::model::{ChoiceStyle, Goal, ValueTiebreaker};
+use crate::prepacked::FixedContents;
 use crate::sort::cmp_f64;
 
 /// One unit to pack: which kind, and which of its units.
@@ -28,6 +29,44 @@ pub struct Context<'a> {
     pub holds: Vec<Vec<bool>>,
     /// Limits across boxes (`boxesMax`, `boxesPerItemSetMax`, ...); none by default.
     pub limits: Limits,
+    /// Box types `0..openable` may be opened; the ones after them are the
+    /// pre-packed boxes, in order, whose items are `prepacked`.
+    pub openable: usize,
+    pub prepacked: FixedContents,
+    /// How new boxes are chosen and how long boxes stay open.
+    pub choice: Choice,
+}
+
+/// The box choice options (`boxTypeChoiceStyle`, `usableSpace`,
+/// `boxTypeChoiceLookahead`, `boxTypeChoiceLookback`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    pub style: ChoiceStyle,
+    pub usable_space: f64,
+    pub lookahead: u32,
+    /// `None`: every box stays open; `Some(n)`: the box being filled and the
+    /// `n` opened before it.
+    pub lookback: Option<u32>,
+}
+
+impl Default for Choice {
+    fn default() -> Self {
+        Choice {
+            style: ChoiceStyle::Actual,
+            usable_space: 0.85,
+            lookahead: 0,
+            lookback: None,
+        }
+    }
+}
+
+impl Context<'_> {
+    /// True when the order units are offered in binds the answer (lookback,
+    /// pre-packed boxes), so improvement, which moves units freely between
+    /// boxes, must not run.
+    pub fn order_bound(&self) -> bool {
+        self.choice.lookback.is_some() || self.openable < self.boxes.len()
+    }
 }
 
 impl<'a> Context<'a> {
@@ -56,6 +95,9 @@ impl<'a> Context<'a> {
             tiebreaker,
             holds,
             limits: Limits::default(),
+            openable: boxes.len(),
+            prepacked: Vec::new(),
+            choice: Choice::default(),
         }
     }
 }
@@ -112,12 +154,12 @@ impl Plan {
 }
 
 /// A trial fill of one box type with the remaining units.
-struct Trial<'a> {
-    fill: BoxFill<'a>,
-    box_type: usize,
-    cost: f64,
+pub(crate) struct Trial<'a> {
+    pub(crate) fill: BoxFill<'a>,
+    pub(crate) box_type: usize,
+    pub(crate) cost: f64,
     /// Cost of this box plus a lower estimate for what it leaves behind.
-    projected: f64,
+    pub(crate) projected: f64,
 }
 
 /// Packs `order` (units in the order they are offered). Returns `None` when
@@ -139,28 +181,29 @@ pub fn pack_order(
         if ctx.holds.iter().any(|h| h[u.kind]) {
             remaining.push(slot);
         } else {
-            leftovers.push((slot, unfit_reason(&ctx.kinds[u.kind], ctx.boxes)));
+            leftovers.push((slot, unfit_reason(u.kind, ctx)));
         }
     }
-    let mut boxes = match plan.mode {
-        Mode::Sequential => sequential(
-            order,
+    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
+    let start = prefill(order, &mut remaining, ctx, rule, &mut spread);
+    let run = Run {
+        order,
+        ctx,
+        rule,
+        deadline,
+        must_finish,
+    };
+    let mut boxes = match (plan.mode, ctx.choice.lookback) {
+        (Mode::Sequential, None) => sequential(&run, remaining, &mut leftovers, start, spread)?,
+        (Mode::Sequential, Some(n)) => windowed(
+            &run,
             remaining,
-            ctx,
-            rule,
-            deadline,
-            must_finish,
             &mut leftovers,
+            start,
+            spread,
+            n as usize + 1,
         )?,
-        Mode::BestFit => best_fit(
-            order,
-            &remaining,
-            ctx,
-            rule,
-            deadline,
-            must_finish,
-            &mut leftovers,
-        )?,
+        (Mode::BestFit, _) => best_fit(&run, &remaining, &mut leftovers, start, spread)?,
     };
     downsize(&mut boxes, order, ctx, rule);
     let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
@@ -172,20 +215,76 @@ pub fn pack_order(
     })
 }
 
+/// What every assignment mode needs: the units, the pack, the placement
+/// rule and the deadline.
+struct Run<'r, 'a> {
+    order: &'r [UnitRef],
+    ctx: &'r Context<'a>,
+    rule: PlacementRule,
+    deadline: &'r Deadline,
+    must_finish: bool,
+}
+
+/// The pre-packed boxes holding their own items, each offered the
+/// `remaining` units in order (taken units leave `remaining`); they take the
+/// first box positions.
+fn prefill<'a>(
+    order: &[UnitRef],
+    remaining: &mut Vec<usize>,
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    spread: &mut Spread,
+) -> Vec<(usize, BoxFill<'a>)> {
+    // Their own items count toward boxesPerItemSetMax / boxesPerSequenceMax.
+    for (position, contents) in ctx.prepacked.iter().enumerate() {
+        for (_, kind) in contents {
+            spread.record(&ctx.kinds[*kind], position);
+        }
+    }
+    let mut out = Vec::with_capacity(ctx.prepacked.len());
+    for (position, contents) in ctx.prepacked.iter().enumerate() {
+        let b = ctx.openable + position;
+        let mut fill = crate::prepacked::fill_with(&ctx.boxes[b], contents, rule, ctx.kinds);
+        remaining.retain(|&slot| {
+            let kind = order[slot].kind;
+            let k = &ctx.kinds[kind];
+            let placed = ctx.holds[b][kind]
+                && spread.refuses(k, position).is_none()
+                && fill.try_add(slot, kind, ctx.kinds);
+            if placed {
+                spread.record(k, position);
+            }
+            !placed
+        });
+        out.push((b, fill));
+    }
+    out
+}
+
+fn closed(opened: Vec<(usize, BoxFill<'_>)>) -> Vec<FilledBox> {
+    opened
+        .into_iter()
+        .map(|(box_type, fill)| FilledBox {
+            box_type,
+            units: fill.units,
+            payload: fill.payload,
+        })
+        .collect()
+}
+
 /// Opens one box at a time: the best trial fill of every box type with the
 /// `remaining` units, until none remain.
 fn sequential(
-    order: &[UnitRef],
+    run: &Run<'_, '_>,
     mut remaining: Vec<usize>,
-    ctx: &Context<'_>,
-    rule: PlacementRule,
-    deadline: &Deadline,
-    must_finish: bool,
     leftovers: &mut Vec<(usize, String)>,
+    start: Vec<(usize, BoxFill<'_>)>,
+    mut spread: Spread,
 ) -> Option<Vec<FilledBox>> {
-    let mut boxes = Vec::new();
+    let (order, ctx, rule) = (run.order, run.ctx, run.rule);
+    let (deadline, must_finish) = (run.deadline, run.must_finish);
+    let mut boxes = closed(start);
     let mut taken = vec![false; order.len()];
-    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
     while !remaining.is_empty() {
         if !must_finish && deadline.expired() {
             return None;
@@ -208,7 +307,7 @@ fn sequential(
             break;
         }
         let boxes_left = ctx.limits.boxes_max.map(|m| m as usize - position);
-        let Some(trial) = choose_box(order, &remaining, ctx, rule, boxes_left)
+        let Some(trial) = choose_box(order, &remaining, ctx, rule, boxes_left, false)
             .map(|t| keep_groups_whole(t, order, &remaining, ctx, rule, boxes_left, &spread))
         else {
             // Unreachable in practice: every remaining unit fits some empty box.
@@ -266,37 +365,111 @@ fn keep_groups_whole<'a>(
     if others.is_empty() {
         return trial;
     }
-    choose_box(order, &others, ctx, rule, boxes_left).unwrap_or(trial)
+    choose_box(order, &others, ctx, rule, boxes_left, false).unwrap_or(trial)
+}
+
+/// Sequential boxes under `boxTypeChoiceLookback`: only the last `window`
+/// boxes opened stay open (the box being filled and `window - 1` before
+/// it). Each unit, in order, goes into the newest open box that takes it;
+/// when none does, a new box is chosen among trial fills that stop at the
+/// first unit they cannot take, and the oldest open box closes if the window
+/// is full. Pre-packed boxes were offered every unit before.
+fn windowed(
+    run: &Run<'_, '_>,
+    remaining: Vec<usize>,
+    leftovers: &mut Vec<(usize, String)>,
+    start: Vec<(usize, BoxFill<'_>)>,
+    mut spread: Spread,
+    window: usize,
+) -> Option<Vec<FilledBox>> {
+    let (order, ctx, rule) = (run.order, run.ctx, run.rule);
+    let mut boxes = closed(start);
+    let mut open: Vec<(usize, BoxFill<'_>)> = Vec::new();
+    let mut taken = vec![false; order.len()];
+    for (i, &slot) in remaining.iter().enumerate() {
+        if taken[slot] {
+            continue;
+        }
+        if !run.must_finish && run.deadline.expired() {
+            return None;
+        }
+        let kind = order[slot].kind;
+        let k = &ctx.kinds[kind];
+        let first = boxes.len();
+        let into = (0..open.len()).rev().find(|&j| {
+            ctx.holds[open[j].0][kind]
+                && spread.refuses(k, first + j).is_none()
+                && open[j].1.try_add(slot, kind, ctx.kinds)
+        });
+        if let Some(j) = into {
+            spread.record(k, first + j);
+            taken[slot] = true;
+            continue;
+        }
+        let position = first + open.len();
+        if let Some(max) = ctx.limits.boxes_max.filter(|m| position >= *m as usize) {
+            leftovers.push((slot, boxes_max_reason(max)));
+            continue;
+        }
+        if let Some(refusal) = spread.refuses(k, position) {
+            leftovers.push((slot, refusal.reason()));
+            continue;
+        }
+        let rest: Vec<usize> = remaining[i..]
+            .iter()
+            .copied()
+            .filter(|&s| {
+                !taken[s]
+                    && spread
+                        .refuses(&ctx.kinds[order[s].kind], position)
+                        .is_none()
+            })
+            .collect();
+        let boxes_left = ctx.limits.boxes_max.map(|m| m as usize - position);
+        let Some(trial) = choose_box(order, &rest, ctx, rule, boxes_left, true)
+            .filter(|t| t.fill.units.first().is_some_and(|u| u.slot == slot))
+        else {
+            leftovers.push((slot, "no box type could take this item".to_string()));
+            continue;
+        };
+        for u in &trial.fill.units {
+            taken[u.slot] = true;
+            spread.record(&ctx.kinds[u.kind], position);
+        }
+        open.push((trial.box_type, trial.fill));
+        if open.len() > window {
+            boxes.extend(closed(open.drain(..1).collect()));
+        }
+    }
+    boxes.extend(closed(open));
+    Some(boxes)
 }
 
 /// Assigns `slots` in order to open boxes, fullest box first; opens a box of
 /// [`type_for_new_box`] when no open box takes a unit.
-fn best_fit(
-    order: &[UnitRef],
+fn best_fit<'a>(
+    run: &Run<'_, 'a>,
     slots: &[usize],
-    ctx: &Context<'_>,
-    rule: PlacementRule,
-    deadline: &Deadline,
-    must_finish: bool,
     leftovers: &mut Vec<(usize, String)>,
+    start: Vec<(usize, BoxFill<'a>)>,
+    mut spread: Spread,
 ) -> Option<Vec<FilledBox>> {
-    let mut open = Vec::new();
-    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
+    let mut open = start;
     for chunk in slots.chunks(BEST_FIT_CHUNK) {
-        if !must_finish && deadline.expired() {
+        if !run.must_finish && run.deadline.expired() {
             return None;
         }
-        best_fit_into(&mut open, order, chunk, ctx, rule, leftovers, &mut spread);
+        best_fit_into(
+            &mut open,
+            run.order,
+            chunk,
+            run.ctx,
+            run.rule,
+            leftovers,
+            &mut spread,
+        );
     }
-    Some(
-        open.into_iter()
-            .map(|(box_type, fill)| FilledBox {
-                box_type,
-                units: fill.units,
-                payload: fill.payload,
-            })
-            .collect(),
-    )
+    Some(closed(open))
 }
 
 /// Units best-fit assigns between two looks at the deadline.
@@ -318,7 +491,12 @@ fn best_fit_into<'a>(
         let kind = order[slot].kind;
         let k = &ctx.kinds[kind];
         fullest_first(open, kind, ctx, &mut candidates);
-        candidates.retain(|&i| spread.refuses(k, i).is_none());
+        // Under lookback only the last boxes opened are still open.
+        let oldest_open = ctx
+            .choice
+            .lookback
+            .map_or(0, |n| open.len().saturating_sub(n as usize + 1));
+        candidates.retain(|&i| i >= oldest_open && spread.refuses(k, i).is_none());
         if let Some(&i) = candidates
             .iter()
             .find(|&&i| open[i].1.try_add(slot, kind, ctx.kinds))
@@ -372,7 +550,7 @@ pub(crate) fn type_for_new_box(kind: usize, ctx: &Context<'_>) -> Option<usize> 
             Goal::MostItems => 0.0,
         }
     };
-    (0..ctx.boxes.len())
+    (0..ctx.openable)
         .filter(|&b| ctx.holds[b][kind])
         .min_by(|&a, &b| {
             cmp_f64(rate(a), rate(b))
@@ -381,13 +559,15 @@ pub(crate) fn type_for_new_box(kind: usize, ctx: &Context<'_>) -> Option<usize> 
         })
 }
 
-/// Fills a fresh box of type `b` with `slots`, in order.
-fn fill_box<'a>(
+/// Fills a fresh box of type `b` with `slots`, in order; with `stop` the
+/// box closes at the first unit it cannot take (lookback).
+pub(crate) fn fill_box<'a>(
     b: usize,
     order: &[UnitRef],
     slots: &[usize],
     ctx: &Context<'a>,
     rule: PlacementRule,
+    stop: bool,
 ) -> BoxFill<'a> {
     let mut fill = BoxFill::new(&ctx.boxes[b], rule);
     // Smallest volume among the units still to offer, to stop once nothing can fit.
@@ -400,14 +580,16 @@ fn fill_box<'a>(
             break;
         }
         let kind = order[slot].kind;
-        if ctx.holds[b][kind] {
-            fill.try_add(slot, kind, ctx.kinds);
+        let added = ctx.holds[b][kind] && fill.try_add(slot, kind, ctx.kinds);
+        if stop && !added {
+            break;
         }
     }
     fill
 }
 
-/// Tries every box type on the remaining units and keeps the best trial.
+/// Chooses the box type of a new box for the `remaining` units: by trial
+/// fills (`actual`, optionally looking ahead) or by estimate (`estimated`).
 /// With `boxes_left` (under `boxesMax`) a trial that leaves more volume than
 /// the other allowed boxes could hold loses, and among such the fullest wins.
 fn choose_box<'a>(
@@ -416,17 +598,46 @@ fn choose_box<'a>(
     ctx: &Context<'a>,
     rule: PlacementRule,
     boxes_left: Option<usize>,
+    stop: bool,
+) -> Option<Trial<'a>> {
+    match ctx.choice.style {
+        ChoiceStyle::Estimated => {
+            crate::choice::choose_estimated(order, remaining, ctx, rule, boxes_left, stop)
+        }
+        ChoiceStyle::Actual => choose_actual(
+            order,
+            remaining,
+            ctx,
+            rule,
+            boxes_left,
+            stop,
+            ctx.choice.lookahead,
+        ),
+    }
+}
+
+/// Tries every box type on the remaining units and keeps the best trial;
+/// with `lookahead` > 0 each trial is judged with the boxes that greedily
+/// follow it (see [`crate::choice::look_ahead`]).
+pub(crate) fn choose_actual<'a>(
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    boxes_left: Option<usize>,
+    stop: bool,
+    lookahead: u32,
 ) -> Option<Trial<'a>> {
     let remaining_volume: f64 = remaining
         .iter()
         .map(|s| ctx.kinds[order[*s].kind].volume)
         .sum();
-    let mut trials: Vec<Trial<'a>> = Vec::with_capacity(ctx.boxes.len());
-    for b in 0..ctx.boxes.len() {
+    let mut trials: Vec<Trial<'a>> = Vec::with_capacity(ctx.openable);
+    for b in 0..ctx.openable {
         if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) {
             continue;
         }
-        let fill = fill_box(b, order, remaining, ctx, rule);
+        let fill = fill_box(b, order, remaining, ctx, rule, stop);
         if fill.is_empty() {
             continue;
         }
@@ -447,40 +658,74 @@ fn choose_box<'a>(
     for t in &mut trials {
         if t.fill.units.len() < remaining.len() {
             let left_volume = remaining_volume - t.fill.volume_used();
-            let cheapest_box = cheapest_box_for_rest(t, order, remaining, ctx);
+            let placed = slots_of(&t.fill);
+            let cheapest_box = cheapest_box_for_rest(&placed, order, remaining, ctx);
             t.projected = t.cost + (left_volume * best_rate).max(cheapest_box);
         }
     }
-    let largest = ctx.boxes.iter().map(|b| b.volume).fold(0.0, f64::max);
+    let ahead: Vec<Option<crate::choice::Ahead>> = if lookahead > 0 && trials.len() > 1 {
+        trials
+            .iter()
+            .map(|t| {
+                let rest = crate::choice::Rest {
+                    order,
+                    remaining,
+                    rule,
+                    boxes_left,
+                    stop,
+                };
+                Some(crate::choice::look_ahead(t, &rest, ctx, lookahead))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let largest = ctx.boxes[..ctx.openable]
+        .iter()
+        .map(|b| b.volume)
+        .fold(0.0, f64::max);
     let room = |t: &Trial<'_>| {
         boxes_left.is_none_or(|n| {
             let rest = remaining_volume - t.fill.volume_used();
             rest <= n.saturating_sub(1) as f64 * largest * (1.0 + 1e-9)
         })
     };
-    trials.into_iter().min_by(|a, b| {
+    let best = (0..trials.len()).min_by(|&i, &j| {
+        let (a, b) = (&trials[i], &trials[j]);
         let (ra, rb) = (room(a), room(b));
         let fuller = || match (ra, rb) {
             (false, false) => cmp_f64(b.fill.volume_used(), a.fill.volume_used()),
             _ => Ordering::Equal,
         };
+        let looked = || match (ahead.get(i), ahead.get(j)) {
+            (Some(Some(x)), Some(Some(y))) => x.compare(y, ctx.goal),
+            _ => Ordering::Equal,
+        };
         rb.cmp(&ra)
             .then_with(fuller)
+            .then_with(looked)
             .then_with(|| compare_trials(a, b, ctx))
-    })
+    })?;
+    Some(trials.swap_remove(best))
 }
 
-/// The cheapest box type that can take some unit this trial leaves behind.
-fn cheapest_box_for_rest(
-    t: &Trial<'_>,
+/// The slots a fill holds, sorted.
+pub(crate) fn slots_of(fill: &BoxFill<'_>) -> Vec<usize> {
+    let mut placed: Vec<usize> = fill.units.iter().map(|u| u.slot).collect();
+    placed.sort_unstable();
+    placed
+}
+
+/// The cheapest box type that can take some unit of `remaining` not in
+/// `placed` (sorted).
+pub(crate) fn cheapest_box_for_rest(
+    placed: &[usize],
     order: &[UnitRef],
     remaining: &[usize],
     ctx: &Context<'_>,
 ) -> f64 {
-    let mut placed: Vec<usize> = t.fill.units.iter().map(|u| u.slot).collect();
-    placed.sort_unstable();
     let mut cheapest = f64::INFINITY;
-    for (b, bk) in ctx.boxes.iter().enumerate() {
+    for (b, bk) in ctx.boxes[..ctx.openable].iter().enumerate() {
         let c = bk.cost(bk.weight_tare);
         if c < cheapest
             && remaining
@@ -505,13 +750,18 @@ fn compare_trials(a: &Trial<'_>, b: &Trial<'_>, ctx: &Context<'_>) -> Ordering {
         Goal::LowestCost => projected.then(count),
         Goal::MostItems => count.then(projected),
     };
-    let (ba, bb) = (&ctx.boxes[a.box_type], &ctx.boxes[b.box_type]);
+    primary.then(tiebreak(a.box_type, b.box_type, ctx))
+}
+
+/// `valueTiebreaker` between two box types, then the earlier type.
+pub(crate) fn tiebreak(a: usize, b: usize, ctx: &Context<'_>) -> Ordering {
+    let (ba, bb) = (&ctx.boxes[a], &ctx.boxes[b]);
     let tie = match ctx.tiebreaker {
         ValueTiebreaker::Volume => cmp_f64(ba.volume, bb.volume),
         ValueTiebreaker::Weight => cmp_f64(ba.weight_tare, bb.weight_tare)
             .then(cmp_f64(ba.payload_max(), bb.payload_max()).reverse()),
     };
-    primary.then(tie).then(a.box_type.cmp(&b.box_type))
+    tie.then(a.cmp(&b))
 }
 
 /// Moves each box's contents into a cheaper box type when they all fit.
@@ -521,12 +771,13 @@ pub(crate) fn downsize(
     ctx: &Context<'_>,
     rule: PlacementRule,
 ) {
-    let mut by_cost: Vec<usize> = (0..ctx.boxes.len()).collect();
+    let mut by_cost: Vec<usize> = (0..ctx.openable).collect();
     by_cost.sort_by(|a, b| {
         let (x, y) = (&ctx.boxes[*a], &ctx.boxes[*b]);
         cmp_f64(x.cost(x.weight_tare), y.cost(y.weight_tare)).then(a.cmp(b))
     });
-    for filled in boxes.iter_mut() {
+    // Pre-packed boxes keep their box.
+    for filled in boxes.iter_mut().filter(|f| f.box_type < ctx.openable) {
         let current = filled.cost(ctx);
         let mut slots: Vec<usize> = filled.units.iter().map(|u| u.slot).collect();
         slots.sort_unstable();
@@ -541,7 +792,7 @@ pub(crate) fn downsize(
             if !slots.iter().all(|s| ctx.holds[b][order[*s].kind]) {
                 continue;
             }
-            let fill = fill_box(b, order, &slots, ctx, rule);
+            let fill = fill_box(b, order, &slots, ctx, rule, false);
             if fill.units.len() == slots.len() {
                 *filled = FilledBox {
                     box_type: b,
@@ -555,7 +806,8 @@ pub(crate) fn downsize(
 }
 
 /// Why a unit fits no box type at all.
-fn unfit_reason(kind: &Kind, boxes: &[BoxKind]) -> String {
+fn unfit_reason(k: usize, ctx: &Context<'_>) -> String {
+    let (kind, boxes) = (&ctx.kinds[k], &ctx.boxes[..ctx.openable]);
     if boxes.is_empty() {
         return "no box types were given".to_string();
     }
@@ -572,8 +824,11 @@ fn unfit_reason(kind: &Kind, boxes: &[BoxKind]) -> String {
                 .iter()
                 .any(|(s, _)| (0..3).all(|a| s[a] <= b.dims[a]))
     });
+    let light = boxes.iter().any(|b| kind.weight <= b.payload_max());
     if fits_space && !fits_allowed {
         "rules exclude this item from every box type large enough for it".to_string()
+    } else if fits_space && light {
+        "reservedSpace or propertyConstraints leave no box type room for this item".to_string()
     } else if fits_space {
         "item is heavier than any box type can carry".to_string()
     } else {
@@ -615,5 +870,84 @@ mod tests {
         };
         assert_eq!(count(Mode::Sequential), Some((3, 0)));
         assert_eq!(count(Mode::BestFit), Some((2, 0)));
+    }
+
+    /// Slab thicknesses in each box of a sequential pack of `slabs` (in order)
+    /// into 10-cubes under `choice`.
+    fn thicknesses(slabs: &[f64], choice: Choice) -> Vec<Vec<i64>> {
+        let kinds: Vec<Kind> = slabs.iter().map(|t| slab(*t)).collect();
+        let boxes = vec![crate::testkit::cube_box(10.0)];
+        let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
+        ctx.choice = choice;
+        let order: Vec<UnitRef> = (0..slabs.len())
+            .map(|kind| UnitRef { kind, unit: 0 })
+            .collect();
+        let packing = pack_order(&order, &ctx, Plan::BASE, &Deadline::after(None), true);
+        packing.map_or_else(Vec::new, |p| {
+            p.boxes
+                .iter()
+                .map(|b| b.units.iter().map(|u| u.cuboid.size[2] / 10_000).collect())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn lookback_keeps_only_the_last_boxes_open() {
+        let slabs = [8.0, 7.0, 6.0, 3.0, 2.0];
+        let with = |lookback| Choice {
+            lookback,
+            ..Choice::default()
+        };
+        // Unlimited: each box takes every later slab that fits.
+        assert_eq!(
+            thicknesses(&slabs, with(None)),
+            vec![vec![8, 2], vec![7, 3], vec![6]]
+        );
+        // 0: a box closes at the first slab it cannot take (next fit).
+        assert_eq!(
+            thicknesses(&slabs, with(Some(0))),
+            vec![vec![8], vec![7], vec![6, 3], vec![2]]
+        );
+        // 1: the box before the current one stays open and takes the 2.
+        assert_eq!(
+            thicknesses(&slabs, with(Some(1))),
+            vec![vec![8], vec![7, 2], vec![6, 3]]
+        );
+    }
+
+    #[test]
+    fn estimated_choice_trusts_usable_space_not_trial_fills() {
+        // Three 6-cubes: a 10-cube holds one, a 6x6x18 box all three (volume 648).
+        let cube = Kind::new(&ItemKindInput {
+            dimensions: [6.0; 3],
+            weight: 0.0,
+            quantity: 3,
+            free_axes: None,
+        });
+        let kinds = vec![cube];
+        let long = BoxKind::new(&crate::model::BoxTypeInput {
+            dimensions: [6.0, 6.0, 18.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+            rating: None,
+        });
+        let boxes = vec![crate::testkit::cube_box(10.0), long];
+        let order: Vec<UnitRef> = (0..3).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let first_box = |style, usable_space| {
+            let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+            ctx.choice = Choice {
+                style,
+                usable_space,
+                ..Choice::default()
+            };
+            let all = [0, 1, 2];
+            choose_box(&order, &all, &ctx, ctx.rule, None, false)
+                .map(|t| (t.box_type, t.fill.units.len()))
+        };
+        assert_eq!(first_box(ChoiceStyle::Actual, 0.85), Some((1, 3)));
+        // 0.85 x 648 holds two cubes, 0.85 x 1000 all three: the 10-cube is chosen.
+        assert_eq!(first_box(ChoiceStyle::Estimated, 0.85), Some((0, 1)));
+        assert_eq!(first_box(ChoiceStyle::Estimated, 1.0), Some((1, 3)));
     }
 }

@@ -30,16 +30,32 @@ pub fn restrict(input: &PackInput, keep: &[usize]) -> Option<PackInput> {
         .iter()
         .filter_map(|&[k, b]| new_index(b).map(|nb| [k, nb]))
         .collect();
+    // Per-box-type limits follow their box types.
+    let mut options = input.options.clone();
+    let limits = &input.options.limits;
+    if !limits.box_caps.is_empty() {
+        options.limits.box_caps = keep
+            .iter()
+            .map(|&b| limits.box_caps.get(b).copied().unwrap_or_default())
+            .collect();
+    }
+    if !limits.box_extras.is_empty() {
+        options.limits.box_extras = keep
+            .iter()
+            .map(|&b| limits.box_extras.get(b).cloned().unwrap_or_default())
+            .collect();
+    }
     Some(PackInput {
         items: input.items.clone(),
         box_types: keep.iter().map(|&b| input.box_types[b].clone()).collect(),
-        options: input.options.clone(),
+        options,
         exclusions: Exclusions {
             kind_pairs: input.exclusions.kind_pairs.clone(),
             kind_box_types,
         },
         box_type_subsets: Vec::new(),
         fragile: input.fragile.clone(),
+        boxes: input.boxes.clone(),
     })
 }
 
@@ -49,7 +65,7 @@ pub fn widen(out: &mut PackOutput, keep: &[usize]) {
     let mut keep: Vec<usize> = keep.to_vec();
     keep.sort_unstable();
     keep.dedup();
-    for b in &mut out.boxes {
+    for b in out.boxes.iter_mut().filter(|b| b.prepacked.is_none()) {
         if let Some(&full) = keep.get(b.box_type) {
             b.box_type = full;
         }
@@ -111,6 +127,8 @@ mod tests {
                 dimensional_weight: None,
                 dimensional_weight_used: false,
                 items: vec![],
+                prepacked: None,
+                fixed: vec![],
             }],
             ..PackOutput::default()
         };
