@@ -31,6 +31,10 @@ pub struct Kind {
     pub excluded_box_types: Vec<usize>,
     /// What may rest above a unit (rule `fragile`).
     pub fragile: Option<FragileLimit>,
+    /// The first shape is tried alone first (orientation search pinned it).
+    pub pinned: bool,
+    /// Under `interlock`, units alternate their footprint by layer.
+    pub interlocks: bool,
 }
 
 impl Kind {
@@ -53,6 +57,8 @@ impl Kind {
             excludes: Vec::new(),
             excluded_box_types: Vec::new(),
             fragile: None,
+            pinned: false,
+            interlocks: false,
         }
     }
 

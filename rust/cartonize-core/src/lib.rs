@@ -17,7 +17,9 @@ pub mod improve;
 pub mod kinds;
 pub mod limits;
 pub mod model;
+mod orient;
 pub mod orientation;
+pub mod placing;
 mod portfolio;
 pub mod select;
 pub mod sort;
@@ -99,6 +101,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
     kinds::apply_fragile(&mut kinds, &input.fragile);
+    orient::apply_lay_flat(&mut kinds, opts);
     let boxes: Vec<BoxKind> = input
         .box_types
         .iter()
@@ -128,7 +131,12 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
             .filter(|a| *a >= 0.0)
             // Beyond any box side an allowance changes nothing; the cap keeps sums in range.
             .map(|a| geometry::len_floor(a.min(MAX_ALLOWANCE))),
+        placing: placing::Placing::from_options(opts),
     };
+    let searched = orient::search(&kinds, &boxes, &quantities, rule, opts, &deadline);
+    if let Some(pinned) = searched.kinds {
+        kinds = pinned;
+    }
     let mut ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
     ctx.limits = limits.clone();
 
@@ -189,6 +197,12 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     out.item_sort_used = sort_name(sort).to_string();
     out.item_sort_reverse_used = reverse;
     out.timed_out = timed_out;
+    if let Some((left, total)) = searched.cut_short {
+        out.warnings.push(format!(
+            "itemOrientationSearchDepth: timeout reached after {} of {total} orientation combinations",
+            total - left
+        ));
+    }
     if timed_out {
         out.warnings
             .push("timeout reached: returning the best complete packing found so far".to_string());
@@ -302,6 +316,7 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
         .iter()
         .map(|filled| {
             let bk = &ctx.boxes[filled.box_type];
+            let mirror = ctx.rule.placing.anchor.resolve(bk.dims).mirror;
             let mut payload = 0.0;
             let mut previous = 0.0;
             let cuboids: Vec<_> = match ctx.rule.overhang {
@@ -320,7 +335,12 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
                         item: u.kind,
                         unit: order[u.slot].unit,
                         packed_index: u.slot,
-                        origin: u.cuboid.origin.map(len_to_f64),
+                        origin: std::array::from_fn(|a| {
+                            len_to_f64(match mirror[a] {
+                                true => bk.dims[a] - u.cuboid.end(a),
+                                false => u.cuboid.origin[a],
+                            })
+                        }),
                         dimensions: u.cuboid.size.map(len_to_f64),
                         delta_cost: delta,
                         support: ctx.rule.overhang.map(|_| {

@@ -1,0 +1,151 @@
+"""Placement and orientation options (service-spec.md §A; docs/decisions.md "Placement
+styles and orientation options"): a request with the option and one without differ the
+way the spec says, and both pass the independent validator."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import cartonize
+import pytest
+
+from tests.validator import validate
+
+Wire = dict[str, Any]
+
+BOX = (10.0, 10.0, 10.0)  # x (height), y (width), z (length)
+
+
+def _pack(request: Wire) -> Wire:
+    response: Wire = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    return response
+
+
+def _request(*item_sets: tuple[float, float, float, int], **extra: Any) -> Wire:
+    return {
+        "orderId": "placement",
+        "itemSets": [
+            {"refId": r, "dimensions": {"x": x, "y": y, "z": z}, "weight": 1, "quantity": q}
+            for r, (x, y, z, q) in enumerate(item_sets, start=1)
+        ],
+        "boxTypes": [
+            {"refId": 9, "dimensions": dict(zip("xyz", BOX, strict=True)), "weightMax": 0}
+        ],
+        "includeImages": False,
+        **extra,
+    }
+
+
+def _items(response: Wire) -> list[Wire]:
+    return [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+
+
+def _vec(p: Wire) -> tuple[float, float, float]:
+    return (p["x"], p["y"], p["z"])
+
+
+def _centre(item: Wire) -> tuple[float, float, float]:
+    o, d = _vec(item["origin"]), _vec(item["dimensions"])
+    return (o[0] + d[0] / 2, o[1] + d[1] / 2, o[2] + d[2] / 2)
+
+
+def _mean_distance(response: Wire, point: tuple[float, float, float]) -> float:
+    items = _items(response)
+    return sum(math.dist(_centre(i), point) for i in items) / len(items)
+
+
+# --- placementStyle ------------------------------------------------------------------
+
+MIXED = ((2, 3, 4, 6), (1, 2, 2, 6), (3, 3, 3, 2))
+H, W, L = BOX
+REFERENCE = {
+    "corner": (0.0, 0.0, 0.0),  # rear bottom corner
+    "wedge": (0.0, W / 2, 0.0),  # middle of the bottom back edge
+    "mound": (0.0, W / 2, L / 2),  # centre of the floor
+    "orb": (H / 2, W / 2, L / 2),  # centre of volume
+}
+
+
+@pytest.mark.parametrize("style", sorted(REFERENCE))
+def test_a_style_gathers_items_nearest_its_reference_point(style: str) -> None:
+    reference = REFERENCE[style]
+    plain = _pack(_request(*MIXED))
+    styled = _pack(_request(*MIXED, placementStyle=style))
+    assert styled["lenLeftovers"] == plain["lenLeftovers"] == 0
+    assert styled["warnings"] == []
+    # The items sit nearer the style's point than under the default, and nearer it
+    # than under any other style.
+    mine = _mean_distance(styled, reference)
+    assert mine < _mean_distance(plain, reference)
+    for other in set(REFERENCE) - {style}:
+        assert mine <= _mean_distance(_pack(_request(*MIXED, placementStyle=other)), reference)
+
+
+@pytest.mark.parametrize(
+    ("style", "first_origin"),
+    [
+        ("default", (0, 0, 0)),
+        ("corner", (0, 0, 0)),
+        ("wedge", (0, 3.5, 0)),  # a 3x3x3 cube centred on the back edge (y 5)
+        ("mound", (0, 3.5, 3.5)),  # centred on the floor
+        ("orb", (3.5, 3.5, 3.5)),  # centred in the box
+    ],
+)
+def test_the_first_item_goes_to_the_reference_point(
+    style: str, first_origin: tuple[float, float, float]
+) -> None:
+    response = _pack(_request((3, 3, 3, 1), placementStyle=style))
+    assert _vec(_items(response)[0]["origin"]) == first_origin
+
+
+def test_default_style_spelled_out_packs_as_the_default() -> None:
+    plain = _pack(_request(*MIXED))
+    spelled = _pack(_request(*MIXED, placementStyle="default"))
+    assert _items(spelled) == _items(plain)
+
+
+# --- packOrigin ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pack_origin", "mirrored"),
+    [
+        ({"x": 0, "y": 0, "z": 0}, (False, False)),
+        ({"x": 0, "y": 10, "z": 0}, (True, False)),
+        ({"x": 0, "y": 0, "z": 10}, (False, True)),
+        ({"x": 0, "y": 50, "z": 10}, (True, True)),  # beyond the wall: its corner
+    ],
+)
+def test_a_bottom_corner_pack_origin_mirrors_the_default_packing(
+    pack_origin: Wire, mirrored: tuple[bool, bool]
+) -> None:
+    plain = _items(_pack(_request(*MIXED)))
+    moved = _items(_pack(_request(*MIXED, packOrigin=pack_origin)))
+    assert len(moved) == len(plain)
+    for a, b in zip(plain, moved, strict=True):
+        assert b["dimensions"] == a["dimensions"]
+        assert b["origin"]["x"] == a["origin"]["x"]
+        for axis, side, flip in (("y", W, mirrored[0]), ("z", L, mirrored[1])):
+            expected = (
+                side - a["origin"][axis] - a["dimensions"][axis] if flip else a["origin"][axis]
+            )
+            assert b["origin"][axis] == pytest.approx(expected)
+
+
+def test_an_inner_pack_origin_is_the_point_items_gather_around() -> None:
+    # The centre of the floor is the mound's own reference point: same packing.
+    centred = _pack(_request(*MIXED, packOrigin={"x": 0, "y": 5, "z": 5}))
+    mound = _pack(_request(*MIXED, placementStyle="mound"))
+    assert _items(centred) == _items(mound)
+    point = (0.0, 8.0, 2.0)
+    near = _pack(_request(*MIXED, packOrigin=dict(zip("xyz", point, strict=True))))
+    assert _mean_distance(near, point) < _mean_distance(_pack(_request(*MIXED)), point)
+
+
+def test_pack_origin_replaces_a_style_reference_point_with_a_warning() -> None:
+    response = _pack(_request(*MIXED, placementStyle="orb", packOrigin={"x": 0, "y": 5, "z": 5}))
+    mound = _pack(_request(*MIXED, placementStyle="mound"))
+    assert _items(response) == _items(mound)
+    assert response["warnings"] == ["packOrigin replaces the reference point of placementStyle orb"]
