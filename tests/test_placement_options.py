@@ -149,3 +149,45 @@ def test_pack_origin_replaces_a_style_reference_point_with_a_warning() -> None:
     mound = _pack(_request(*MIXED, placementStyle="mound"))
     assert _items(response) == _items(mound)
     assert response["warnings"] == ["packOrigin replaces the reference point of placementStyle orb"]
+
+
+# --- corners -------------------------------------------------------------------------
+
+# One layer (x = 1) of locked tiles in a 6 x 5 floor. With corner points only, the two
+# 1x3 bars find no place: the free corner next to the 4x1 tiles was covered before the
+# tile that would have ended it came. Positions against item faces reach it.
+GAP_TILES: Wire = {
+    "orderId": "corners",
+    "itemSets": [
+        {"refId": 1, "dimensions": {"x": 1, "y": 4, "z": 1}, "quantity": 3, "weight": 1},
+        {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 3}, "quantity": 2, "weight": 1},
+        {"refId": 4, "dimensions": {"x": 1, "y": 2, "z": 3}, "quantity": 1, "weight": 1},
+    ],
+    "boxTypes": [{"refId": 9, "dimensions": {"x": 1, "y": 6, "z": 5}, "weightMax": 0}],
+    "rules": [
+        {"operation": "lock-orientation", "itemRefId": r, "options": {"freeAxes": []}}
+        for r in (1, 2, 4)
+    ],
+    "itemSort": "default",
+    "includeImages": False,
+}
+
+
+@pytest.mark.parametrize(("corners", "boxes"), [(None, 2), (True, 2), (False, 1)])
+def test_corners_false_places_items_against_faces_off_the_corner_points(
+    corners: bool | None, boxes: int
+) -> None:
+    request = dict(GAP_TILES)
+    if corners is not None:
+        request["corners"] = corners
+    response = _pack(request)
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (boxes, 0)
+
+
+@pytest.mark.parametrize("style", ["default", "mound"])
+def test_corners_false_is_never_worse_than_corner_points(style: str) -> None:
+    request = _request((2, 3, 4, 9), (1, 2, 5, 7), (3, 3, 3, 4), (2, 2, 7, 3), placementStyle=style)
+    cornered = _pack(request)
+    free = _pack({**request, "corners": False})
+    assert free["lenLeftovers"] == cornered["lenLeftovers"] == 0
+    assert free["lenBoxes"] <= cornered["lenBoxes"]

@@ -55,6 +55,19 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let started = Instant::now();
     check(input)?;
     let mut best = pack_box_types(input, started)?;
+    if !input.options.corners && !best.timed_out {
+        // `corners: false` allows more positions, it does not require them:
+        // the corner-point packing wins when it is strictly better.
+        let mut cornered = input.clone();
+        cornered.options.corners = true;
+        if let Some(t) = input.options.timeout {
+            cornered.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
+        }
+        let out = pack_box_types(&cornered, Instant::now())?;
+        if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
+            best = out;
+        }
+    }
     for keep in &input.box_type_subsets {
         if best.timed_out {
             break;

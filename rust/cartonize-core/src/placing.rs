@@ -342,6 +342,65 @@ mod tests {
     use super::*;
     use crate::model::ItemKindInput;
 
+    fn tiles(corners: bool) -> crate::model::PackInput {
+        use crate::model::{BoxTypeInput, ItemSort, PackInput};
+        let tile = |y: f64, z: f64, quantity: u32| ItemKindInput {
+            dimensions: [1.0, y, z],
+            weight: 1.0,
+            quantity,
+            free_axes: Some(vec![]),
+        };
+        PackInput {
+            items: vec![tile(4.0, 1.0, 3), tile(1.0, 3.0, 2), tile(2.0, 3.0, 1)],
+            box_types: vec![BoxTypeInput {
+                dimensions: [1.0, 6.0, 5.0],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: None,
+                rating: None,
+            }],
+            options: Options {
+                item_sort: ItemSort::Default,
+                corners,
+                ..Options::default()
+            },
+            ..PackInput::default()
+        }
+    }
+
+    #[test]
+    fn corners_false_reaches_a_gap_no_corner_point_marks() -> Result<(), crate::CoreError> {
+        assert_eq!(crate::pack(&tiles(true))?.boxes.len(), 2);
+        let out = crate::pack(&tiles(false))?;
+        assert_eq!((out.boxes.len(), out.leftovers.len()), (1, 0));
+        Ok(())
+    }
+
+    #[test]
+    fn a_mound_starts_in_the_middle_of_the_floor() {
+        use crate::fill::{BoxFill, PlacementRule};
+        let bk = crate::testkit::cube_box(10.0);
+        let kinds = vec![Kind::new(&ItemKindInput {
+            dimensions: [2.0, 2.0, 2.0],
+            weight: 0.0,
+            quantity: 2,
+            free_axes: None,
+        })];
+        let rule = PlacementRule {
+            placing: Placing {
+                anchor: Anchor::Style(PlacementStyle::Mound),
+                ..Placing::default()
+            },
+            ..crate::testkit::first_point_rule()
+        };
+        let mut fill = BoxFill::new(&bk, rule);
+        assert!(fill.try_add(0, 0, &kinds) && fill.try_add(1, 0, &kinds));
+        assert_eq!(fill.units[0].cuboid.origin, [0, 40_000, 40_000]);
+        // Beside it (centre 1 up, 2 off) is nearer the floor's centre than on top of
+        // it (3 up); of the four sides the one first in coordOrder wins the tie.
+        assert_eq!(fill.units[1].cuboid.origin, [0, 20_000, 40_000]);
+    }
+
     #[test]
     fn references_follow_the_style() {
         let dims = [10, 20, 30];
