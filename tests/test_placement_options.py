@@ -191,3 +191,80 @@ def test_corners_false_is_never_worse_than_corner_points(style: str) -> None:
     free = _pack({**request, "corners": False})
     assert free["lenLeftovers"] == cornered["lenLeftovers"] == 0
     assert free["lenBoxes"] <= cornered["lenBoxes"]
+
+
+# --- layFlat and interlock -----------------------------------------------------------
+
+
+def _heights(response: Wire) -> list[float]:
+    return [i["dimensions"]["x"] for i in _items(response)]
+
+
+def test_lay_flat_puts_every_item_on_its_largest_face() -> None:
+    # Standing posts (6 high) and boards (x 3, y 1): as given they stand.
+    request = _request((6, 2, 3, 4), (3, 1, 5, 4))
+    plain = _pack(request)
+    assert 6 in _heights(plain) and 3 in _heights(plain)
+    flat = _pack({**request, "layFlat": True})
+    assert flat["lenLeftovers"] == 0
+    assert sorted(set(_heights(flat))) == [1, 2]
+    # The validator, told layFlat, rejects the standing pack.
+    problems = validate({**request, "layFlat": True}, plain)
+    assert problems and all(p.startswith("lay-flat:") for p in problems)
+
+
+def test_an_orientation_lock_wins_over_lay_flat() -> None:
+    request = _request((6, 2, 3, 2), (3, 1, 5, 2), layFlat=True)
+    request["rules"] = [{"operation": "lock-orientation", "itemRefId": 1, "options": {}}]
+    response = _pack(request)
+    heights = {(i["refId"], i["dimensions"]["x"]) for i in _items(response)}
+    assert heights == {(1, 6), (2, 1)}
+
+
+# Bricks 1 high, 2 x 4, in a 4 x 4 x 8 box: four to a layer either way round.
+BRICKS = _request((1, 2, 4, 16), itemSort="default")
+BRICKS["boxTypes"][0]["dimensions"] = {"x": 4, "y": 4, "z": 8}
+
+
+def _footprints_by_layer(response: Wire) -> dict[int, set[tuple[float, float]]]:
+    layers: dict[int, set[tuple[float, float]]] = {}
+    for i in _items(response):
+        layer = int(i["origin"]["x"])
+        layers.setdefault(layer, set()).add((i["dimensions"]["y"], i["dimensions"]["z"]))
+    return layers
+
+
+@pytest.mark.parametrize(
+    ("extra", "layers"),
+    [
+        ({}, {n: {(2, 4)} for n in range(4)}),
+        ({"layFlat": True}, {n: {(2, 4)} for n in range(4)}),
+        ({"interlock": True}, {0: {(2, 4)}, 1: {(4, 2)}, 2: {(2, 4)}, 3: {(4, 2)}}),
+        (
+            {"interlock": True, "layFlat": True},
+            {0: {(2, 4)}, 1: {(4, 2)}, 2: {(2, 4)}, 3: {(4, 2)}},
+        ),
+    ],
+)
+def test_interlock_turns_the_bricks_of_every_other_layer(
+    extra: Wire, layers: dict[int, set[tuple[float, float]]]
+) -> None:
+    request = {**BRICKS, **extra}
+    response = _pack(request)
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (1, 0)
+    assert _footprints_by_layer(response) == layers
+
+
+def test_the_validator_rejects_bricks_laid_without_interlock() -> None:
+    plain = _pack(BRICKS)
+    problems = validate({**BRICKS, "interlock": True}, plain)
+    assert len(problems) == 8  # the bricks of layers 1 and 3
+    assert all(p.startswith("interlock:") for p in problems)
+
+
+def test_interlock_warns_that_it_implies_lay_flat() -> None:
+    response = _pack({**BRICKS, "interlock": True})
+    assert response["warnings"] == [
+        "interlock is true: items lie flat as with layFlat, which it implies"
+    ]
+    assert _pack({**BRICKS, "interlock": True, "layFlat": True})["warnings"] == []
