@@ -268,3 +268,99 @@ def test_interlock_warns_that_it_implies_lay_flat() -> None:
         "interlock is true: items lie flat as with layFlat, which it implies"
     ]
     assert _pack({**BRICKS, "interlock": True, "layFlat": True})["warnings"] == []
+
+
+# --- orientation ---------------------------------------------------------------------
+
+
+def _shapes(response: Wire) -> set[tuple[float, float, float]]:
+    return {_vec(i["dimensions"]) for i in _items(response)}
+
+
+def _one_kind(dims: tuple[float, float, float], quantity: int, box: Wire, **extra: Any) -> Wire:
+    request = _request((*dims, quantity), **extra)
+    request["boxTypes"][0]["dimensions"] = box
+    return request
+
+
+@pytest.mark.parametrize(
+    ("preferred", "shapes"),
+    [
+        (None, {(4, 3, 2)}),  # default true: as given while it fits
+        (True, {(4, 3, 2)}),
+        (False, {(2, 3, 4), (3, 4, 2)}),  # every orientation at each point: flattest first
+    ],
+)
+def test_item_initial_orientation_preferred(
+    preferred: bool | None, shapes: set[tuple[float, float, float]]
+) -> None:
+    request = _request((4, 3, 2, 5))
+    if preferred is not None:
+        request["itemInitialOrientationPreferred"] = preferred
+    assert _shapes(_pack(request)) == shapes
+
+
+# Five 3x2x10 bars tile the 10x15 floor of a 2-high box only all turned 2x10x3; the
+# flattest shape at the first point (2x3x10) leaves slivers and needs a second box.
+BARS_BOX = {"x": 2, "y": 10, "z": 15}
+
+
+@pytest.mark.parametrize(
+    ("extra", "boxes", "warnings"),
+    [
+        ({}, 2, []),
+        ({"itemInitialOrientationPreferred": False, "itemOrientationSearchDepth": 0}, 2, []),
+        ({"itemInitialOrientationPreferred": False}, 1, []),  # default depth 1
+        ({"itemInitialOrientationPreferred": False, "itemOrientationSearchDepth": 1}, 1, []),
+        ({"itemInitialOrientationPreferred": False, "itemOrientationSearchDepth": 4}, 1, []),
+        (
+            {"itemInitialOrientationPreferred": False, "itemOrientationSearchDepth": 9},
+            1,
+            ["itemOrientationSearchDepth 9 is above the maximum 4; using 4"],
+        ),
+        (
+            {"itemOrientationSearchDepth": 2},
+            2,
+            [
+                "itemOrientationSearchDepth has no effect while "
+                "itemInitialOrientationPreferred is true"
+            ],
+        ),
+    ],
+)
+def test_orientation_search_depth_tries_initial_orientations(
+    extra: Wire, boxes: int, warnings: list[str]
+) -> None:
+    response = _pack(_one_kind((3, 2, 10), 5, BARS_BOX, **extra))
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (boxes, 0)
+    assert response["warnings"] == warnings
+    if boxes == 1:
+        assert _shapes(response) == {(2, 10, 3)}
+
+
+@pytest.mark.parametrize(
+    ("box", "best"),
+    [
+        # 4x5x7 units in 10x14x21: as given 2*2*3 = 12 fit, turned 5x7x4 2*2*5 = 20.
+        ({"x": 10, "y": 14, "z": 21}, (5, 7, 4)),
+        # The same box stood up: 4x7x5 fits 5*2*2 = 20.
+        ({"x": 21, "y": 14, "z": 10}, (4, 7, 5)),
+    ],
+)
+@pytest.mark.parametrize("preferred", [True, False])
+def test_best_for_box_orientation_fits_most_units_per_box_type(
+    box: Wire, best: tuple[float, float, float], preferred: bool
+) -> None:
+    # Depth 0: no search, so only the per-point choice differs.
+    request = _one_kind(
+        (4, 5, 7),
+        20,
+        box,
+        itemInitialOrientationPreferred=preferred,
+        itemOrientationSearchDepth=0,
+    )
+    plain = _pack(request)
+    chosen = _pack({**request, "itemInitialOrientationBestForBox": True})
+    assert plain["lenBoxes"] == 2, plain["warnings"]
+    assert (chosen["lenBoxes"], chosen["lenLeftovers"]) == (1, 0)
+    assert _shapes(chosen) == {best}

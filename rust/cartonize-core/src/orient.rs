@@ -18,7 +18,7 @@ use crate::kinds::{BoxKind, Kind};
 use crate::model::Options;
 use crate::placing::{can_interlock, keep_flat};
 use crate::portfolio;
-use crate::select::{Context, Packing};
+use crate::select::{Context, Packing, UnitRef};
 use std::cmp::Ordering;
 
 /// Largest search depth (service-spec.md; the request model clamps and warns).
@@ -49,6 +49,20 @@ pub struct Searched {
     pub cut_short: Option<(usize, usize)>,
 }
 
+/// The first `depth` kinds in `order` that can turn at all.
+fn groups(order: &[UnitRef], kinds: &[Kind], depth: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for u in order {
+        if out.len() == depth {
+            break;
+        }
+        if !out.contains(&u.kind) && kinds[u.kind].shapes.len() > 1 {
+            out.push(u.kind);
+        }
+    }
+    out
+}
+
 /// Runs the orientation search the options ask for (see the module docs).
 pub fn search(
     kinds: &[Kind],
@@ -74,15 +88,7 @@ pub fn search(
     let Some(first) = strategies.first() else {
         return none;
     };
-    let mut groups: Vec<usize> = Vec::new();
-    for u in &first.order {
-        if groups.len() == depth {
-            break;
-        }
-        if !groups.contains(&u.kind) && kinds[u.kind].shapes.len() > 1 {
-            groups.push(u.kind);
-        }
-    }
+    let groups = groups(&first.order, kinds, depth);
     if groups.is_empty() {
         return none;
     }
@@ -165,6 +171,32 @@ mod tests {
             },
             ..PackInput::default()
         }
+    }
+
+    #[test]
+    fn depth_counts_the_first_kinds_that_can_turn_in_packing_order() {
+        let kind = |d: [f64; 3]| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight: 0.0,
+                quantity: 1,
+                free_axes: None,
+            })
+        };
+        // Kind 1 is a cube: it has one shape and is no group.
+        let kinds = vec![
+            kind([1.0, 2.0, 3.0]),
+            kind([2.0, 2.0, 2.0]),
+            kind([1.0, 1.0, 2.0]),
+        ];
+        let order: Vec<UnitRef> = [1, 2, 2, 0]
+            .iter()
+            .map(|&k| UnitRef { kind: k, unit: 0 })
+            .collect();
+        assert_eq!(groups(&order, &kinds, 1), vec![2]);
+        assert_eq!(groups(&order, &kinds, 2), vec![2, 0]);
+        assert_eq!(groups(&order, &kinds, 4), vec![2, 0]);
+        assert!(groups(&order, &kinds, 0).is_empty());
     }
 
     #[test]
