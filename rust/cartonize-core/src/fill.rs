@@ -30,6 +30,10 @@ pub enum Merit {
     ResidualSpace,
 }
 
+/// Rank of a candidate in [`BoxFill::find_general`], lowest best: distance
+/// to the reference point, priority key of the origin, flatness of the shape.
+type Score = (i128, (Len, Len, Len), (Len, Len));
+
 /// How placements are chosen inside a box.
 #[derive(Debug, Clone, Copy)]
 pub struct PlacementRule {
@@ -279,7 +283,7 @@ impl<'a> BoxFill<'a> {
         let priority = self.rule.priority;
         let order = self.shape_order(k);
         for pass in order.passes() {
-            let mut best: Option<((i128, (Len, Len, Len), (Len, Len)), Vec3, Vec3, Perm)> = None;
+            let mut best: Option<(Score, Vec3, Vec3, Perm)> = None;
             for (shape, perm) in pass {
                 let mut consider = |origin: Vec3| {
                     let score = (

@@ -51,7 +51,7 @@ impl Anchor {
     pub fn from_options(opts: &Options) -> Anchor {
         match (opts.pack_origin, opts.placement_style) {
             (Some(p), style) => Anchor::Point {
-                point: p.map(|v| len_floor(v.max(0.0).min(1e9))),
+                point: p.map(|v| len_floor(v.clamp(0.0, 1e9))),
                 corner_mirrors: style == PlacementStyle::Default,
             },
             (None, PlacementStyle::Default) => Anchor::None,
