@@ -100,6 +100,23 @@ def test_the_first_item_goes_to_the_reference_point(
     assert _vec(_items(response)[0]["origin"]) == first_origin
 
 
+@pytest.mark.parametrize("style", sorted(REFERENCE))
+@pytest.mark.parametrize(
+    "item_sets",
+    [
+        ((5, 5, 5, 8),),  # eight 5-cubes fill the box exactly: a centred cube would not
+        ((2, 3, 4, 30), (1, 2, 2, 40), (3, 3, 3, 12)),  # several boxes
+    ],
+)
+def test_a_style_never_costs_a_box(
+    style: str, item_sets: tuple[tuple[float, float, float, int], ...]
+) -> None:
+    plain = _pack(_request(*item_sets))
+    styled = _pack(_request(*item_sets, placementStyle=style))
+    assert (styled["lenBoxes"], styled["lenLeftovers"]) == (plain["lenBoxes"], 0)
+    assert styled["totalCost"] == plain["totalCost"]
+
+
 def test_default_style_spelled_out_packs_as_the_default() -> None:
     plain = _pack(_request(*MIXED))
     spelled = _pack(_request(*MIXED, placementStyle="default"))

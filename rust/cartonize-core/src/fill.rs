@@ -104,7 +104,10 @@ impl<'a> BoxFill<'a> {
             failed: Vec::new(),
             stack: Stack::default(),
             sets: Vec::new(),
-            reference2: rule.placing.anchor.resolve(box_kind.dims).reference2,
+            reference2: match rule.placing.styling {
+                true => rule.placing.anchor.resolve(box_kind.dims).reference2,
+                false => None,
+            },
         }
     }
 

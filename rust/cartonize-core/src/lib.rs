@@ -203,9 +203,10 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         };
         (packing, &s.order, s.sort, s.reverse)
     });
-    let Some((packing, order, sort, reverse)) = best else {
+    let Some((mut packing, order, sort, reverse)) = best else {
         return Ok(PackOutput::default());
     };
+    placing::restyle(&mut packing, &ctx);
     let mut out = render(&packing, order, &ctx);
     out.item_sort_used = sort_name(sort).to_string();
     out.item_sort_reverse_used = reverse;

@@ -4,7 +4,9 @@
 //! and orientation options").
 //!
 //! - A style other than `default`, or a `packOrigin` that is not a bottom
-//!   corner of the box, gives each box a *reference point*. Candidates are the
+//!   corner of the box, gives each box a *reference point*. Which units share
+//!   a box is decided by the default placement; each box is then re-filled
+//!   toward its reference point ([`restyle`]). Candidates are the
 //!   extreme points, each also *slid* toward the reference (along x first,
 //!   then y, then z, twice) until the item meets an item or its centre reaches
 //!   the reference's coordinate; the feasible candidate whose centre is
@@ -17,10 +19,12 @@
 //!   the far wall along y and z; candidates that float drop down (x) until
 //!   they meet an item or the floor.
 
+use crate::fill::{BoxFill, Merit, PlacementRule};
 use crate::geometry::{len_floor, Cuboid, Len, Vec3};
 use crate::kinds::Kind;
 use crate::model::{Options, PlacementStyle};
 use crate::orientation::Perm;
+use crate::select::{Context, Packing};
 
 /// What placement gathers items toward, before a box is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -112,6 +116,9 @@ pub struct Placing {
     pub interlock: bool,
     /// Try first the orientation fitting most units in the box type.
     pub best_for_box: bool,
+    /// Boxes fill toward the anchor's reference point. Off while packing
+    /// decides which units go in which box; [`restyle`] turns it on.
+    pub styling: bool,
 }
 
 impl Default for Placing {
@@ -121,6 +128,7 @@ impl Default for Placing {
             corners: true,
             interlock: false,
             best_for_box: false,
+            styling: false,
         }
     }
 }
@@ -132,12 +140,49 @@ impl Placing {
             corners: opts.corners,
             interlock: opts.interlock,
             best_for_box: opts.best_for_box,
+            styling: false,
         }
     }
 
     /// True when a unit that found no place says nothing about larger kinds.
     pub fn breaks_domination(&self) -> bool {
         self.interlock || !self.corners
+    }
+}
+
+/// Re-places each box's units under the style's reference point (see the
+/// module docs): in their packed order, else largest first; a box whose units
+/// the style cannot all place keeps its packed arrangement. So a style
+/// changes where items sit, never how many boxes a request needs.
+pub fn restyle(packing: &mut Packing, ctx: &Context<'_>) {
+    let placing = Placing {
+        styling: true,
+        ..ctx.rule.placing
+    };
+    let rule = PlacementRule {
+        placing,
+        merit: Merit::FirstPoint,
+        ..ctx.rule
+    };
+    for filled in &mut packing.boxes {
+        let bk = &ctx.boxes[filled.box_type];
+        if placing.anchor.resolve(bk.dims).reference2.is_none() {
+            continue;
+        }
+        let mut by_volume = filled.units.clone();
+        by_volume.sort_by(|a, b| {
+            crate::sort::cmp_f64(ctx.kinds[b.kind].volume, ctx.kinds[a.kind].volume)
+        });
+        for order in [filled.units.clone(), by_volume] {
+            let mut fill = BoxFill::new(bk, rule);
+            if order
+                .iter()
+                .all(|u| fill.try_add(u.slot, u.kind, ctx.kinds))
+            {
+                filled.units = fill.units;
+                break;
+            }
+        }
     }
 }
 
@@ -389,6 +434,7 @@ mod tests {
         let rule = PlacementRule {
             placing: Placing {
                 anchor: Anchor::Style(PlacementStyle::Mound),
+                styling: true,
                 ..Placing::default()
             },
             ..crate::testkit::first_point_rule()
