@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from cartonize.models import BoxTypeChoiceGoal, ItemSort
+from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle
 from hypothesis import strategies as st
 
 # Every value the request model accepts: a new sort is drawn here as soon as it exists.
 ITEM_SORTS: tuple[str, ...] = get_args(ItemSort)
 BOX_TYPE_CHOICE_GOALS: tuple[str, ...] = get_args(BoxTypeChoiceGoal)
+PLACEMENT_STYLES: tuple[str, ...] = get_args(PlacementStyle)
 
 Wire = dict[str, Any]
 
@@ -99,6 +100,15 @@ OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "reservedSpace": tenths(0, 0.5),
     "cohortPacking": st.booleans(),
     "cohortMax": st.integers(1, 3),
+    "placementStyle": st.sampled_from(PLACEMENT_STYLES),
+    "packOrigin": points(0, 60),
+    "corners": st.booleans(),
+    "layFlat": st.booleans(),
+    "interlock": st.booleans(),
+    "itemInitialOrientationPreferred": st.booleans(),
+    # Depth 4 tries up to 6^4 orientation combinations, each a whole pack: too slow here.
+    "itemOrientationSearchDepth": st.integers(0, 2),
+    "itemInitialOrientationBestForBox": st.booleans(),
 }
 
 #: Per-box-type overrides a tuned request may set on its box types.

@@ -468,3 +468,24 @@ def test_a_prepacked_box_echoed_from_a_response_keeps_its_type_price() -> None:
     # The type's fixed price and rate, not the echoed cost plus the rate again.
     assert second["lenBoxes"] == 1 and second["totalCost"] == 150
     assert [i["item"]["refId"] for i in second["boxes"][0]["box"]["items"]] == [1, 2]
+
+
+@pytest.mark.parametrize("style", ["corner", "wedge", "mound", "orb"])
+def test_a_placement_style_leaves_pre_packed_items_where_they_are(style: str) -> None:
+    # Styles re-fill each box toward their reference point; a pre-packed box's items
+    # with an origin are the request's and must not move.
+    prepacked = {
+        "dimensions": {"x": 10, "y": 10, "z": 10},
+        "weightMax": 100,
+        "items": [{"item": _cube(1, 5, 1) | {"origin": {"x": 0, "y": 5, "z": 5}}}],
+    }
+    request = {
+        "boxes": [prepacked],
+        "itemSets": [_cube(2, 5, 2)],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100}],
+        "placementStyle": style,
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    validate(request, response)
+    first = _items(response, 0)[0]
+    assert (first["refId"], first["origin"]) == (1, {"x": 0, "y": 5, "z": 5})

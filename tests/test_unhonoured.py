@@ -21,11 +21,8 @@ def _warned(extra: dict[str, Any]) -> list[str]:
 @pytest.mark.parametrize(
     ("extra", "field"),
     [
-        ({"layFlat": True}, "layFlat"),
-        ({"placementStyle": "corner"}, "placementStyle"),
-        ({"packOrigin": {"x": 0, "y": 0, "z": 0}}, "packOrigin"),
-        ({"interlock": True}, "interlock"),
-        ({"corners": False}, "corners"),
+        ({"sequenceSort": True}, "sequenceSort"),
+        ({"maxSequenceDistance": 10}, "maxSequenceDistance"),
     ],
 )
 def test_a_field_without_effect_is_named(extra: dict[str, Any], field: str) -> None:
@@ -46,6 +43,8 @@ def test_a_field_without_effect_is_named(extra: dict[str, Any], field: str) -> N
             "cohortPacking": True,
             "boxes": [{"dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 10}],
         },
+        {"placementStyle": "mound", "corners": False, "layFlat": True, "interlock": True},
+        {"packOrigin": {"x": 0, "y": 0, "z": 0}, "itemInitialOrientationBestForBox": True},
     ],
 )
 def test_defaults_and_honoured_fields_are_not_named(extra: dict[str, Any]) -> None:

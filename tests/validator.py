@@ -54,6 +54,11 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   between units of one refId. A box holding a pack-as-is item holds only that unit, at
   exactly its dimensions, priced by ``boxTypeDefaults``.
 
+- **layFlat / interlock.** A packed item lies flat when its x (height) is its smallest
+  side; a lock-orientation rule that allows no flat turn wins. Under interlock an item's
+  layer is floor(base height / its own height): even layers have the longer horizontal
+  side along z, odd ones along y (items locked to one footprint are exempt).
+
 Later rules (orientation locks, overhang, inline limits, per-box caps) are added as
 further functions in ``CHECKS``.
 """
@@ -1007,6 +1012,65 @@ def check_orientation_locks(view: PackView) -> Iterator[str]:
                 )
 
 
+def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
+    """The lying-flat shapes (smallest side along x) ``item`` may take, or None when an
+    orientation lock allows it none (the lock wins over layFlat) or it ships as is."""
+    rules = _rules(view, "lock-orientation")
+    rule = next((r for r in rules if _selects(r, item.wire)), None)
+    if rule is None:
+        low = min(item.dims)
+        return [
+            tuple(d[p[a]] for a in range(3))  # type: ignore[misc]
+            for d in [item.dims]
+            for p in itertools.permutations(range(3))
+            if _close_len(d[p[0]], low)
+        ]
+    free = (rule.get("options") or {}).get("freeAxes") or []
+    turned = [
+        tuple(given[p[a]] for a in range(3))
+        for given in _given_dims(view, item)
+        for p in _allowed_turns(free)
+    ]
+    flat = [t for t in turned if _close_len(t[0], min(t))]
+    return flat or None  # type: ignore[return-value]
+
+
+def _close_len(a: float, b: float) -> bool:
+    return abs(a - b) <= EPS * max(abs(a), abs(b), 1.0)
+
+
+def check_lay_flat(view: PackView) -> Iterator[str]:
+    """layFlat (and interlock, which implies it): every packed item lies on its largest
+    face, its smallest side along x (up), unless an orientation lock allows no such turn.
+    interlock: on even layers (base height // own height) the longer horizontal side runs
+    along z, on odd layers along y, for items that may turn both ways lying flat."""
+    interlock = bool(view.request.get("interlock"))
+    if not (view.request.get("layFlat") or interlock):
+        return
+    for box in view.boxes:
+        if _is_as_is_box(view, box):
+            continue
+        for item in box.items:
+            flat = _flat_turns(view, item)
+            if flat is None or item.origin is None:
+                continue
+            x, y, z = item.dims
+            if not _close_len(x, min(item.dims)):
+                yield f"lay-flat: {item.label} stands {_fmt(item.dims)}, not on its largest face"
+                continue
+            both = any(t[2] >= t[1] - EPS for t in flat) and any(t[1] >= t[2] - EPS for t in flat)
+            if not interlock or not both:
+                continue
+            layer = math.floor(item.origin[0] / x + 1e-9)
+            along = "z" if layer % 2 == 0 else "y"
+            ok = z >= y - EPS * max(y, z) if along == "z" else y >= z - EPS * max(y, z)
+            if not ok:
+                yield (
+                    f"interlock: {item.label} on layer {layer} lies {_fmt(item.dims)}, its long "
+                    f"side not along {along}"
+                )
+
+
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     return [
         _vec(s["dimensions"])
@@ -1388,6 +1452,7 @@ CHECKS: tuple[Check, ...] = (
     check_box_totals,
     check_totals,
     check_orientation_locks,
+    check_lay_flat,
     check_exclusions,
     check_pack_as_is,
     check_fragile,

@@ -46,12 +46,6 @@ DEFAULT_MAX_TIMEOUT = 30.0
 #: Request fields whose effect on packing later work adds; a request that sets
 #: one still packs, and its `warnings` say the field had no effect.
 _NOT_YET_HONOURED: dict[str, object] = {
-    "layFlat": False,
-    "interlock": False,
-    "corners": True,
-    "packOrigin": None,
-    "placementStyle": "default",
-    "itemInitialOrientationBestForBox": False,
     "sequenceSort": False,
     "maxSequenceDistance": None,
 }
@@ -96,7 +90,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "the stages without them",
             )
         return pack_in_stages(req, pack)
-    warnings = req.warnings_for_request() + _unhonoured_warnings(req) + _choice_warnings(req)
+    warnings = (
+        req.warnings_for_request()
+        + _unhonoured_warnings(req)
+        + _choice_warnings(req)
+        + _placement_warnings(req)
+    )
     if req.allowable_overhang < 0 and req.allowable_overhang != -1:
         warnings.append(
             f"allowableOverhang {req.allowable_overhang:g} is negative: no support check, as for -1"
@@ -193,6 +192,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "lookahead": req.box_type_choice_lookahead,
             "lookback": req.box_type_choice_lookback if req.box_type_choice_lookback >= 0 else None,
             "cohortMax": req.cohort_max if req.cohort_packing else None,
+            **_placement_options(req),
         },
     }
     try:
@@ -236,6 +236,39 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     render_pictures(req, response, box_types)
     response.total_time = time.perf_counter() - started
     return response
+
+
+def _placement_options(req: PackRequest) -> dict[str, Any]:
+    """Placement and orientation options for the engine (docs/decisions.md, "Placement
+    styles and orientation options")."""
+    return {
+        "placementStyle": req.placement_style,
+        "packOrigin": _xyz(req.pack_origin) if req.pack_origin is not None else None,
+        "corners": req.corners,
+        "layFlat": req.lay_flat or req.interlock,
+        "interlock": req.interlock,
+        "orientationSearchDepth": req.item_orientation_search_depth,
+        "bestForBox": req.item_initial_orientation_best_for_box,
+    }
+
+
+def _placement_warnings(req: PackRequest) -> list[str]:
+    """Placement and orientation options that the request combines so that one yields."""
+    warnings = []
+    if req.interlock and not req.lay_flat:
+        warnings.append("interlock is true: items lie flat as with layFlat, which it implies")
+    if req.pack_origin is not None and req.placement_style != "default":
+        warnings.append(
+            f"packOrigin replaces the reference point of placementStyle {req.placement_style}"
+        )
+    if (
+        "item_orientation_search_depth" in req.model_fields_set
+        and req.item_initial_orientation_preferred
+    ):
+        warnings.append(
+            "itemOrientationSearchDepth has no effect while itemInitialOrientationPreferred is true"
+        )
+    return warnings
 
 
 def _box_type_path(index: int, requested: int) -> str:

@@ -11,6 +11,7 @@ use cartonize_core::geometry::Cuboid;
 use cartonize_core::kinds::{BoxKind, Kind};
 use cartonize_core::model::{BoxTypeInput, ItemKindInput, PackInput};
 use cartonize_core::pack;
+use cartonize_core::placing::Placing;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
@@ -65,6 +66,7 @@ fn rule(kinds: &[Kind]) -> PlacementRule {
         min_reach,
         merit: Merit::FirstPoint,
         overhang: None,
+        placing: Placing::default(),
     }
 }
 

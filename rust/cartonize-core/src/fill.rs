@@ -7,6 +7,9 @@ use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
 use crate::limits::{caps_admit, inline_ok};
 use crate::orientation::Perm;
+use crate::placing::{
+    distance2, face_and_wall_points, interlock_allows, slide, target_of, Placing, ShapeOrder,
+};
 use crate::support::is_supported;
 use crate::tally::Tally;
 
@@ -28,6 +31,10 @@ pub enum Merit {
     ResidualSpace,
 }
 
+/// Rank of a candidate in [`BoxFill::find_general`], lowest best: distance
+/// to the reference point, priority key of the origin, flatness of the shape.
+type Score = (i128, (Len, Len, Len), (Len, Len));
+
 /// How placements are chosen inside a box.
 #[derive(Debug, Clone, Copy)]
 pub struct PlacementRule {
@@ -43,6 +50,9 @@ pub struct PlacementRule {
     /// `allowableOverhang` in fixed point: `None` places without a support
     /// check; `Some(a)` lets no item overhang what is beneath it by more than `a`.
     pub overhang: Option<Len>,
+    /// Placement style, `packOrigin`, `corners`, `interlock`, best-for-box
+    /// orientation ([`crate::placing`]); the default changes nothing.
+    pub placing: Placing,
 }
 
 /// One unit placed in the box.
@@ -79,6 +89,8 @@ pub struct BoxFill<'a> {
     sets: Vec<u32>,
     /// Pre-packed items, reserved space, property sums, cohorts.
     pub tally: Tally,
+    /// Twice this box's reference point under a placement style or `packOrigin`.
+    reference2: Option<Vec3>,
 }
 
 impl<'a> BoxFill<'a> {
@@ -96,6 +108,10 @@ impl<'a> BoxFill<'a> {
             stack: Stack::default(),
             sets: Vec::new(),
             tally: Tally::new(box_kind),
+            reference2: match rule.placing.styling {
+                true => rule.placing.anchor.resolve(box_kind.dims).reference2,
+                false => None,
+            },
         }
     }
 
@@ -237,7 +253,10 @@ impl<'a> BoxFill<'a> {
     /// fails too; with one, a larger base can need support a smaller one did
     /// not, so only the same kind counts.
     fn remembers_failure(&self, kind: usize, kinds: &[Kind]) -> bool {
-        if self.rule.overhang.is_some() || self.tally.position_bound() {
+        if self.rule.overhang.is_some()
+            || self.tally.position_bound()
+            || self.rule.placing.breaks_domination()
+        {
             return self.failed.contains(&kind);
         }
         self.failed
@@ -248,17 +267,24 @@ impl<'a> BoxFill<'a> {
     /// The best point and rotation for `k`: the first point in priority order
     /// with a feasible rotation, and there the flattest rotation.
     fn find_place(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        if self.reference2.is_some() || !self.rule.placing.corners {
+            return self.find_general(k);
+        }
         if self.rule.merit == Merit::ResidualSpace {
             return self.find_tightest(k);
         }
-        for pass in self.passes(k) {
+        let order = self.shape_order(k);
+        for pass in order.passes() {
             if pass.is_empty() {
                 continue;
             }
             for ep in self.eps.iter() {
                 let mut best: Option<(Vec3, Perm)> = None;
                 for (shape, perm) in pass {
-                    if !self.fits(ep, shape) || !self.stacks(ep, shape, k) {
+                    if !self.fits(ep, shape)
+                        || !self.stacks(ep, shape, k)
+                        || !interlock_allows(k, ep.point[0], shape)
+                    {
                         continue;
                     }
                     let flatter = |b: &Vec3| {
@@ -278,15 +304,88 @@ impl<'a> BoxFill<'a> {
     }
 
     /// The shapes to try, in passes: with `prefer_given` the as-given shape at
-    /// every point first, then the rotations; otherwise all at once.
-    fn passes<'k>(&self, k: &'k Kind) -> [&'k [(Vec3, Perm)]; 2] {
-        let split = if self.rule.prefer_given {
-            1
-        } else {
-            k.shapes.len()
-        };
-        let (given, others) = k.shapes.split_at(split.min(k.shapes.len()));
-        [given, others]
+    /// every point first, then the rotations; otherwise all at once. A shape
+    /// pinned by the orientation search, or best for this box type, goes
+    /// first alone.
+    fn shape_order(&self, k: &Kind) -> ShapeOrder {
+        let best_for_box = self
+            .rule
+            .placing
+            .best_for_box
+            .then_some(&self.box_kind.dims);
+        ShapeOrder::new(k, self.rule.prefer_given, best_for_box)
+    }
+
+    /// Placement over a wider candidate set ([`crate::placing`]): the extreme
+    /// points, and under `corners: false` positions flush against item faces
+    /// and walls; with a reference point each candidate is also slid toward
+    /// it and the nearest wins, otherwise the first in priority order.
+    fn find_general(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        let dims = self.box_kind.dims;
+        let priority = self.rule.priority;
+        let order = self.shape_order(k);
+        for pass in order.passes() {
+            let mut best: Option<(Score, Vec3, Vec3, Perm)> = None;
+            for (shape, perm) in pass {
+                let mut consider = |origin: Vec3| {
+                    let score = (
+                        self.reference2.map_or(0, |r| distance2(&origin, shape, &r)),
+                        crate::extreme_points::key(&origin, &priority),
+                        (shape[priority[0]], shape[priority[1]]),
+                    );
+                    if best.as_ref().is_some_and(|(b, ..)| *b <= score) {
+                        return;
+                    }
+                    let cand = Cuboid {
+                        origin,
+                        size: *shape,
+                    };
+                    if self.fits_cuboid(&cand)
+                        && self.stack.allows(&cand, k.weight, k.fragile)
+                        && interlock_allows(k, origin[0], shape)
+                    {
+                        best = Some((score, origin, *shape, *perm));
+                    }
+                };
+                let target = match self.reference2 {
+                    Some(r) => target_of(&r, shape, &dims),
+                    // Without a reference, floating candidates only drop.
+                    None => [Some(0), None, None],
+                };
+                let mut starts: Vec<Vec3> = self
+                    .eps
+                    .iter()
+                    .filter(|ep| (0..3).all(|a| shape[a] <= ep.residual[a]))
+                    .map(|ep| ep.point)
+                    .collect();
+                if !self.rule.placing.corners {
+                    let extra = face_and_wall_points(
+                        shape,
+                        &dims,
+                        &self.cuboids,
+                        self.eps.iter().map(|ep| ep.point),
+                    );
+                    starts.extend(extra);
+                }
+                for start in starts {
+                    if !self.rule.placing.corners || self.reference2.is_some() {
+                        let slid = slide(start, shape, &target, &self.cuboids);
+                        if slid != start {
+                            consider(slid);
+                        }
+                    }
+                    consider(start);
+                }
+            }
+            if let Some((_, point, shape, perm)) = best {
+                return Some((point, shape, perm));
+            }
+        }
+        None
+    }
+
+    fn in_box(&self, origin: &Vec3, shape: &Vec3) -> bool {
+        (0..3).all(|a| origin[a] >= 0 && origin[a] + shape[a] <= self.box_kind.dims[a])
     }
 
     /// True when `shape` placed at `ep` stays within reach, overlaps nothing
@@ -295,10 +394,20 @@ impl<'a> BoxFill<'a> {
         if (0..3).any(|a| shape[a] > ep.residual[a]) {
             return false;
         }
-        let cand = Cuboid {
+        self.fits_placed(&Cuboid {
             origin: ep.point,
             size: *shape,
-        };
+        })
+    }
+
+    /// [`BoxFill::fits`] for any candidate position.
+    fn fits_cuboid(&self, cand: &Cuboid) -> bool {
+        self.in_box(&cand.origin, &cand.size) && self.fits_placed(cand)
+    }
+
+    /// Overlap, inline limits and support of a candidate inside the box.
+    fn fits_placed(&self, cand: &Cuboid) -> bool {
+        let cand = *cand;
         if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
             return false;
         }
@@ -325,7 +434,8 @@ impl<'a> BoxFill<'a> {
     /// Points come in priority order, so a strict improvement is needed to
     /// move off an earlier point.
     fn find_tightest(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
-        for pass in self.passes(k) {
+        let order = self.shape_order(k);
+        for pass in order.passes() {
             let mut best: Option<(Len, Vec3, Vec3, Perm)> = None;
             for ep in self.eps.iter() {
                 for (shape, perm) in pass {
@@ -336,6 +446,7 @@ impl<'a> BoxFill<'a> {
                     if best.as_ref().is_some_and(|(b, ..)| *b <= slack)
                         || !self.fits(ep, shape)
                         || !self.stacks(ep, shape, k)
+                        || !interlock_allows(k, ep.point[0], shape)
                     {
                         continue;
                     }

@@ -33,6 +33,10 @@ pub struct Kind {
     pub fragile: Option<FragileLimit>,
     /// Amount of each constrained property per unit (`propertyConstraints`).
     pub amounts: Vec<f64>,
+    /// The first shape is tried alone first (orientation search pinned it).
+    pub pinned: bool,
+    /// Under `interlock`, units alternate their footprint by layer.
+    pub interlocks: bool,
 }
 
 impl Kind {
@@ -56,6 +60,8 @@ impl Kind {
             excluded_box_types: Vec::new(),
             fragile: None,
             amounts: Vec::new(),
+            pinned: false,
+            interlocks: false,
         }
     }
 

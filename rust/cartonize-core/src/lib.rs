@@ -18,7 +18,9 @@ pub mod improve;
 pub mod kinds;
 pub mod limits;
 pub mod model;
+mod orient;
 pub mod orientation;
+pub mod placing;
 mod portfolio;
 pub mod prepacked;
 pub mod select;
@@ -56,6 +58,19 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let started = Instant::now();
     check(input)?;
     let mut best = pack_box_types(input, started)?;
+    if !input.options.corners && !best.timed_out {
+        // `corners: false` allows more positions, it does not require them:
+        // the corner-point packing wins when it is strictly better.
+        let mut cornered = input.clone();
+        cornered.options.corners = true;
+        if let Some(t) = input.options.timeout {
+            cornered.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
+        }
+        let out = pack_box_types(&cornered, Instant::now())?;
+        if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
+            best = out;
+        }
+    }
     for keep in &input.box_type_subsets {
         if best.timed_out {
             break;
@@ -103,6 +118,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
     kinds::apply_fragile(&mut kinds, &input.fragile);
+    orient::apply_lay_flat(&mut kinds, opts);
     let mut boxes: Vec<BoxKind> = input
         .box_types
         .iter()
@@ -144,7 +160,19 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
             .filter(|a| *a >= 0.0)
             // Beyond any box side an allowance changes nothing; the cap keeps sums in range.
             .map(|a| geometry::len_floor(a.min(MAX_ALLOWANCE))),
+        placing: placing::Placing::from_options(opts),
     };
+    let searched = orient::search(
+        &kinds,
+        &boxes[..openable],
+        &quantities,
+        rule,
+        opts,
+        &deadline,
+    );
+    if let Some(pinned) = searched.kinds {
+        kinds = pinned;
+    }
     let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], &kinds, rule)?;
     let mut ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
     ctx.limits = limits.clone();
@@ -210,13 +238,20 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         };
         (packing, &s.order, s.sort, s.reverse)
     });
-    let Some((packing, order, sort, reverse)) = best else {
+    let Some((mut packing, order, sort, reverse)) = best else {
         return Ok(PackOutput::default());
     };
+    placing::restyle(&mut packing, &ctx);
     let mut out = render(&packing, order, &ctx);
     out.item_sort_used = sort_name(sort).to_string();
     out.item_sort_reverse_used = reverse;
     out.timed_out = timed_out;
+    if let Some((left, total)) = searched.cut_short {
+        out.warnings.push(format!(
+            "itemOrientationSearchDepth: timeout reached after {} of {total} orientation combinations",
+            total - left
+        ));
+    }
     if timed_out {
         out.warnings
             .push("timeout reached: returning the best complete packing found so far".to_string());
@@ -338,6 +373,7 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
         .iter()
         .map(|filled| {
             let bk = &ctx.boxes[filled.box_type];
+            let mirror = ctx.rule.placing.anchor.resolve(bk.dims).mirror;
             let mut payload = 0.0;
             let mut previous = 0.0;
             let prepacked = filled.box_type.checked_sub(ctx.openable);
@@ -383,7 +419,12 @@ fn render(packing: &Packing, order: &[UnitRef], ctx: &Context<'_>) -> PackOutput
                         item: u.kind,
                         unit: order[u.slot].unit,
                         packed_index: u.slot,
-                        origin: u.cuboid.origin.map(len_to_f64),
+                        origin: std::array::from_fn(|a| {
+                            len_to_f64(match mirror[a] {
+                                true => bk.dims[a] - u.cuboid.end(a),
+                                false => u.cuboid.origin[a],
+                            })
+                        }),
                         dimensions: u.cuboid.size.map(len_to_f64),
                         delta_cost: delta,
                         support: ctx.rule.overhang.map(|_| {

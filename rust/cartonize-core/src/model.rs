@@ -100,6 +100,28 @@ pub enum ChoiceStyle {
     Estimated,
 }
 
+fn default_search_depth() -> u32 {
+    1
+}
+
+/// Where placement gathers the items (service-spec.md, `placementStyle`;
+/// docs/decisions.md "Placement styles").
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementStyle {
+    /// The first candidate point in `coordOrder` priority.
+    #[default]
+    Default,
+    /// Nearest to the rear bottom corner (0, 0, 0).
+    Corner,
+    /// Nearest to the middle of the bottom back edge (0, W/2, 0).
+    Wedge,
+    /// Nearest to the centre of the floor (0, W/2, L/2).
+    Mound,
+    /// Nearest to the centre of volume (H/2, W/2, L/2).
+    Orb,
+}
+
 /// Tuning of one pack.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -153,6 +175,31 @@ pub struct Options {
     /// `cohortPacking` with `cohortMax`: most face-connected groups per item set and box.
     #[serde(default)]
     pub cohort_max: Option<u32>,
+    /// `placementStyle`: which feasible position wins.
+    #[serde(default)]
+    pub placement_style: PlacementStyle,
+    /// `packOrigin`, box-local: the point placement gathers items nearest to
+    /// (see [`crate::placing`]).
+    #[serde(default)]
+    pub pack_origin: Option<[f64; 3]>,
+    /// `corners`: only corner (extreme) points are candidates; `false` adds
+    /// positions against walls and item faces.
+    #[serde(default = "default_true")]
+    pub corners: bool,
+    /// `layFlat`: items lie on their largest face (smallest side along x, up).
+    #[serde(default)]
+    pub lay_flat: bool,
+    /// `interlock`: lying flat, the long side alternates between z and y
+    /// from one layer to the next.
+    #[serde(default)]
+    pub interlock: bool,
+    /// `itemOrientationSearchDepth` (used when `orientation_preferred` is false).
+    #[serde(default = "default_search_depth")]
+    pub orientation_search_depth: u32,
+    /// `itemInitialOrientationBestForBox`: try first, in each box type, the
+    /// orientation fitting the most units in an empty box of that type.
+    #[serde(default)]
+    pub best_for_box: bool,
 }
 
 impl Default for Options {
@@ -174,6 +221,13 @@ impl Default for Options {
             lookahead: 0,
             lookback: None,
             cohort_max: None,
+            placement_style: PlacementStyle::Default,
+            pack_origin: None,
+            corners: true,
+            lay_flat: false,
+            interlock: false,
+            orientation_search_depth: default_search_depth(),
+            best_for_box: false,
         }
     }
 }

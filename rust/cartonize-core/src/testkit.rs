@@ -24,6 +24,7 @@ pub fn first_point_rule() -> PlacementRule {
         min_reach: [1, 1, 1],
         merit: Merit::FirstPoint,
         overhang: None,
+        placing: crate::placing::Placing::default(),
     }
 }
 
