@@ -123,4 +123,25 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
         }
         for ref_id in locked
     ]
+    request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
     return request
+
+
+@st.composite
+def group_pack_rules(draw: st.DrawFn) -> Wire:
+    """A group-pack rule on one item set (or on all), with a small multiplier."""
+    rule: Wire = {
+        "operation": "group-pack",
+        "options": {
+            "axisMultiplier": draw(st.integers(1, 3)),
+            "axes": draw(st.lists(st.integers(0, 2), min_size=1, max_size=3, unique=True)),
+            "nameSuffix": draw(st.sampled_from(["", " case"])),
+        },
+    }
+    if draw(st.booleans()):
+        rule["options"]["scaleFactorThreshold"] = draw(st.sampled_from([1, 2, 4]))
+    if draw(st.booleans()):
+        rule["itemMatch"] = {"all": True}
+    else:
+        rule["itemRefId"] = draw(st.integers(0, 5))
+    return rule

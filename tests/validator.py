@@ -746,7 +746,7 @@ def check_box_caps(view: PackView) -> Iterator[str]:
     overrides the request's)."""
     for box in view.boxes:
         items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
-        units = sum(item.units for item in box.items)
+        units = sum(item.units for item in _counted_items(box))
         if items_max is not None and units > items_max:
             yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
         sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
@@ -756,6 +756,49 @@ def check_box_caps(view: PackView) -> Iterator[str]:
                 f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
                 f"> itemSetsPerBoxMax {sets_max}"
             )
+
+
+def _counted_items(box: Box) -> list[Item]:
+    """The box's items as count limits see them: the units of one group-pack group
+    (``groupPackParent``) are one item, their bounding box."""
+    out: list[Item] = []
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in box.items:
+        parent = item.wire.get("groupPackParent")
+        if parent is None:
+            out.append(item)
+        else:
+            groups[parent].append(item)
+    for units in groups.values():
+        lo, hi = _bounds(units)
+        dims = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])
+        out.append(
+            Item(
+                units[0].box,
+                units[0].index,
+                units[0].ref_id,
+                None,
+                lo,
+                dims,
+                sum(u.weight for u in units),
+                1,
+                units[0].wire,
+            )
+        )
+    return out
+
+
+def _bounds(items: Sequence[Item]) -> tuple[Vec, Vec]:
+    """The least and greatest corner of the bounding box of packed ``items``."""
+    los = [i.origin for i in items if i.origin is not None]
+    his = [
+        (i.origin[0] + i.dims[0], i.origin[1] + i.dims[1], i.origin[2] + i.dims[2])
+        for i in items
+        if i.origin is not None
+    ]
+    lo = (min(p[0] for p in los), min(p[1] for p in los), min(p[2] for p in los))
+    hi = (max(p[0] for p in his), max(p[1] for p in his), max(p[2] for p in his))
+    return lo, hi
 
 
 def _max_depth(rects: list[tuple[Vec2, Vec2]]) -> int:
@@ -787,12 +830,13 @@ def check_inline(view: PackView) -> Iterator[str]:
             if not isinstance(limit, int) or limit <= 0:
                 continue
             u, v = [a for a in range(3) if a != axis]
-            for item in box.items:
+            counted = _counted_items(box)
+            for item in counted:
                 assert item.origin is not None
                 lo = (item.origin[u] + tol, item.origin[v] + tol)
                 hi = (item.origin[u] + item.dims[u] - tol, item.origin[v] + item.dims[v] - tol)
                 rects = []
-                for other in box.items:
+                for other in counted:
                     assert other.origin is not None
                     r = (
                         (
@@ -1166,6 +1210,121 @@ def check_pack_sequence(view: PackView) -> Iterator[str]:
             yield f"{where}: originInParent is not its item's origin"
 
 
+def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
+    """Per requested item set (position) that a group-pack rule groups: the rule, the units
+    per group and the group's dimensions. The first group-pack rule selecting an item set
+    applies, unless a pack-as-is, irregular or fragile rule selects it too; an axis is
+    scaled when it is in ``axes`` and the unit is at least ``scaleFactorThreshold``
+    (default ``axisMultiplier``) times smaller than the smallest box type on that axis."""
+    rules = _rules(view, "group-pack")
+    boxes = [_vec(b["dimensions"]) for b in view.request.get("boxTypes") or []]
+    winners = [
+        r
+        for r in view.request.get("rules") or []
+        if r.get("operation") in ("pack-as-is", "irregular", "fragile")
+    ]
+    out: dict[int, tuple[Wire, int, Vec]] = {}
+    if not rules or not boxes:
+        return out
+    for position, item_set in enumerate(view.request.get("itemSets") or []):
+        rule = next((r for r in rules if _selects(r, item_set)), None)
+        if rule is None or any(_selects(w, item_set) for w in winners):
+            continue
+        options = rule.get("options") or {}
+        multiplier = int(options["axisMultiplier"])
+        threshold = float(options.get("scaleFactorThreshold", multiplier))
+        axes = options.get("axes", [0, 1, 2])
+        dims = _vec(item_set["dimensions"])
+        counts = [
+            multiplier
+            if a in axes and dims[a] * threshold <= min(b[a] for b in boxes) + 1e-9
+            else 1
+            for a in range(3)
+        ]
+        per_group = counts[0] * counts[1] * counts[2]
+        if per_group > 1:
+            group = (dims[0] * counts[0], dims[1] * counts[1], dims[2] * counts[2])
+            out[position] = (rule, per_group, group)
+    return out
+
+
+def check_group_pack(view: PackView) -> Iterator[str]:
+    """group-pack: the units of one group (``groupPackParent``) are all of one refId, in one
+    box, as many as the rule's axes and multiplier give, and fill a cuboid that is the
+    group's dimensions turned; their names end with ``nameSuffix``. An item set makes
+    quantity // units-per-group groups unless a group outweighs every box type."""
+    sizes = _group_sizes(view)
+    if not sizes:
+        return
+    item_sets = view.request.get("itemSets") or []
+    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float]]] = defaultdict(list)
+    for position, (rule, per_group, group) in sizes.items():
+        item_set = item_sets[position]
+        if _is_auto_ref_id(item_set.get("refId")):
+            continue  # matched to its units by shape only; not judged here
+        by_ref[item_set["refId"]].append(
+            (
+                rule,
+                per_group,
+                group,
+                int(item_set.get("quantity", 1)),
+                float(item_set.get("weight", 0)),
+            )
+        )
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for box in view.boxes:
+        for item in box.items:
+            if item.wire.get("groupPackParent") is not None:
+                groups[str(item.wire["groupPackParent"])].append(item)
+    for item in view.leftovers:
+        if item.wire.get("groupPackParent") is not None:
+            yield f"group-pack: leftover {item.label} names a groupPackParent; leftovers are units"
+    found: dict[object, int] = defaultdict(int)
+    for parent, units in groups.items():
+        ref_ids = {u.ref_id for u in units}
+        where = f"group-pack: group {parent}"
+        if len(ref_ids) == 1 and units[0].ref_id not in by_ref:
+            if units[0].ref_id in view.explicit:
+                yield f"{where} groups refId {units[0].ref_id}, which no group-pack rule groups"
+            continue
+        if len(ref_ids) != 1:
+            yield f"{where} mixes refIds {sorted(map(str, ref_ids))}"
+            continue
+        found[units[0].ref_id] += 1
+        if len({u.box for u in units}) != 1:
+            yield f"{where} is spread over boxes {sorted({u.box or 0 for u in units})}"
+            continue
+        options = by_ref[units[0].ref_id]
+        rule, per_group, group, _, _ = options[0]
+        if not any(len(units) == o[1] for o in options):
+            yield f"{where} has {len(units)} units, the rule makes groups of {per_group}"
+        lo, hi = _bounds(units)
+        span = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])
+        if not _close(_volume(span), sum(_volume(u.dims) for u in units)) or not any(
+            _same_dims(sorted_dims(span), sorted_dims(o[2])) for o in options
+        ):
+            yield f"{where}: its units span {_fmt(span)}, not a {_fmt(group)} group"
+        suffix = str((rule.get("options") or {}).get("nameSuffix", ""))
+        if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
+            yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
+    boxes = view.request.get("boxTypes") or []
+    carried = [
+        float(b.get("weightMax", 0)) - float(b.get("weightTare", 0))
+        for b in boxes
+        if float(b.get("weightMax", 0)) > 0
+    ]
+    for ref_id, options in by_ref.items():
+        want = sum(
+            q // n
+            for _, n, _, q, w in options
+            if len(carried) < len(boxes) or w * n <= max(carried) + 1e-9
+        )
+        left = any(item.ref_id == ref_id for item in view.leftovers)
+        # Groups that found no box come back as leftover units.
+        if found[ref_id] > want or (found[ref_id] < want and not left):
+            yield f"group-pack: refId {ref_id} makes {found[ref_id]} groups, expected {want}"
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -1189,4 +1348,5 @@ CHECKS: tuple[Check, ...] = (
     check_pack_as_is,
     check_fragile,
     check_pack_sequence,
+    check_group_pack,
 )

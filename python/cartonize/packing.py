@@ -14,6 +14,7 @@ from typing import Any
 from cartonize import _core
 from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
+from cartonize.grouping import has_group_pack, pack_grouped
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -94,6 +95,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
     if has_sequences(req):
         return pack_in_stages(req, pack)
+    if has_group_pack(req):
+        return pack_grouped(req, pack)
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
     if req.allowable_overhang < 0 and req.allowable_overhang != -1:
         warnings.append(
