@@ -124,7 +124,17 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
         for ref_id in locked
     ]
     request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
+    request["rules"] += draw(st.lists(bounded_fill_rules(), max_size=1))
     return request
+
+
+@st.composite
+def bounded_fill_rules(draw: st.DrawFn) -> Wire:
+    """A bounded-fill rule on one item set, sometimes with a critical axis."""
+    rule: Wire = {"operation": "bounded-fill", "itemRefId": draw(st.integers(0, 5))}
+    if draw(st.booleans()):
+        rule["options"] = {"criticalAxis": draw(st.integers(0, 2))}
+    return rule
 
 
 @st.composite

@@ -77,9 +77,9 @@ def test_bad_free_axes_is_a_422_naming_the_rule() -> None:
 
 def test_operations_not_implemented_yet_are_named_in_warnings() -> None:
     request = _request([], (1, 2, 9))
-    request["rules"].append({"operation": "bounded-fill", "itemRefId": 1})
+    request["rules"].append({"operation": "internal-space", "itemRefId": 1})
     warnings = cartonize.pack(request).warnings
-    assert any("rules[1]" in w and "bounded-fill" in w for w in warnings)
+    assert any("rules[1]" in w and "internal-space" in w for w in warnings)
 
 
 # ------------------------------------------------------------------ matching and operations

@@ -131,7 +131,21 @@ class PackView:
         if item.ref_id is not None and item.ref_id in self.explicit:
             return self.explicit[item.ref_id]
         shape = (sorted_dims(item.dims), item.weight)
-        return next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+        found = next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+        if found is None and _fill_rule(self, item.wire) is not None:
+            # A bounded-fill unit keeps only its volume (and weight).
+            found = next(
+                (
+                    g
+                    for g in self.auto
+                    if any(
+                        _close(_volume(item.dims), _volume(d)) and _close(item.weight, w)
+                        for d, w in g.shapes
+                    )
+                ),
+                None,
+            )
+        return found
 
 
 Check = Callable[[PackView], Iterator[str]]
@@ -483,6 +497,8 @@ def check_rotation(view: PackView) -> Iterator[str]:
         group = view.group_of(item)
         if item.index in carriers:
             continue  # a box of an earlier pack-sequence stage; check_pack_sequence judges it
+        if _fill_rule(view, item.wire) is not None:
+            continue  # a bounded-fill unit takes the shape of its space; check_bounded_fill
         if group is None:
             yield (
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
@@ -1325,6 +1341,50 @@ def check_group_pack(view: PackView) -> Iterator[str]:
             yield f"group-pack: refId {ref_id} makes {found[ref_id]} groups, expected {want}"
 
 
+def _fill_rule(view: PackView, item: Wire) -> Wire | None:
+    """The bounded-fill rule shaping ``item``: the first selecting it, unless a pack-as-is,
+    irregular, group-pack, fragile or lock-orientation rule selects it too."""
+    rules = view.request.get("rules") or []
+    rule = next(
+        (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
+    )
+    winners = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+    if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
+        return None
+    return rule
+
+
+def check_bounded_fill(view: PackView) -> Iterator[str]:
+    """bounded-fill: a unit keeps its item set's volume, and either stands as a turn of
+    its dimensions (packed as given) or keeps its dimension along ``criticalAxis``."""
+    if not _rules(view, "bounded-fill"):
+        return
+    for item in view.items:
+        rule = _fill_rule(view, item.wire)
+        group = view.group_of(item)
+        if rule is None or group is None:
+            continue
+        if any(_same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes):
+            continue
+        given = [
+            _vec(s["dimensions"])
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == item.ref_id
+            or (_is_auto_ref_id(s.get("refId")) and _close(float(s.get("weight", 0)), item.weight))
+        ]
+        options = rule.get("options") or {}
+        axis = options.get("criticalAxis", options.get("critialAxis"))
+        if not any(
+            _close(_volume(item.dims), _volume(g))
+            and (axis is None or _close(item.dims[int(axis)], g[int(axis)]))
+            for g in given
+        ):
+            yield (
+                f"bounded-fill: {item.label} is {_fmt(item.dims)}: not the volume of "
+                f"{' or '.join(_fmt(g) for g in given)} with criticalAxis {axis} kept"
+            )
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -1349,4 +1409,5 @@ CHECKS: tuple[Check, ...] = (
     check_fragile,
     check_pack_sequence,
     check_group_pack,
+    check_bounded_fill,
 )

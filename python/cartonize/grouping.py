@@ -26,6 +26,8 @@ from cartonize.models import (
 )
 from cartonize.render import render_pictures
 from cartonize.rules import item_matches
+from cartonize.units import first_units as numbered_from
+from cartonize.units import locate
 
 __all__ = ["has_group_pack", "pack_grouped", "selects", "with_ref_ids"]
 
@@ -272,25 +274,10 @@ def _ungroup(
 ) -> None:
     """Replace every group item of `response` by its units, give every unit the number it
     has among the request's units of its refId, fix the counts and number items anew."""
-    # Unit numbers of each lowered item set among the units of its refId, as pack() does.
-    ranges: list[tuple[int, int, int]] = []  # (refId, first unit, position in lowered)
-    units_so_far: dict[int, int] = {}
-    for position, s in enumerate(lowered):
-        ref_id = s.ref_id if s.ref_id is not None else -1
-        first = units_so_far.get(ref_id, 0)
-        if s.quantity > 0:
-            ranges.append((ref_id, first, position))
-            units_so_far[ref_id] = first + s.quantity
+    firsts = numbered_from(lowered)
 
     def source(item: Item) -> tuple[int, int] | None:
-        """(position in lowered, unit number within it) of a response item."""
-        prefix, _, number = (item.unique_id or "").rpartition("-")
-        if not number.isdigit() or prefix != str(item.ref_id):
-            return None
-        for ref_id, first, position in ranges:
-            if ref_id == item.ref_id and first <= int(number) < first + lowered[position].quantity:
-                return position, int(number) - first
-        return None
+        return locate(item, lowered, firsts)
 
     def units_of(item: Item, packed: bool) -> list[Item]:
         found = source(item)

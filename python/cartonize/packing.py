@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cartonize import _core
+from cartonize.bounded_fill import has_bounded_fill, pack_filled
 from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
 from cartonize.grouping import has_group_pack, pack_grouped
@@ -95,6 +96,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
     if has_sequences(req):
         return pack_in_stages(req, pack)
+    # Each of these packs the request in parts, each part with pack() (so they nest).
+    if has_bounded_fill(req):
+        return pack_filled(req, pack)
     if has_group_pack(req):
         return pack_grouped(req, pack)
     warnings = req.warnings_for_request() + _unhonoured_warnings(req)
