@@ -125,6 +125,24 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
     ]
     request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
     request["rules"] += draw(st.lists(bounded_fill_rules(), max_size=1))
+    hosts = [s for s in request["itemSets"] if "refId" in s]
+    if hosts and draw(st.booleans()):
+        host = draw(st.sampled_from(hosts))
+        # A hollow inside: 80 % of each side, a tenth in from the item's origin.
+        d = host["dimensions"]
+        request["rules"].append(
+            {
+                "operation": "internal-space",
+                "itemRefId": host["refId"],
+                "options": {
+                    "boxType": {
+                        "dimensions": {a: d[a] * 0.8 for a in "xyz"},
+                        "weightMax": draw(st.sampled_from([0, 5])),
+                    },
+                    "origin": {a: d[a] * 0.1 for a in "xyz"},
+                },
+            }
+        )
     return request
 
 

@@ -562,8 +562,15 @@ def check_random_consistency(view: PackView) -> Iterator[str]:
 
 def check_item_weight(view: PackView) -> Iterator[str]:
     """Each item weighs what its item set says (box weight checks rely on it)."""
+    hosts = {
+        _parent_item(view, box).index  # type: ignore[union-attr]
+        for box in view.boxes
+        if _space_rule(view, box) is not None
+    }
     for item in view.items:
         group = view.group_of(item)
+        if item.box is not None and item.index in hosts:
+            continue  # carries its subspace's contents; check_internal_space judges it
         if group is not None and not any(_close(item.weight, w) for _, w in group.shapes):
             wanted = " or ".join(f"{w:g}" for _, w in group.shapes)
             yield f"item-weight: {item.label}: weight {item.weight:g}, item set says {wanted}"
@@ -647,8 +654,8 @@ def check_box_type(view: PackView) -> Iterator[str]:
     if view.request.get("boxTypeGenerators") or not view.request.get("boxTypes"):
         return  # generated or account box types are not in the request to compare with
     for box in view.boxes:
-        if _is_as_is_box(view, box):
-            continue  # check_pack_as_is judges these
+        if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
+            continue  # check_pack_as_is and check_internal_space judge these
         box_type = _matching_box_type(view.request, box)
         if box_type is None:
             yield (
@@ -713,6 +720,8 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     if view.request.get("boxTypeGenerators"):
         return
     for box in view.boxes:
+        if _space_rule(view, box) is not None:
+            continue  # check_internal_space judges these
         box_type = _matching_box_type(view.request, box)
         if _is_as_is_box(view, box):
             # Its own carton, priced by boxTypeDefaults' price and rate table.
@@ -878,8 +887,10 @@ def check_box_spread(view: PackView) -> Iterator[str]:
     boxes one refId, or one non-empty sequence, spreads across."""
     boxes_max = _count_limit(view.request.get("boxesMax"))
     prepacked = len(view.request.get("boxes") or [])
-    if boxes_max is not None and len(view.boxes) > max(boxes_max, prepacked):
-        yield f"box-spread: {len(view.boxes)} boxes > boxesMax {boxes_max}"
+    # A subspace of an item (internal-space) is not a box of the shipment.
+    shipped = [b for b in view.boxes if _space_rule(view, b) is None]
+    if boxes_max is not None and len(shipped) > max(boxes_max, prepacked):
+        yield f"box-spread: {len(shipped)} boxes > boxesMax {boxes_max}"
     for name, key in (
         ("boxesPerItemSetMax", lambda it: it.ref_id),
         ("boxesPerSequenceMax", lambda it: it.sequence or None),
@@ -1197,9 +1208,83 @@ def _box_carriers(view: PackView) -> dict[int, Box]:
     out: dict[int, Box] = {}
     for box in view.boxes:
         subspace = box.wire.get("subspace")
-        if subspace and subspace.get("parentItemIndex") is not None:
+        carried = subspace and subspace.get("parentItemIndex") is not None
+        if carried and _space_rule(view, box) is None:
             out[int(subspace["parentItemIndex"])] = box
     return out
+
+
+def _parent_item(view: PackView, box: Box) -> Item | None:
+    """The item a box with ``subspace`` lives in, if it exists."""
+    subspace = box.wire.get("subspace") or {}
+    parent = next(
+        (b for b in view.boxes if b.wire.get("id") == subspace.get("parentBoxIndex")), None
+    )
+    if parent is None:
+        return None
+    return next((i for i in parent.items if i.index == subspace.get("parentItemIndex")), None)
+
+
+def _space_rule(view: PackView, box: Box) -> Wire | None:
+    """The internal-space rule whose subspace ``box`` is: the first selecting the item
+    the box lives in, unless an irregular, group-pack or bounded-fill rule selects it."""
+    if not box.wire.get("subspace"):
+        return None
+    item = _parent_item(view, box)
+    if item is None:
+        return None
+    rules = view.request.get("rules") or []
+    rule = next(
+        (r for r in rules if r.get("operation") == "internal-space" and _selects(r, item.wire)),
+        None,
+    )
+    winners = ("irregular", "group-pack", "bounded-fill")
+    if rule is None or any(r.get("operation") in winners and _selects(r, item.wire) for r in rules):
+        return None
+    return rule
+
+
+def check_internal_space(view: PackView) -> Iterator[str]:
+    """internal-space: a subspace box has the rule's boxType dimensions and costs nothing;
+    its item stands as given (unturned) and weighs its own weight plus the subspace's
+    contents; originInParent is the item's origin plus the rule's origin."""
+    for box in view.boxes:
+        rule = _space_rule(view, box)
+        if rule is None:
+            continue
+        item = _parent_item(view, box)
+        assert item is not None
+        where = f"internal-space: box {box.position}"
+        options = rule.get("options") or {}
+        want = _vec(options["boxType"]["dimensions"])
+        if not _same_dims(box.dims, want):
+            yield f"{where} is {_fmt(box.dims)}, the rule's boxType {_fmt(want)}"
+        if box.wire["price"] != 0:
+            yield f"{where} costs {box.wire['price']}; a subspace costs nothing"
+        given = [
+            _vec(s["dimensions"])
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == item.ref_id
+        ]
+        if given and not any(_same_dims(item.dims, g) for g in given):
+            yield f"{where}: its item {item.label} is turned ({_fmt(item.dims)})"
+        own = [
+            float(s.get("weight", 0))
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == item.ref_id
+        ]
+        contents = sum(i.weight for i in box.items)
+        if own and not any(_close(item.weight, w + contents) for w in own):
+            yield f"{where}: its item weighs {item.weight:g}, not its own plus {contents:g} inside"
+        o = options.get("origin") or {}
+        at = (
+            (item.origin[0] + float(o.get("x", 0))) if item.origin else 0.0,
+            (item.origin[1] + float(o.get("y", 0))) if item.origin else 0.0,
+            (item.origin[2] + float(o.get("z", 0))) if item.origin else 0.0,
+        )
+        origin = box.wire["subspace"].get("originInParent")
+        if origin is None or not _same_dims(_vec(origin), at):
+            yield f"{where}: originInParent {origin}, item origin plus rule origin is {_fmt(at)}"
 
 
 def check_pack_sequence(view: PackView) -> Iterator[str]:
@@ -1410,4 +1495,5 @@ CHECKS: tuple[Check, ...] = (
     check_pack_sequence,
     check_group_pack,
     check_bounded_fill,
+    check_internal_space,
 )

@@ -33,7 +33,7 @@ from cartonize.models import (
 from cartonize.rates import box_cost, lower_rating
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
-from cartonize.units import first_units, renumber
+from cartonize.units import first_units, renamed_rules, renumber, without_operations
 
 __all__ = ["has_bounded_fill", "pack_filled"]
 
@@ -116,7 +116,7 @@ def pack_filled(req: PackRequest, pack: Pack) -> PackResponse:
             if s.quantity > 0:
                 fills[p] = _Fill(p, s, axis, firsts[p])
                 by_rule[p] = index
-    rules = [r for r in req.rules if r.operation != "bounded-fill"]
+    rules, indices = without_operations(req.rules, "bounded-fill")
     rest = [(p, s) for p, s in enumerate(item_sets) if p not in fills]
     responses: list[PackResponse] = []
     boxes: list[Box] = []
@@ -161,6 +161,8 @@ def pack_filled(req: PackRequest, pack: Pack) -> PackResponse:
             [f.first_unit + f.placed for f in left_fills],
         )
         responses.append(last)
+    for r in responses:
+        r.warnings = renamed_rules(r.warnings, indices)
     return _merge(req, responses, [*boxes, *extra], fills, unplaced, warnings, started)
 
 

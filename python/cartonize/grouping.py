@@ -27,7 +27,7 @@ from cartonize.models import (
 from cartonize.render import render_pictures
 from cartonize.rules import item_matches
 from cartonize.units import first_units as numbered_from
-from cartonize.units import locate
+from cartonize.units import locate, renamed_rules, without_operations
 
 __all__ = ["has_group_pack", "pack_grouped", "selects", "with_ref_ids"]
 
@@ -209,16 +209,11 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
         lowered.append(s.model_copy(update={"quantity": s.quantity - groups * per_group}))
         first_units.append(first_unit + groups * per_group)
 
-    inner = req.model_copy(
-        update={
-            "item_sets": lowered,
-            "rules": [r for r in req.rules if r.operation != "group-pack"],
-            "include_images": False,
-        }
-    )
+    rules, indices = without_operations(req.rules, "group-pack")
+    inner = req.model_copy(update={"item_sets": lowered, "rules": rules, "include_images": False})
     response = pack(inner)
     _ungroup(response, lowered, first_units, grouped)
-    response.warnings = list(dict.fromkeys([*warnings, *response.warnings]))
+    response.warnings = list(dict.fromkeys([*warnings, *renamed_rules(response.warnings, indices)]))
     render_pictures(req, response)
     return response
 

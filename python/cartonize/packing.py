@@ -36,6 +36,7 @@ from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 from cartonize.sequences import has_sequences, pack_in_stages
+from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
 __all__ = ["max_timeout", "pack"]
 
@@ -97,6 +98,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     if has_sequences(req):
         return pack_in_stages(req, pack)
     # Each of these packs the request in parts, each part with pack() (so they nest).
+    if has_internal_space(req):
+        return pack_with_subspaces(req, pack)
     if has_bounded_fill(req):
         return pack_filled(req, pack)
     if has_group_pack(req):
