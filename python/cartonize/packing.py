@@ -132,10 +132,13 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         box_type_defaults=req.box_type_defaults,
     )
     warnings += effects.warnings
-    kinds = [
-        _Kind(k.ref_id, item_set, k.first_unit)
-        for k, item_set in zip(kinds, effects.item_sets, strict=True)
-    ]
+    # Rules may change quantities (irregular: a unit becomes rolls): number units anew.
+    units_so_far: dict[int, int] = {}
+    numbered: list[_Kind] = []
+    for k, item_set in zip(kinds, effects.item_sets, strict=True):
+        numbered.append(_Kind(k.ref_id, item_set, units_so_far.get(k.ref_id, 0)))
+        units_so_far[k.ref_id] = numbered[-1].first_unit + item_set.quantity
+    kinds = numbered
     box_types = effects.box_types
     resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
