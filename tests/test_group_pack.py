@@ -156,3 +156,14 @@ def test_malformed_options_are_a_422_naming_the_field(options: dict[str, Any], f
     with pytest.raises(InvalidRequest) as info:
         cartonize.pack(_request(options))
     assert f"rules[0].options.{field}" in (info.value.details or "")
+
+
+def test_warnings_of_the_grouped_pack_name_the_request_rules() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["rules"] += [
+        {"operation": "lock-orientation", "itemRefId": 2},
+        {"operation": "lock-orientation", "itemRefId": 2},
+    ]
+    warnings = _pack(request)["warnings"]
+    # Without group-pack the locks would be rules[0] and rules[1] of the inner pack.
+    assert any("rules[2]" in w and "locked by rules[1]" in w for w in warnings)
