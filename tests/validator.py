@@ -25,8 +25,12 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   carrier tables are the engine's data and are not re-derived here.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
   pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
-  box-type check is skipped), ``reservedSpace``, and the rule operations other than
-  lock-orientation, exclude, exclude-all, pack-as-is and alternate-dimensions.
+  box-type check is skipped), ``reservedSpace``, and whether a bounded-fill unit took
+  the largest free space available (only its volume and critical axis are checked).
+- **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
+  count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
+  internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
+  item weighs its own weight plus the contents.
 - **Count limits.** 0, negative and null mean no limit; a box type's own
   ``itemsPerBoxMax``, ``itemSetsPerBoxMax`` and ``itemsInlineMax`` (or boxTypeDefaults')
   override the request's. ``itemsInlineMax`` counts the items whose projection along the
