@@ -185,4 +185,57 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
         }
         for ref_id in locked
     ]
+    request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
+    request["rules"] += draw(st.lists(bounded_fill_rules(), max_size=1))
+    hosts = [s for s in request["itemSets"] if "refId" in s]
+    if hosts and draw(st.booleans()):
+        host = draw(st.sampled_from(hosts))
+        # A hollow inside: 80 % of each side, a tenth in from the item's origin.
+        d = host["dimensions"]
+        request["rules"].append(
+            {
+                "operation": "internal-space",
+                "itemRefId": host["refId"],
+                "options": {
+                    "boxType": {
+                        "dimensions": {a: d[a] * 0.8 for a in "xyz"},
+                        "weightMax": draw(st.sampled_from([0, 5])),
+                    },
+                    "origin": {a: d[a] * 0.1 for a in "xyz"},
+                },
+            }
+        )
+    if any(
+        r["operation"] in ("bounded-fill", "internal-space", "group-pack") for r in request["rules"]
+    ):
+        request.pop("boxes", None)  # a 422 by design (test_box_choice_options)
     return request
+
+
+@st.composite
+def bounded_fill_rules(draw: st.DrawFn) -> Wire:
+    """A bounded-fill rule on one item set, sometimes with a critical axis."""
+    rule: Wire = {"operation": "bounded-fill", "itemRefId": draw(st.integers(0, 5))}
+    if draw(st.booleans()):
+        rule["options"] = {"criticalAxis": draw(st.integers(0, 2))}
+    return rule
+
+
+@st.composite
+def group_pack_rules(draw: st.DrawFn) -> Wire:
+    """A group-pack rule on one item set (or on all), with a small multiplier."""
+    rule: Wire = {
+        "operation": "group-pack",
+        "options": {
+            "axisMultiplier": draw(st.integers(1, 3)),
+            "axes": draw(st.lists(st.integers(0, 2), min_size=1, max_size=3, unique=True)),
+            "nameSuffix": draw(st.sampled_from(["", " case"])),
+        },
+    }
+    if draw(st.booleans()):
+        rule["options"]["scaleFactorThreshold"] = draw(st.sampled_from([1, 2, 4]))
+    if draw(st.booleans()):
+        rule["itemMatch"] = {"all": True}
+    else:
+        rule["itemRefId"] = draw(st.integers(0, 5))
+    return rule

@@ -489,3 +489,62 @@ def test_a_placement_style_leaves_pre_packed_items_where_they_are(style: str) ->
     validate(request, response)
     first = _items(response, 0)[0]
     assert (first["refId"], first["origin"]) == (1, {"x": 0, "y": 5, "z": 5})
+
+
+@pytest.mark.parametrize(
+    ("rule", "operation"),
+    [
+        (
+            {
+                "operation": "internal-space",
+                "itemRefId": 1,
+                "options": {
+                    "type": "subspace",
+                    "boxType": {"dimensions": {"x": 3, "y": 3, "z": 3}, "weightMax": 1},
+                    "origin": {"x": 1, "y": 1, "z": 1},
+                },
+            },
+            "internal-space",
+        ),
+        ({"operation": "bounded-fill", "itemRefId": 1}, "bounded-fill"),
+        (
+            {"operation": "group-pack", "itemRefId": 1, "options": {"axisMultiplier": 2}},
+            "group-pack",
+        ),
+    ],
+)
+def test_rules_that_pack_in_parts_refuse_pre_packed_boxes(rule: Wire, operation: str) -> None:
+    # Each part would get the pre-packed boxes again.
+    request = {
+        "boxes": [{"boxType": _box(5, 10, 10, 10)}],
+        "itemSets": [_cube(1, 5, 2)],
+        "boxTypes": [_box(6, 10, 10, 10)],
+        "rules": [rule],
+    }
+    with pytest.raises(InvalidRequest) as raised:
+        cartonize.pack(request)
+    assert f"cannot be combined with {operation} rules" in str(raised.value.details)
+    del request["boxes"]
+    validate(request, cartonize.pack(request).model_dump(by_alias=True, exclude_none=True))
+
+
+def test_pre_packed_items_are_placed_when_the_request_packs_nothing_new() -> None:
+    # The engine prunes corner points narrower than the smallest item it places; the
+    # pre-packed items must count among those even when no request item has a quantity.
+    request = {
+        "itemSets": [_cube(1, 1, 0)],
+        "boxTypes": [_box(100, 5, 5, 5)],
+        "boxes": [
+            {
+                "dimensions": {"x": 20, "y": 20, "z": 20},
+                "weightMax": 0,
+                "items": [
+                    {"item": _cube(50, 1, 1) | {"origin": {"x": 0, "y": 0, "z": 0}}},
+                    {"item": _cube(51, 1, 1)},
+                ],
+            }
+        ],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    validate(request, response)
+    assert sorted(i["refId"] for i in _items(response, 0)) == [50, 51]

@@ -75,11 +75,13 @@ def test_bad_free_axes_is_a_422_naming_the_rule() -> None:
     assert "rules[0].options.freeAxes" in (info.value.details or "")
 
 
-def test_operations_not_implemented_yet_are_named_in_warnings() -> None:
+@pytest.mark.parametrize("operation", ["group-pack", "bounded-fill", "internal-space"])
+def test_operations_packing_in_parts_say_they_skip_random_items(operation: str) -> None:
     request = _request([], (1, 2, 9))
-    request["rules"].append({"operation": "group-pack", "itemRefId": 1})
+    request["random"] = True
+    request["rules"].append({"operation": operation, "itemMatch": {"all": True}})
     warnings = cartonize.pack(request).warnings
-    assert any("rules[1]" in w and "group-pack" in w for w in warnings)
+    assert any("rules[1]" in w and operation in w and "random" in w for w in warnings)
 
 
 # ------------------------------------------------------------------ matching and operations

@@ -38,9 +38,13 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   that box opened). ``cohortPacking``: per box and refId, the items form at most
   ``cohortMax`` (default 2) groups connected through shared faces of positive area.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
-  ``dimensionSets``, box type generators (the box-type check is skipped), and the rule
-  operations other than lock-orientation, exclude, exclude-all, pack-as-is and
-  alternate-dimensions.
+  ``dimensionSets``, box type generators (the box-type check is skipped), and whether a
+  bounded-fill unit took the largest free space available (only its volume and critical
+  axis are checked).
+- **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
+  count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
+  internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
+  item weighs its own weight plus the contents.
 - **Count limits.** 0, negative and null mean no limit; a box type's own
   ``itemsPerBoxMax``, ``itemSetsPerBoxMax`` and ``itemsInlineMax`` (or boxTypeDefaults')
   override the request's. ``itemsInlineMax`` counts the items whose projection along the
@@ -150,7 +154,21 @@ class PackView:
         if item.ref_id is not None and item.ref_id in self.explicit:
             return self.explicit[item.ref_id]
         shape = (sorted_dims(item.dims), item.weight)
-        return next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+        found = next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+        if found is None and _fill_rule(self, item.wire) is not None:
+            # A bounded-fill unit keeps only its volume (and weight).
+            found = next(
+                (
+                    g
+                    for g in self.auto
+                    if any(
+                        _close(_volume(item.dims), _volume(d)) and _close(item.weight, w)
+                        for d, w in g.shapes
+                    )
+                ),
+                None,
+            )
+        return found
 
 
 Check = Callable[[PackView], Iterator[str]]
@@ -516,6 +534,8 @@ def check_rotation(view: PackView) -> Iterator[str]:
         group = view.group_of(item)
         if item.index in carriers:
             continue  # a box of an earlier pack-sequence stage; check_pack_sequence judges it
+        if _fill_rule(view, item.wire) is not None:
+            continue  # a bounded-fill unit takes the shape of its space; check_bounded_fill
         if group is None:
             yield (
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
@@ -579,8 +599,15 @@ def check_random_consistency(view: PackView) -> Iterator[str]:
 
 def check_item_weight(view: PackView) -> Iterator[str]:
     """Each item weighs what its item set says (box weight checks rely on it)."""
+    hosts = {
+        _parent_item(view, box).index  # type: ignore[union-attr]
+        for box in view.boxes
+        if _space_rule(view, box) is not None
+    }
     for item in view.items:
         group = view.group_of(item)
+        if item.box is not None and item.index in hosts:
+            continue  # carries its subspace's contents; check_internal_space judges it
         if group is not None and not any(_close(item.weight, w) for _, w in group.shapes):
             wanted = " or ".join(f"{w:g}" for _, w in group.shapes)
             yield f"item-weight: {item.label}: weight {item.weight:g}, item set says {wanted}"
@@ -674,8 +701,8 @@ def check_box_type(view: PackView) -> Iterator[str]:
     if view.request.get("boxTypeGenerators") or not view.request.get("boxTypes"):
         return  # generated or account box types are not in the request to compare with
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
-        if _is_as_is_box(view, box):
-            continue  # check_pack_as_is judges these
+        if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
+            continue  # check_pack_as_is and check_internal_space judge these
         box_type = _matching_box_type(view.request, box)
         if box_type is None:
             yield (
@@ -740,6 +767,8 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     if view.request.get("boxTypeGenerators"):
         return
     for box in view.boxes:
+        if _space_rule(view, box) is not None:
+            continue  # check_internal_space judges these
         box_type = _matching_box_type(view.request, box)
         if _is_as_is_box(view, box):
             # Its own carton, priced by boxTypeDefaults' price and rate table.
@@ -789,7 +818,7 @@ def check_box_caps(view: PackView) -> Iterator[str]:
     overrides the request's)."""
     for box in view.boxes:
         items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
-        units = sum(item.units for item in box.items)
+        units = sum(item.units for item in _counted_items(box))
         if items_max is not None and units > items_max:
             yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
         sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
@@ -799,6 +828,49 @@ def check_box_caps(view: PackView) -> Iterator[str]:
                 f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
                 f"> itemSetsPerBoxMax {sets_max}"
             )
+
+
+def _counted_items(box: Box) -> list[Item]:
+    """The box's items as count limits see them: the units of one group-pack group
+    (``groupPackParent``) are one item, their bounding box."""
+    out: list[Item] = []
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in box.items:
+        parent = item.wire.get("groupPackParent")
+        if parent is None:
+            out.append(item)
+        else:
+            groups[parent].append(item)
+    for units in groups.values():
+        lo, hi = _bounds(units)
+        dims = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])
+        out.append(
+            Item(
+                units[0].box,
+                units[0].index,
+                units[0].ref_id,
+                None,
+                lo,
+                dims,
+                sum(u.weight for u in units),
+                1,
+                units[0].wire,
+            )
+        )
+    return out
+
+
+def _bounds(items: Sequence[Item]) -> tuple[Vec, Vec]:
+    """The least and greatest corner of the bounding box of packed ``items``."""
+    los = [i.origin for i in items if i.origin is not None]
+    his = [
+        (i.origin[0] + i.dims[0], i.origin[1] + i.dims[1], i.origin[2] + i.dims[2])
+        for i in items
+        if i.origin is not None
+    ]
+    lo = (min(p[0] for p in los), min(p[1] for p in los), min(p[2] for p in los))
+    hi = (max(p[0] for p in his), max(p[1] for p in his), max(p[2] for p in his))
+    return lo, hi
 
 
 def _max_depth(rects: list[tuple[Vec2, Vec2]]) -> int:
@@ -830,12 +902,13 @@ def check_inline(view: PackView) -> Iterator[str]:
             if not isinstance(limit, int) or limit <= 0:
                 continue
             u, v = [a for a in range(3) if a != axis]
-            for item in box.items:
+            counted = _counted_items(box)
+            for item in counted:
                 assert item.origin is not None
                 lo = (item.origin[u] + tol, item.origin[v] + tol)
                 hi = (item.origin[u] + item.dims[u] - tol, item.origin[v] + item.dims[v] - tol)
                 rects = []
-                for other in box.items:
+                for other in counted:
                     assert other.origin is not None
                     r = (
                         (
@@ -861,8 +934,10 @@ def check_box_spread(view: PackView) -> Iterator[str]:
     boxes one refId, or one non-empty sequence, spreads across."""
     boxes_max = _count_limit(view.request.get("boxesMax"))
     prepacked = len(view.request.get("boxes") or [])
-    if boxes_max is not None and len(view.boxes) > max(boxes_max, prepacked):
-        yield f"box-spread: {len(view.boxes)} boxes > boxesMax {boxes_max}"
+    # A subspace of an item (internal-space) is not a box of the shipment.
+    shipped = [b for b in view.boxes if _space_rule(view, b) is None]
+    if boxes_max is not None and len(shipped) > max(boxes_max, prepacked):
+        yield f"box-spread: {len(shipped)} boxes > boxesMax {boxes_max}"
     for name, key in (
         ("boxesPerItemSetMax", lambda it: it.ref_id),
         ("boxesPerSequenceMax", lambda it: it.sequence or None),
@@ -1017,6 +1092,8 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
     orientation lock allows it none (the lock wins over layFlat) or it ships as is."""
     rules = _rules(view, "lock-orientation")
     rule = next((r for r in rules if _selects(r, item.wire)), None)
+    if _hosts_subspaces(view, item):
+        rule = {"options": {"freeAxes": []}}  # hosts pack unturned: internal-space wins
     if rule is None:
         low = min(item.dims)
         return [
@@ -1035,13 +1112,23 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
     return flat or None  # type: ignore[return-value]
 
 
+def _hosts_subspaces(view: PackView, item: Item) -> bool:
+    """An internal-space rule selects ``item`` (and no rule that wins over it does)."""
+    rules = view.request.get("rules") or []
+    winners = ("irregular", "group-pack", "bounded-fill")
+    return any(
+        r.get("operation") == "internal-space" and _selects(r, item.wire) for r in rules
+    ) and not any(r.get("operation") in winners and _selects(r, item.wire) for r in rules)
+
+
 def _close_len(a: float, b: float) -> bool:
     return abs(a - b) <= EPS * max(abs(a), abs(b), 1.0)
 
 
 def check_lay_flat(view: PackView) -> Iterator[str]:
     """layFlat (and interlock, which implies it): every packed item lies on its largest
-    face, its smallest side along x (up), unless an orientation lock allows no such turn.
+    face, its smallest side along x (up), unless an orientation lock allows no such turn
+    (bounded-fill units are soft: they take the shape of the space instead).
     interlock: on even layers (base height // own height) the longer horizontal side runs
     along z, on odd layers along y, for items that may turn both ways lying flat."""
     interlock = bool(view.request.get("interlock"))
@@ -1051,6 +1138,10 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
         if _is_as_is_box(view, box):
             continue
         for item in box.items:
+            if _fill_rule(view, item.wire) is not None:
+                continue  # soft bounded-fill units take the shape of the space
+            if item.wire.get("groupPackParent") is not None:
+                continue  # the group is the item that lies flat, not its units
             flat = _flat_turns(view, item)
             if flat is None or item.origin is None:
                 continue
@@ -1239,9 +1330,83 @@ def _box_carriers(view: PackView) -> dict[int, Box]:
     out: dict[int, Box] = {}
     for box in view.boxes:
         subspace = box.wire.get("subspace")
-        if subspace and subspace.get("parentItemIndex") is not None:
+        carried = subspace and subspace.get("parentItemIndex") is not None
+        if carried and _space_rule(view, box) is None:
             out[int(subspace["parentItemIndex"])] = box
     return out
+
+
+def _parent_item(view: PackView, box: Box) -> Item | None:
+    """The item a box with ``subspace`` lives in, if it exists."""
+    subspace = box.wire.get("subspace") or {}
+    parent = next(
+        (b for b in view.boxes if b.wire.get("id") == subspace.get("parentBoxIndex")), None
+    )
+    if parent is None:
+        return None
+    return next((i for i in parent.items if i.index == subspace.get("parentItemIndex")), None)
+
+
+def _space_rule(view: PackView, box: Box) -> Wire | None:
+    """The internal-space rule whose subspace ``box`` is: the first selecting the item
+    the box lives in, unless an irregular, group-pack or bounded-fill rule selects it."""
+    if not box.wire.get("subspace"):
+        return None
+    item = _parent_item(view, box)
+    if item is None:
+        return None
+    rules = view.request.get("rules") or []
+    rule = next(
+        (r for r in rules if r.get("operation") == "internal-space" and _selects(r, item.wire)),
+        None,
+    )
+    winners = ("irregular", "group-pack", "bounded-fill")
+    if rule is None or any(r.get("operation") in winners and _selects(r, item.wire) for r in rules):
+        return None
+    return rule
+
+
+def check_internal_space(view: PackView) -> Iterator[str]:
+    """internal-space: a subspace box has the rule's boxType dimensions and costs nothing;
+    its item stands as given (unturned) and weighs its own weight plus the subspace's
+    contents; originInParent is the item's origin plus the rule's origin."""
+    for box in view.boxes:
+        rule = _space_rule(view, box)
+        if rule is None:
+            continue
+        item = _parent_item(view, box)
+        assert item is not None
+        where = f"internal-space: box {box.position}"
+        options = rule.get("options") or {}
+        want = _vec(options["boxType"]["dimensions"])
+        if not _same_dims(box.dims, want):
+            yield f"{where} is {_fmt(box.dims)}, the rule's boxType {_fmt(want)}"
+        if box.wire["price"] != 0:
+            yield f"{where} costs {box.wire['price']}; a subspace costs nothing"
+        given = [
+            _vec(s["dimensions"])
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == item.ref_id
+        ]
+        if given and not any(_same_dims(item.dims, g) for g in given):
+            yield f"{where}: its item {item.label} is turned ({_fmt(item.dims)})"
+        own = [
+            float(s.get("weight", 0))
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == item.ref_id
+        ]
+        contents = sum(i.weight for i in box.items)
+        if own and not any(_close(item.weight, w + contents) for w in own):
+            yield f"{where}: its item weighs {item.weight:g}, not its own plus {contents:g} inside"
+        o = options.get("origin") or {}
+        at = (
+            (item.origin[0] + float(o.get("x", 0))) if item.origin else 0.0,
+            (item.origin[1] + float(o.get("y", 0))) if item.origin else 0.0,
+            (item.origin[2] + float(o.get("z", 0))) if item.origin else 0.0,
+        )
+        origin = box.wire["subspace"].get("originInParent")
+        if origin is None or not _same_dims(_vec(origin), at):
+            yield f"{where}: originInParent {origin}, item origin plus rule origin is {_fmt(at)}"
 
 
 def check_pack_sequence(view: PackView) -> Iterator[str]:
@@ -1371,7 +1536,12 @@ def check_lookback(view: PackView) -> Iterator[str]:
     lookback = view.request.get("boxTypeChoiceLookback")
     if not isinstance(lookback, int) or isinstance(lookback, bool) or lookback < 0:
         return
-    new = view.boxes[len(view.request.get("boxes") or []) :]
+    # Subspaces are filled before any box opens; the window is over shipping boxes.
+    new = [
+        box
+        for box in view.boxes[len(view.request.get("boxes") or []) :]
+        if not box.wire.get("subspace")
+    ]
     indices = [
         [it.wire["packedIndex"] for it in box.items if it.wire.get("packedIndex") is not None]
         for box in new
@@ -1433,6 +1603,165 @@ def check_cohorts(view: PackView) -> Iterator[str]:
                 )
 
 
+def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
+    """Per requested item set (position) that a group-pack rule groups: the rule, the units
+    per group and the group's dimensions. The first group-pack rule selecting an item set
+    applies, unless a pack-as-is, irregular or fragile rule selects it too; an axis is
+    scaled when it is in ``axes`` and the unit is at least ``scaleFactorThreshold``
+    (default ``axisMultiplier``) times smaller than the smallest box type on that axis."""
+    rules = _rules(view, "group-pack")
+    boxes = [_vec(b["dimensions"]) for b in view.request.get("boxTypes") or []]
+    winners = [
+        r
+        for r in view.request.get("rules") or []
+        if r.get("operation") in ("pack-as-is", "irregular", "fragile")
+    ]
+    out: dict[int, tuple[Wire, int, Vec]] = {}
+    if not rules or not boxes:
+        return out
+    for position, item_set in enumerate(view.request.get("itemSets") or []):
+        rule = next((r for r in rules if _selects(r, item_set)), None)
+        if rule is None or any(_selects(w, item_set) for w in winners):
+            continue
+        options = rule.get("options") or {}
+        multiplier = int(options["axisMultiplier"])
+        threshold = float(options.get("scaleFactorThreshold", multiplier))
+        axes = options.get("axes", [0, 1, 2])
+        dims = _vec(item_set["dimensions"])
+        counts = [
+            multiplier
+            if a in axes and dims[a] * threshold <= min(b[a] for b in boxes) + 1e-9
+            else 1
+            for a in range(3)
+        ]
+        per_group = counts[0] * counts[1] * counts[2]
+        if per_group > 1:
+            group = (dims[0] * counts[0], dims[1] * counts[1], dims[2] * counts[2])
+            out[position] = (rule, per_group, group)
+    return out
+
+
+def check_group_pack(view: PackView) -> Iterator[str]:
+    """group-pack: the units of one group (``groupPackParent``) are all of one refId, in one
+    box, as many as the rule's axes and multiplier give, and fill a cuboid that is the
+    group's dimensions turned; their names end with ``nameSuffix``. An item set makes
+    quantity // units-per-group groups unless a group outweighs every box type."""
+    sizes = _group_sizes(view)
+    if not sizes:
+        return
+    item_sets = view.request.get("itemSets") or []
+    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float]]] = defaultdict(list)
+    for position, (rule, per_group, group) in sizes.items():
+        item_set = item_sets[position]
+        if _is_auto_ref_id(item_set.get("refId")):
+            continue  # matched to its units by shape only; not judged here
+        by_ref[item_set["refId"]].append(
+            (
+                rule,
+                per_group,
+                group,
+                int(item_set.get("quantity", 1)),
+                float(item_set.get("weight", 0)),
+            )
+        )
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for box in view.boxes:
+        for item in box.items:
+            if item.wire.get("groupPackParent") is not None:
+                groups[str(item.wire["groupPackParent"])].append(item)
+    for item in view.leftovers:
+        if item.wire.get("groupPackParent") is not None:
+            yield f"group-pack: leftover {item.label} names a groupPackParent; leftovers are units"
+    found: dict[object, int] = defaultdict(int)
+    for parent, units in groups.items():
+        ref_ids = {u.ref_id for u in units}
+        where = f"group-pack: group {parent}"
+        if len(ref_ids) == 1 and units[0].ref_id not in by_ref:
+            if units[0].ref_id in view.explicit:
+                yield f"{where} groups refId {units[0].ref_id}, which no group-pack rule groups"
+            continue
+        if len(ref_ids) != 1:
+            yield f"{where} mixes refIds {sorted(map(str, ref_ids))}"
+            continue
+        found[units[0].ref_id] += 1
+        if len({u.box for u in units}) != 1:
+            yield f"{where} is spread over boxes {sorted({u.box or 0 for u in units})}"
+            continue
+        options = by_ref[units[0].ref_id]
+        rule, per_group, group, _, _ = options[0]
+        if not any(len(units) == o[1] for o in options):
+            yield f"{where} has {len(units)} units, the rule makes groups of {per_group}"
+        lo, hi = _bounds(units)
+        span = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])
+        if not _close(_volume(span), sum(_volume(u.dims) for u in units)) or not any(
+            _same_dims(sorted_dims(span), sorted_dims(o[2])) for o in options
+        ):
+            yield f"{where}: its units span {_fmt(span)}, not a {_fmt(group)} group"
+        suffix = str((rule.get("options") or {}).get("nameSuffix", ""))
+        if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
+            yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
+    boxes = view.request.get("boxTypes") or []
+    carried = [
+        float(b.get("weightMax", 0)) - float(b.get("weightTare", 0))
+        for b in boxes
+        if float(b.get("weightMax", 0)) > 0
+    ]
+    for ref_id, options in by_ref.items():
+        want = sum(
+            q // n
+            for _, n, _, q, w in options
+            if len(carried) < len(boxes) or w * n <= max(carried) + 1e-9
+        )
+        left = any(item.ref_id == ref_id for item in view.leftovers)
+        # Groups that found no box come back as leftover units.
+        if found[ref_id] > want or (found[ref_id] < want and not left):
+            yield f"group-pack: refId {ref_id} makes {found[ref_id]} groups, expected {want}"
+
+
+def _fill_rule(view: PackView, item: Wire) -> Wire | None:
+    """The bounded-fill rule shaping ``item``: the first selecting it, unless a pack-as-is,
+    irregular, group-pack, fragile or lock-orientation rule selects it too."""
+    rules = view.request.get("rules") or []
+    rule = next(
+        (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
+    )
+    winners = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+    if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
+        return None
+    return rule
+
+
+def check_bounded_fill(view: PackView) -> Iterator[str]:
+    """bounded-fill: a unit keeps its item set's volume, and either stands as a turn of
+    its dimensions (packed as given) or keeps its dimension along ``criticalAxis``."""
+    if not _rules(view, "bounded-fill"):
+        return
+    for item in view.items:
+        rule = _fill_rule(view, item.wire)
+        group = view.group_of(item)
+        if rule is None or group is None:
+            continue
+        if any(_same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes):
+            continue
+        given = [
+            _vec(s["dimensions"])
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == item.ref_id
+            or (_is_auto_ref_id(s.get("refId")) and _close(float(s.get("weight", 0)), item.weight))
+        ]
+        options = rule.get("options") or {}
+        axis = options.get("criticalAxis", options.get("critialAxis"))
+        if not any(
+            _close(_volume(item.dims), _volume(g))
+            and (axis is None or _close(item.dims[int(axis)], g[int(axis)]))
+            for g in given
+        ):
+            yield (
+                f"bounded-fill: {item.label} is {_fmt(item.dims)}: not the volume of "
+                f"{' or '.join(_fmt(g) for g in given)} with criticalAxis {axis} kept"
+            )
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -1462,4 +1791,7 @@ CHECKS: tuple[Check, ...] = (
     check_property_constraints,
     check_lookback,
     check_cohorts,
+    check_group_pack,
+    check_bounded_fill,
+    check_internal_space,
 )

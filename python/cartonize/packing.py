@@ -12,8 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cartonize import _core
+from cartonize.bounded_fill import has_bounded_fill, pack_filled
 from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
+from cartonize.grouping import has_group_pack, pack_grouped
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -37,6 +39,7 @@ from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 from cartonize.sequences import has_sequences, pack_in_stages
+from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
 __all__ = ["max_timeout", "pack"]
 
@@ -49,6 +52,23 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "sequenceSort": False,
     "maxSequenceDistance": None,
 }
+
+
+def _refuse_prepacked_with_parts(req: PackRequest) -> None:
+    """Rules that pack a request in several parts would give each part the pre-packed
+    boxes again; until the parts share them, the combination is a 422."""
+    for operation, test in [
+        ("pack-sequence", has_sequences),
+        ("internal-space", has_internal_space),
+        ("bounded-fill", has_bounded_fill),
+        ("group-pack", has_group_pack),
+    ]:
+        if test(req):
+            raise InvalidRequest(
+                "invalid request",
+                f"boxes: pre-packed boxes cannot be combined with {operation} rules; pack "
+                "without the pre-packed boxes or without the rule",
+            )
 
 
 def max_timeout() -> float:
@@ -81,15 +101,17 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started = time.perf_counter()
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    if req.boxes:
+        _refuse_prepacked_with_parts(req)
     if has_sequences(req):
-        if req.boxes:
-            # Each stage would otherwise get the pre-packed boxes again.
-            raise InvalidRequest(
-                "invalid request",
-                "boxes: pre-packed boxes cannot be combined with pack-sequence rules; pack "
-                "the stages without them",
-            )
         return pack_in_stages(req, pack)
+    # Each of these packs the request in parts, each part with pack() (so they nest).
+    if has_internal_space(req):
+        return pack_with_subspaces(req, pack)
+    if has_bounded_fill(req):
+        return pack_filled(req, pack)
+    if has_group_pack(req):
+        return pack_grouped(req, pack)
     warnings = (
         req.warnings_for_request()
         + _unhonoured_warnings(req)
@@ -128,12 +150,18 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         box_type_defaults=req.box_type_defaults,
     )
     warnings += effects.warnings
-    kinds = [
-        _Kind(k.ref_id, item_set, k.first_unit)
-        for k, item_set in zip(kinds, effects.item_sets, strict=True)
-    ]
+    # Rules may change quantities (irregular: a unit becomes rolls): number units anew,
+    # the request's own first and the pre-packed items after them.
+    units_so_far: dict[int, int] = {}
+    numbered: list[_Kind] = []
+    for k, item_set in [
+        *zip(kinds, effects.item_sets, strict=True),
+        *((k, k.item_set) for k in prepacked_kinds),
+    ]:
+        numbered.append(_Kind(k.ref_id, item_set, units_so_far.get(k.ref_id, 0)))
+        units_so_far[k.ref_id] = numbered[-1].first_unit + item_set.quantity
     packed_anew = len(kinds)
-    kinds += prepacked_kinds
+    kinds = numbered
     box_types = effects.box_types
     keys = _property_keys([*box_types, *prepacked.box_types])
     resolved_tables: dict[int, Any] = {}

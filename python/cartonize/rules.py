@@ -322,9 +322,11 @@ def apply_rules(
     rolled_by: dict[int, int] = {}
     for index, rule in enumerate(rules):
         if rule.operation not in _HONOURED:
+            # group-pack, bounded-fill and internal-space pack the request in parts
+            # (grouping.py, bounded_fill.py, subspaces.py) before rules reach here;
+            # they do not apply to random items.
             effects.warnings.append(
-                f"rules[{index}]: operation '{rule.operation}' is accepted but has no effect "
-                "on packing yet"
+                f"rules[{index}]: operation '{rule.operation}' has no effect on random items"
             )
             continue
         if rule.item_ref_id is None and rule.item_sequence is None and rule.item_match is None:

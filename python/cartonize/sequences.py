@@ -31,6 +31,7 @@ from cartonize.models import (
 from cartonize.rates import outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import box_matches, item_matches
+from cartonize.units import first_units, renumber
 
 __all__ = ["has_sequences", "pack_in_stages"]
 
@@ -145,8 +146,26 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
 
     responses: list[PackResponse] = []
     reduced_into: list[tuple[PackResponse, list[_Reduced]]] = []
+    # Each stage numbers its units from 0; every unit gets its number among the request's
+    # units of its refId instead, and reduced boxes number on per reducedRefId.
+    firsts = dict(zip(map(id, item_sets), first_units(item_sets), strict=True))
+    reduced_count: dict[int, int] = {}
+
+    def pack_part(sets: list[ItemSet], carry: list[_Reduced], sub: PackRequest) -> PackResponse:
+        response = pack(sub)
+        targets = [firsts[id(s)] for s in sets]
+        targets += [int(r.unique_id.rpartition("-")[2]) for r in carry]
+        renumber(
+            [*(e.item for b in response.boxes for e in b.box.items), *response.leftovers],
+            [*sets, *(_reduced_item_set(r) for r in carry)],
+            targets,
+        )
+        return response
+
     if unstaged:
-        responses.append(pack(_sub_request(req, unstaged, req.box_types, other_rules)))
+        responses.append(
+            pack_part(unstaged, [], _sub_request(req, unstaged, req.box_types, other_rules))
+        )
     keys = list(dict.fromkeys(s.key for s in stages))
     for key in keys:
         sequence = sorted((s for s in stages if s.key == key), key=lambda s: s.index)
@@ -159,7 +178,11 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
             if stage.reduce == "pack-as-is":
                 rules.append(Rule(operation="pack-as-is", item_match=ItemMatch(all=True)))
             box_types = [b for b in req.box_types if _targets_box(stage.rule, b)]
-            response = pack(_sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules))
+            response = pack_part(
+                stage.item_sets,
+                carry,
+                _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules),
+            )
             responses.append(response)
             if carry:
                 reduced_into.append((response, carry))
@@ -170,8 +193,10 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
                 if ref_id is None:
                     ref_id, fresh = fresh, fresh + 1
                 strict = stage.reduce == "box-to-item"
+                first = reduced_count.get(ref_id, 0)
+                reduced_count[ref_id] = first + len(response.boxes)
                 carry = [
-                    _Reduced(e.box, ref_id, f"{ref_id}-{i}", strict)
+                    _Reduced(e.box, ref_id, f"{ref_id}-{first + i}", strict)
                     for i, e in enumerate(response.boxes)
                 ]
             elif reduces:

@@ -143,7 +143,14 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     }
     let quantities: Vec<u32> = input.items.iter().map(|i| i.quantity).collect();
     let mut min_reach = [i64::MAX; 3];
-    for (k, _) in kinds.iter().zip(&quantities).filter(|(_, q)| **q > 0) {
+    // Kinds to pack, and the kinds of pre-packed items the engine places.
+    let mut placed: Vec<bool> = quantities.iter().map(|q| *q > 0).collect();
+    for fixed in input.boxes.iter().flat_map(|p| &p.items) {
+        if let Some(slot) = placed.get_mut(fixed.item) {
+            *slot = true;
+        }
+    }
+    for (k, _) in kinds.iter().zip(&placed).filter(|(_, p)| **p) {
         for (shape, _) in &k.shapes {
             for a in 0..3 {
                 min_reach[a] = min_reach[a].min(shape[a]);

@@ -1,0 +1,169 @@
+"""Rule group-pack: units bundled into groups along the axes the box types leave room on."""
+
+from collections import defaultdict
+from typing import Any
+
+import cartonize
+import pytest
+from cartonize.errors import InvalidRequest
+
+from tests.validator import validate
+
+
+def _request(options: dict[str, Any], quantity: int = 20, **extra: Any) -> dict[str, Any]:
+    return {
+        "orderId": "group-pack",
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "name": "cube",
+                "dimensions": {"x": 1, "y": 1, "z": 1},
+                "weight": 1,
+                "quantity": quantity,
+            },
+            {"refId": 2, "dimensions": {"x": 3, "y": 4, "z": 5}, "weight": 1, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100}],
+        "rules": [{"operation": "group-pack", "itemRefId": 1, "options": options}],
+        **extra,
+    }
+
+
+def _pack(request: dict[str, Any]) -> dict[str, Any]:
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    return response
+
+
+def _groups(response: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for box in response["boxes"]:
+        for entry in box["box"]["items"]:
+            if "groupPackParent" in entry["item"]:
+                groups[entry["item"]["groupPackParent"]].append(entry["item"])
+    return groups
+
+
+def test_units_come_back_in_groups_of_multiplier_cubed() -> None:
+    response = _pack(_request({"axisMultiplier": 2, "nameSuffix": " x8"}))
+    groups = _groups(response)
+    # 20 units: two groups of 2 x 2 x 2, four single units.
+    assert sorted(groups) == ["1-g0", "1-g1"]
+    assert [len(units) for units in groups.values()] == [8, 8]
+    assert all(u["name"] == "cube x8" for units in groups.values() for u in units)
+    assert response["lenItems"] == 22
+    unique = [e["item"]["uniqueId"] for b in response["boxes"] for e in b["box"]["items"]]
+    assert sorted(unique) == sorted([f"1-{n}" for n in range(20)] + ["2-0", "2-1"])
+    singles = [
+        e["item"]
+        for b in response["boxes"]
+        for e in b["box"]["items"]
+        if e["item"]["refId"] == 1 and "groupPackParent" not in e["item"]
+    ]
+    assert len(singles) == 4
+    assert all(u["name"] == "cube" for u in singles)
+
+
+def test_an_axis_scales_only_when_the_unit_is_threshold_times_smaller() -> None:
+    request = _request({"axisMultiplier": 3, "scaleFactorThreshold": 3}, quantity=9)
+    # y: 4 x 3 = 12 > 10, so the group is 3 x 1 x 3 units.
+    request["itemSets"][0]["dimensions"] = {"x": 1, "y": 4, "z": 1}
+    groups = _groups(_pack(request))
+    assert [len(units) for units in groups.values()] == [9]
+    ys = {u["dimensions"]["y"] for u in groups["1-g0"]} | {
+        u["dimensions"]["x"] for u in groups["1-g0"]
+    }
+    assert 4.0 in ys
+
+
+def test_axes_restrict_the_scaling() -> None:
+    groups = _groups(_pack(_request({"axisMultiplier": 4, "axes": [2]}, quantity=9)))
+    # Only z scales: groups of 4 in a row, two of them, one unit alone.
+    assert [len(units) for units in groups.values()] == [4, 4]
+
+
+def test_a_group_packs_as_one_item_for_items_per_box_max() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=16, itemsPerBoxMax=2)
+    request["itemSets"].pop()
+    response = _pack(request)
+    # Two groups of eight: one box, as the group is one item (a case).
+    assert response["lenBoxes"] == 1
+    assert len(_groups(response)) == 2
+
+
+def test_too_heavy_groups_are_not_made() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["boxTypes"][0]["weightMax"] = 5
+    response = _pack(request)
+    assert _groups(response) == {}
+    assert any("more than any box type carries" in w for w in response["warnings"])
+
+
+def test_pack_as_is_wins_over_group_pack() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["rules"].append({"operation": "pack-as-is", "itemRefId": 1})
+    response = _pack(request)
+    assert _groups(response) == {}
+    assert any("pack-as-is wins" in w for w in response["warnings"])
+
+
+def test_leftover_groups_come_back_as_units() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8, boxesMax=1)
+    request["itemSets"][1]["dimensions"] = {"x": 10, "y": 10, "z": 10}
+    request["itemSets"][1]["quantity"] = 1
+    request["boxTypes"][0]["price"] = 1
+    response = _pack(request)
+    assert response["lenItems"] == 9
+    assert response["lenLeftovers"] == 8
+    assert {u["uniqueId"] for u in response["leftovers"]} == {f"1-{n}" for n in range(8)}
+
+
+def test_units_of_a_refid_split_over_item_sets_keep_their_numbers() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=3)
+    request["itemSets"].append(
+        {
+            "refId": 1,
+            "name": "cube",
+            "dimensions": {"x": 1, "y": 1, "z": 1},
+            "weight": 1,
+            "quantity": 9,
+        }
+    )
+    response = _pack(request)
+    assert [len(u) for u in _groups(response).values()] == [8]
+    unique = [
+        e["item"]["uniqueId"]
+        for b in response["boxes"]
+        for e in b["box"]["items"]
+        if e["item"]["refId"] == 1
+    ]
+    assert sorted(unique) == sorted(f"1-{n}" for n in range(12))
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({}, "axisMultiplier"),
+        ({"axisMultiplier": 0}, "axisMultiplier"),
+        ({"axisMultiplier": 2, "type": "manual"}, "type"),
+        ({"axisMultiplier": 2, "axes": [3]}, "axes"),
+        ({"axisMultiplier": 2, "scaleFactorThreshold": -1}, "scaleFactorThreshold"),
+        ({"axisMultiplier": 2, "nameSuffix": 5}, "nameSuffix"),
+    ],
+)
+def test_malformed_options_are_a_422_naming_the_field(options: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(_request(options))
+    assert f"rules[0].options.{field}" in (info.value.details or "")
+
+
+def test_warnings_of_the_grouped_pack_name_the_request_rules() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["rules"] += [
+        {"operation": "lock-orientation", "itemRefId": 2},
+        {"operation": "lock-orientation", "itemRefId": 2},
+    ]
+    warnings = _pack(request)["warnings"]
+    # Without group-pack the locks would be rules[0] and rules[1] of the inner pack.
+    assert any("rules[2]" in w and "locked by rules[1]" in w for w in warnings)

@@ -1,0 +1,123 @@
+"""Rule internal-space: items carry subspaces that other items fill before boxes open."""
+
+from typing import Any
+
+import cartonize
+import pytest
+from cartonize.errors import InvalidRequest
+
+from tests.validator import validate
+
+
+def _request(**options: Any) -> dict[str, Any]:
+    space = {
+        "type": "subspace",
+        "boxType": {"name": "pot inside", "dimensions": {"x": 3, "y": 3, "z": 3}, "weightMax": 1},
+        "origin": {"x": 1, "y": 0.5, "z": 0.5},
+        **options,
+    }
+    return {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "name": "pot",
+                "dimensions": {"x": 4, "y": 4, "z": 4},
+                "weight": 2,
+                "quantity": 2,
+            },
+            {
+                "refId": 2,
+                "name": "pencil",
+                "dimensions": {"x": 1, "y": 1, "z": 3},
+                "weight": 0.5,
+                "quantity": 5,
+            },
+        ],
+        "boxTypes": [
+            {"refId": 7, "dimensions": {"x": 5, "y": 5, "z": 10}, "weightMax": 100, "price": 100}
+        ],
+        "rules": [{"operation": "internal-space", "itemRefId": 1, "options": space}],
+    }
+
+
+def _pack(request: dict[str, Any]) -> dict[str, Any]:
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    return response
+
+
+def test_pencils_fill_the_pots_up_to_the_subspace_weight_limit() -> None:
+    response = _pack(_request())
+    boxes = [b["box"] for b in response["boxes"]]
+    assert len(boxes) == 3
+    outer, first, second = boxes
+    assert "subspace" not in outer
+    # weightMax 1: two pencils of 0.5 in each pot, the fifth beside them.
+    assert [len(b["items"]) for b in boxes] == [3, 2, 2]
+    pots = [e["item"] for e in outer["items"] if e["item"]["refId"] == 1]
+    assert [p["weight"] for p in pots] == [3.0, 3.0]
+    for pot, inner in zip(pots, (first, second), strict=True):
+        assert inner["price"] == 0
+        assert inner["subspace"]["parentBoxIndex"] == 0
+        assert inner["subspace"]["parentItemIndex"] == pot["index"]
+        o = pot["origin"]
+        assert inner["subspace"]["originInParent"] == {
+            "x": o["x"] + 1,
+            "y": o["y"] + 0.5,
+            "z": o["z"] + 0.5,
+        }
+    assert response["totalWeight"] == 6.5
+    assert response["totalCost"] == 100
+    assert response["lenItems"] == 7
+    pencils = sorted(
+        e["item"]["uniqueId"] for b in boxes for e in b["items"] if e["item"]["refId"] == 2
+    )
+    assert pencils == [f"2-{n}" for n in range(5)]
+
+
+def test_excluded_items_stay_out_of_subspaces() -> None:
+    request = _request()
+    request["rules"].append({"operation": "exclude", "itemRefId": 2, "targetBoxRefIds": [9]})
+    response = _pack(request)
+    assert response["lenBoxes"] == 1
+
+
+def test_the_item_packs_as_given_and_a_lock_on_it_says_so() -> None:
+    request = _request()
+    request["rules"].append(
+        {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": [0]}}
+    )
+    response = _pack(request)
+    assert any(
+        "rules[1]" in w and "rules[0] (internal-space: it packs as given)" in w
+        for w in response["warnings"]
+    )
+
+
+def test_an_item_that_fits_no_box_unturned_has_no_subspace() -> None:
+    request = _request()
+    request["itemSets"][0]["dimensions"] = {"x": 6, "y": 4, "z": 4}
+    request["boxTypes"][0]["dimensions"] = {"x": 4, "y": 6, "z": 10}
+    request["rules"][0]["options"]["boxType"]["dimensions"] = {"x": 3, "y": 3, "z": 3}
+    response = _pack(request)
+    assert all("subspace" not in b["box"] for b in response["boxes"])
+    assert any("fits no box type as given" in w for w in response["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"type": "tote"}, "type"),
+        ({"boxType": None}, "boxType"),
+        ({"boxType": {"dimensions": {"x": 3, "y": 3}}}, "boxType.dimensions"),
+        ({"boxType": {"dimensions": {"x": 4, "y": 3, "z": 3}}}, "boxType.dimensions"),
+        ({"origin": {"x": -1}}, "origin"),
+        ({"blocking": "yes"}, "blocking"),
+    ],
+)
+def test_malformed_options_are_a_422_naming_the_field(options: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(_request(**options))
+    assert f"rules[0].options.{field}:" in (info.value.details or "")
