@@ -14,6 +14,7 @@ from typing import Any
 from cartonize import _core
 from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
+from cartonize.items import sequence_distance_pairs, sequence_order, sequence_sort_warnings
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -54,8 +55,6 @@ _NOT_YET_HONOURED: dict[str, object] = {
     "cohortPacking": False,
     "placementStyle": "default",
     "itemInitialOrientationBestForBox": False,
-    "sequenceSort": False,
-    "maxSequenceDistance": None,
     "boxTypeChoiceStyle": "actual",
     "boxTypeChoiceLookahead": 0,
     "boxTypeChoiceLookback": -1,
@@ -106,6 +105,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             warnings.append("random is true: the request's itemSets were replaced by random items")
         item_sets = random_item_sets(req)
     kinds = _kinds(item_sets)
+    warnings += sequence_sort_warnings(req, [k.item_set for k in kinds])
+    if req.sequence_sort:
+        kinds = [kinds[p] for p in sequence_order([k.item_set for k in kinds])]
     generated = generate_box_types(
         req.box_type_generators,
         [k.item_set for k in kinds],
@@ -127,6 +129,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         for k, item_set in zip(kinds, effects.item_sets, strict=True)
     ]
     box_types = effects.box_types
+    distance_pairs, distance_warnings = sequence_distance_pairs(
+        [k.item_set.sequence for k in kinds], req.max_sequence_distance
+    )
+    warnings += distance_warnings
     resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
@@ -153,7 +159,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             for i, b in enumerate(box_types)
         ],
         "exclusions": {
-            "kindPairs": sorted(effects.kind_pairs),
+            "kindPairs": sorted(effects.kind_pairs | distance_pairs),
             "kindBoxTypes": sorted(
                 effects.kind_box_types
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
@@ -164,7 +170,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             len(box_types), len(requested_box_types), len(generated.box_types)
         ),
         "options": {
-            "itemSort": req.item_sort,
+            # The kinds are in sequence order already; the engine keeps it.
+            "itemSort": "sequence" if req.sequence_sort else req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
             "itemSortDualDirection": req.item_sort_dual_direction,
             "goal": req.box_type_choice_goal,
