@@ -8,6 +8,7 @@ from typing import Any
 import cartonize
 import pytest
 
+from tests.test_render import face_polygons, hex_rgb
 from tests.validator import validate
 
 Wire = dict[str, Any]
@@ -137,3 +138,47 @@ def test_sequence_distance_and_sequence_sort_combine() -> None:
     response = _pack({**DISTANCED, "maxSequenceDistance": 49, "sequenceSort": True})
     assert _sequences_per_box(response) == [{"0401", "0450"}, {"1228"}]
     assert _packed_order(response) == [1, 3, 3, 2]
+
+
+# --- sequenceHeatMap ---------------------------------------------------------------------
+
+# Four green cubes in two boxes: the ramp runs over all boxes, lowest sequence darkest;
+# numbers rank by value (950 below 1228, though not in text order), text above them, an
+# item without a sequence is grey.
+HEATED: Wire = {
+    "orderId": "heat-map",
+    "itemSets": [
+        {**_cube(n, 1, seq), "color": "#00ff00"}
+        for n, seq in enumerate(["1228", "0401", "B-7", "950", None])
+    ],
+    "boxTypes": [{"refId": 99, "dimensions": {"x": 1, "y": 1, "z": 3}, "weightMax": 0}],
+}
+
+
+def _top_fills(response: Wire) -> dict[str | None, tuple[int, int, int]]:
+    """The top-face colour of each packed item, by its sequence."""
+    fills: dict[str | None, tuple[int, int, int]] = {}
+    for box in response["boxes"]:
+        faces = face_polygons(box["box"]["svg"])
+        for entry in box["box"]["items"]:
+            item = entry["item"]
+            fills[item.get("sequence")] = hex_rgb(faces[item["index"]][0][0])
+    return fills
+
+
+@pytest.mark.parametrize("heat_map", [None, False, True])
+def test_sequence_heat_map_colours_by_sequence(heat_map: bool | None) -> None:
+    request = dict(HEATED)
+    if heat_map is not None:
+        request["sequenceHeatMap"] = heat_map
+    response = _pack(request)
+    assert response["lenBoxes"] == 2
+    fills = _top_fills(response)
+    if not heat_map:
+        # The items' own colour: every top face is the same lightened green.
+        assert len(set(fills.values())) == 1
+        return
+    light = {s: sum(rgb) for s, rgb in fills.items()}
+    assert light["0401"] < light["950"] < light["1228"] < light["B-7"]
+    assert len(set(fills[None])) == 1  # grey
+    assert all(rgb[1] < 255 for rgb in fills.values())  # no item keeps its green
