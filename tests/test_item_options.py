@@ -7,6 +7,7 @@ from typing import Any
 
 import cartonize
 import pytest
+from cartonize.errors import InvalidRequest
 
 from tests.test_render import face_polygons, hex_rgb
 from tests.validator import validate
@@ -182,3 +183,258 @@ def test_sequence_heat_map_colours_by_sequence(heat_map: bool | None) -> None:
     assert light["0401"] < light["950"] < light["1228"] < light["B-7"]
     assert len(set(fills[None])) == 1  # grey
     assert all(rgb[1] < 255 for rgb in fills.values())  # no item keeps its green
+
+
+# --- dimensionSets -----------------------------------------------------------------------
+
+# Eaches of 1 x 1 x 1 (weight 1), six-packs of 1 x 2 x 3 and cases of 12 measuring 2 x 2 x 3
+# and weighing 13 (the carton adds 1).
+LADDER = [
+    {"unitOfMeasure": "each"},
+    {"axisMultipliers": {"x": 1, "y": 2, "z": 3}, "unitOfMeasure": "six-pack"},
+    {
+        "dimensions": {"x": 2, "y": 2, "z": 3},
+        "quantityDivisor": 12,
+        "weight": 13,
+        "unitOfMeasure": "case",
+    },
+]
+
+
+def _laddered(quantity: int, ladder: list[Wire] | None) -> Wire:
+    item_set: Wire = {**_cube(1, 1, quantity=quantity), "name": "soda"}
+    if ladder is not None:
+        item_set["dimensionSets"] = ladder
+    return {
+        "orderId": "ladder",
+        "itemSets": [item_set],
+        "boxTypes": [_box(10)],
+        "includeImages": False,
+    }
+
+
+def _units(response: Wire) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in [*_items(response), *response.get("leftovers", [])]:
+        name = item.get("unitOfMeasure", "-")
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("quantity", "ladder", "units"),
+    [
+        (27, None, {"-": 27}),
+        (27, LADDER, {"case": 2, "each": 3}),  # 3 left is less than a six-pack
+        (12, LADDER, {"case": 1}),
+        (18, LADDER, {"case": 1, "six-pack": 1}),
+        (29, LADDER, {"case": 2, "each": 5}),
+        (5, LADDER, {"each": 5}),
+        (17, LADDER[:2], {"six-pack": 2, "each": 5}),
+    ],
+)
+def test_dimension_sets_pack_larger_units_first(
+    quantity: int, ladder: list[Wire] | None, units: dict[str, int]
+) -> None:
+    response = _pack(_laddered(quantity, ladder))
+    assert _units(response) == units
+    assert response["lenItems"] == quantity  # eaches
+    assert response["lenUnits"] == sum(units.values())
+    assert sum(b["box"]["lenItems"] for b in response["boxes"]) == quantity
+
+
+def test_a_dimension_set_unit_reports_its_rung() -> None:
+    response = _pack(_laddered(18, LADDER))
+    by_unit = {i["unitOfMeasure"]: i for i in _items(response)}
+    case, six = by_unit["case"], by_unit["six-pack"]
+    assert (case["quantity"], case["weight"], case["dimensionSet"]["quantityDivisor"]) == (
+        12,
+        13,
+        12,
+    )
+    assert sorted(case["dimensions"].values()) == [2, 2, 3]
+    assert (six["quantity"], six["weight"]) == (6, 6)  # weight defaults to 6 eaches
+    assert sorted(six["dimensions"].values()) == [1, 2, 3]
+    assert {i["uniqueId"] for i in _items(response)} == {"1-0", "1-1"}
+    assert response["boxes"][0]["box"]["lenUnits"] == 2
+
+
+@pytest.mark.parametrize(
+    ("ladder", "field"),
+    [
+        ([{}, {"unitOfMeasure": "case"}], "itemSets[0].dimensionSets[1]: give dimensions"),
+        ([{"quantityDivisor": 2}], "itemSets[0].dimensionSets[0].quantityDivisor"),
+        (
+            [{}, {"axisMultipliers": {"x": 1, "y": 1.5, "z": 1}}],
+            "itemSets[0].dimensionSets[1].quantityDivisor",
+        ),
+        (
+            [{}, {"axisMultipliers": {"x": 1, "y": 0, "z": 1}}],
+            "itemSets[0].dimensionSets[1].axisMultipliers",
+        ),
+    ],
+)
+def test_a_malformed_dimension_set_is_refused_naming_it(ladder: list[Wire], field: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        cartonize.pack(_laddered(12, ladder))
+    assert field in (caught.value.details or "")
+
+
+# --- virtual -----------------------------------------------------------------------------
+
+# A 10 x 10 x 5 blocking volume and two 10 x 10 x 5 items in 10-cubes.
+_SLAB = {"dimensions": {"x": 5, "y": 10, "z": 10}, "weight": 2}
+
+
+@pytest.mark.parametrize("virtual", [False, True])
+def test_a_virtual_item_takes_space_but_is_not_counted(virtual: bool) -> None:
+    request = {
+        "orderId": "virtual",
+        "itemSets": [
+            {"refId": 1, **_SLAB, "virtual": virtual},
+            {"refId": 2, **_SLAB, "quantity": 2},
+        ],
+        "boxTypes": [_box(10)],
+        "includeImages": False,
+    }
+    response = _pack(request)
+    assert response["lenBoxes"] == 2  # the block needs room either way
+    real = 2 if virtual else 3
+    assert response["lenItems"] == real
+    assert response["lenUnits"] == real
+    assert sum(b["box"]["lenItems"] for b in response["boxes"]) == real
+    assert response["totalWeight"] == 6  # it weighs what it says
+    blocks = [i for i in _items(response) if i["refId"] == 1]
+    assert [b.get("virtual", False) for b in blocks] == [virtual]
+
+
+# --- centerOfMass ------------------------------------------------------------------------
+
+
+def _com(point: Wire) -> tuple[float, float, float]:
+    return (point["x"], point["y"], point["z"])
+
+
+@pytest.mark.parametrize(
+    ("offset", "box_com"),
+    [
+        (None, (1, 1, 2)),  # the geometric centre
+        ({"x": 0.5, "y": 1, "z": 1}, (0.5, 1, 1)),  # bottom-heavy, heavier at the back
+    ],
+)
+def test_an_item_centre_of_mass_moves_the_box_centre(
+    offset: Wire | None, box_com: tuple[float, float, float]
+) -> None:
+    item: Wire = {"refId": 1, "dimensions": {"x": 2, "y": 2, "z": 4}, "weight": 3}
+    if offset is not None:
+        item["centerOfMass"] = offset
+    request = {
+        "orderId": "com",
+        "itemSets": [item],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 2, "y": 2, "z": 4}, "weightMax": 0}],
+        "includeImages": False,
+    }
+    response = _pack(request)
+    assert _com(response["boxes"][0]["box"]["centerOfMass"]) == box_com
+    assert _com(_items(response)[0]["centerOfMass"]) == box_com
+
+
+def test_a_turned_item_turns_its_centre_of_mass() -> None:
+    # 4 high as given, heavy at the top; the box is 4 long, so the item lies down and
+    # its heavy end points along z.
+    item = {
+        "refId": 1,
+        "dimensions": {"x": 4, "y": 2, "z": 2},
+        "weight": 1,
+        "centerOfMass": {"x": 3, "y": 1, "z": 1},
+    }
+    request = {
+        "orderId": "com-turned",
+        "itemSets": [item, {**item, "refId": 2}],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 2, "y": 2, "z": 8}, "weightMax": 0}],
+        "includeImages": False,
+    }
+    response = _pack(request)
+    for placed in _items(response):
+        assert sorted(placed["dimensions"].values()) == [2, 2, 4]
+        assert placed["dimensions"]["z"] == 4
+        x, y, z = _com(placed["centerOfMass"])
+        assert (x, y, z - placed["origin"]["z"]) == (1, 1, 3)
+    assert _com(response["boxes"][0]["box"]["centerOfMass"]) == (1, 1, 5)
+
+
+def test_a_centre_of_mass_outside_the_item_is_refused() -> None:
+    item = {**_cube(1, 2), "centerOfMass": {"x": 1, "y": 3, "z": 1}}
+    with pytest.raises(InvalidRequest) as caught:
+        cartonize.pack({"itemSets": [item], "boxTypes": [_box(10)]})
+    assert "itemSets[0].centerOfMass: must lie within the item" in (caught.value.details or "")
+
+
+# --- properties --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("properties", [None, {"sku": "A-1", "hazmat": 1, "tags": ["x"]}])
+def test_item_properties_come_back_on_every_unit(properties: Wire | None) -> None:
+    item = _cube(1, 6, quantity=3)
+    if properties is not None:
+        item["properties"] = properties
+    request = {"orderId": "props", "itemSets": [item], "boxTypes": [_box(10)]}
+    response = _pack({**request, "includeImages": False})
+    units = _items(response)
+    assert len(units) == 3 and response["lenBoxes"] == 3  # one 6-cube per 10-cube box
+    assert [u.get("properties") for u in units] == [properties] * 3
+    left = _pack({**request, "includeImages": False, "boxesMax": 1})["leftovers"]
+    assert [u.get("properties") for u in left] == [properties] * 2
+
+
+# --- the validator judges these options --------------------------------------------------
+
+
+def _corrupted(request: Wire, corrupt: Any) -> list[str]:
+    response = _pack(request)
+    corrupt(response)
+    return validate(request, response)
+
+
+def test_the_validator_catches_a_unit_ladder_not_taken_largest_first() -> None:
+    request = _laddered(18, LADDER)
+
+    def six_for_a_case(response: Wire) -> None:
+        case = next(i for i in _items(response) if i["quantity"] == 12)
+        case["quantity"] = 6
+
+    found = _corrupted(request, six_for_a_case)
+    assert any(p.startswith("dimension-sets: refId 1") for p in found), found
+
+
+def test_the_validator_catches_a_wrong_centre_of_mass() -> None:
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 2, "z": 4}, "weight": 3}
+    request = {
+        "orderId": "com",
+        "itemSets": [{**item, "centerOfMass": {"x": 0.5, "y": 1, "z": 1}}],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 2, "y": 2, "z": 4}, "weightMax": 0}],
+        "includeImages": False,
+    }
+
+    def centred(response: Wire) -> None:
+        _items(response)[0]["centerOfMass"] = {"x": 1, "y": 1, "z": 2}
+
+    def box_moved(response: Wire) -> None:
+        response["boxes"][0]["box"]["centerOfMass"] = {"x": 1, "y": 1, "z": 2}
+
+    assert any("is not the given" in p for p in _corrupted(request, centred))
+    assert any(p.startswith("center-of-mass: box 0") for p in _corrupted(request, box_moved))
+
+
+def test_the_validator_does_not_count_virtual_items() -> None:
+    request = {
+        "orderId": "virtual",
+        "itemSets": [{"refId": 1, **_SLAB, "virtual": True}, {"refId": 2, **_SLAB}],
+        "boxTypes": [_box(10)],
+        "includeImages": False,
+    }
+
+    def counted(response: Wire) -> None:
+        response["lenItems"] = 2
+
+    assert any(p.startswith("totals: lenItems") for p in _corrupted(request, counted))

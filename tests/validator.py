@@ -24,7 +24,7 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   price nor rate it costs its volume. Integer costs may differ by rounding. Built-in
   carrier tables are the engine's data and are not re-derived here.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
-  pre-packed ``boxes`` in the request, ``dimensionSets``, box type generators (the
+  pre-packed ``boxes`` in the request, box type generators (the
   box-type check is skipped), ``reservedSpace``, and the rule operations other than
   lock-orientation, exclude, exclude-all, pack-as-is and alternate-dimensions.
 - **Count limits.** 0, negative and null mean no limit; a box type's own
@@ -40,8 +40,22 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   between units of one refId. A box holding a pack-as-is item holds only that unit, at
   exactly its dimensions, priced by ``boxTypeDefaults``.
 
-Later rules (orientation locks, overhang, inline limits, per-box caps) are added as
-further functions in ``CHECKS``.
+- **Sequences.** A sequence is numeric when it is, trimmed, an optional sign, digits and
+  an optional decimal part; ``maxSequenceDistance`` bounds the spread of the numeric ones
+  in each box and leaves the others free.
+- **Unit ladders** (``dimensionSets``): the first rung is the each (the item set's own
+  dimensions and weight unless given); a later rung holds ``quantityDivisor`` eaches
+  (default: the product of ``axisMultipliers``), measures ``dimensions`` (default: the
+  each's times the multipliers) and weighs ``weight`` (default: the each's times the
+  divisor). The quantity is taken greedily, most eaches per unit first; an Item's
+  ``quantity`` is the eaches it holds.
+- **Virtual items** take space and weight in their box but count in no ``len*`` figure.
+- **Centre of mass.** A box's ``centerOfMass`` is the weight-weighted mean of its items'
+  (volume-weighted when they weigh nothing); an item's lies within it, and with a given
+  ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
+  the item: along each axis the given offset or the side minus it.
+
+Later rules are added as further functions in ``CHECKS``.
 """
 
 from __future__ import annotations
@@ -81,6 +95,7 @@ class Item:
     units: int
     wire: Wire
     sequence: str | None = None
+    virtual: bool = False
 
     @property
     def label(self) -> str:
@@ -299,6 +314,7 @@ def _item(wire: Wire, box: int | None) -> Item:
         weight=float(wire.get("weight", 0.0)),
         units=int(wire.get("quantity", 1)),
         sequence=wire.get("sequence"),
+        virtual=bool(wire.get("virtual", False)),
         wire=wire,
     )
 
@@ -332,7 +348,7 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
     def group(label: str, sets: list[Wire]) -> ItemSetGroup:
         return ItemSetGroup(
             label=label,
-            shapes=[_shape(s) for s in sets],
+            shapes=[shape for s in sets for shape, _ in _unit_shapes(s)],
             quantity=sum(int(s.get("quantity", 1)) for s in sets),
         )
 
@@ -502,8 +518,12 @@ def check_rotation(view: PackView) -> Iterator[str]:
             )
 
 
-def _sequence_number(sequence: str | None) -> int | None:
-    return int(sequence) if sequence and sequence.strip().isdigit() else None
+def _sequence_number(sequence: str | None) -> float | None:
+    text = (sequence or "").strip()
+    unsigned = text[1:] if text[:1] in ("+", "-") else text
+    whole, _, fraction = unsigned.partition(".")
+    numeric = whole.isdigit() and (fraction.isdigit() or "." not in unsigned)
+    return float(text) if numeric else None
 
 
 def check_sequence_distance(view: PackView) -> Iterator[str]:
@@ -513,9 +533,9 @@ def check_sequence_distance(view: PackView) -> Iterator[str]:
         return
     for box in view.boxes:
         numbers = [n for item in box.items if (n := _sequence_number(item.sequence)) is not None]
-        if numbers and max(numbers) - min(numbers) > limit:
+        if numbers and max(numbers) - min(numbers) > limit * (1 + EPS):
             yield (
-                f"sequence: box {box.position}: sequences {min(numbers)}..{max(numbers)} "
+                f"sequence: box {box.position}: sequences {min(numbers):g}..{max(numbers):g} "
                 f"differ by more than maxSequenceDistance {limit}"
             )
 
@@ -1040,9 +1060,12 @@ def check_totals(view: PackView) -> Iterator[str]:
     response = view.response
     carriers = _box_carriers(view)
     packed_units = sum(
-        item.units for box in view.boxes for item in box.items if item.index not in carriers
+        item.units
+        for box in view.boxes
+        for item in box.items
+        if item.index not in carriers and not item.virtual
     )
-    leftover_units = sum(item.units for item in view.leftovers)
+    leftover_units = sum(item.units for item in view.leftovers if not item.virtual)
     counts = {
         "lenBoxes": len(view.boxes),
         "lenItems": packed_units + leftover_units,
@@ -1053,7 +1076,9 @@ def check_totals(view: PackView) -> Iterator[str]:
         if response[name] != want:
             yield f"totals: {name} {response[name]}, boxes and leftovers give {want}"
     if not view.request.get("random") and view.request.get("itemSets") is not None:
-        requested = sum(int(s.get("quantity", 1)) for s in view.request["itemSets"])
+        requested = sum(
+            int(s.get("quantity", 1)) for s in view.request["itemSets"] if not s.get("virtual")
+        )
         if response["lenItems"] != requested:
             yield f"totals: lenItems {response['lenItems']}, request asks for {requested} units"
     sums: dict[str, float] = {
@@ -1166,6 +1191,125 @@ def check_pack_sequence(view: PackView) -> Iterator[str]:
             yield f"{where}: originInParent is not its item's origin"
 
 
+# --- unit ladders and centre of mass ---------------------------------------------------
+
+
+def _unit_shapes(item_set: Wire) -> list[tuple[Shape, int]]:
+    """The shapes an item set packs as, each with the eaches one unit holds: itself, or
+    every rung of its ``dimensionSets``."""
+    each_dims = _vec(item_set["dimensions"])
+    each_weight = float(item_set.get("weight", 0.0))
+    rungs = item_set.get("dimensionSets") or []
+    if not rungs:
+        return [((sorted_dims(each_dims), each_weight), 1)]
+    first = rungs[0]
+    if first.get("dimensions"):
+        each_dims = _vec(first["dimensions"])
+    if first.get("weight") is not None:
+        each_weight = float(first["weight"])
+    out = [((sorted_dims(each_dims), each_weight), 1)]
+    for rung in rungs[1:]:
+        multipliers = _vec(rung["axisMultipliers"]) if rung.get("axisMultipliers") else None
+        divisor = rung.get("quantityDivisor")
+        if divisor is None and multipliers is not None:
+            divisor = round(math.prod(multipliers))
+        if rung.get("dimensions"):
+            dims = _vec(rung["dimensions"])
+        elif multipliers is not None:
+            dims = (
+                each_dims[0] * multipliers[0],
+                each_dims[1] * multipliers[1],
+                each_dims[2] * multipliers[2],
+            )
+        else:
+            continue  # malformed: the service refuses it
+        weight = rung.get("weight")
+        weight = float(weight) if weight is not None else each_weight * int(divisor or 1)
+        out.append(((sorted_dims(dims), weight), int(divisor or 1)))
+    return out
+
+
+def check_dimension_sets(view: PackView) -> Iterator[str]:
+    """An item set with ``dimensionSets`` packs as many of its largest units as its
+    quantity allows, the rest in the next smaller ones, eaches last."""
+    for item_set in view.request.get("itemSets") or []:
+        ref_id = item_set.get("refId")
+        if not item_set.get("dimensionSets") or _is_auto_ref_id(ref_id):
+            continue
+        left = int(item_set.get("quantity", 1))
+        wanted: dict[int, int] = defaultdict(int)
+        for divisor in sorted({d for _, d in _unit_shapes(item_set)}, reverse=True):
+            wanted[divisor], left = divmod(left, divisor)
+        got: dict[int, int] = defaultdict(int)
+        for item in view.items:
+            if item.ref_id == ref_id:
+                got[item.units] += 1
+        if {k: v for k, v in got.items() if v} != {k: v for k, v in wanted.items() if v}:
+            yield (
+                f"dimension-sets: refId {ref_id}: units of (eaches: count) {dict(got)}, "
+                f"the ladder gives {dict(wanted)}"
+            )
+
+
+def _offset_fits(placed: Vec, offset: Vec, dims: Vec, given: Vec) -> bool:
+    """Whether ``placed`` (an offset within a unit of placed ``dims``) is ``offset`` (within
+    ``given``) turned: along each axis the matching given offset or the side minus it."""
+    for perm in itertools.permutations(range(3)):
+        if all(_close(dims[a], given[perm[a]]) for a in range(3)) and all(
+            _close(placed[a], offset[perm[a]]) or _close(placed[a], dims[a] - offset[perm[a]])
+            for a in range(3)
+        ):
+            return True
+    return False
+
+
+def check_center_of_mass(view: PackView) -> Iterator[str]:
+    """Each item's centre of mass lies within it (turned with it when the item set gives
+    one); each box's is the weighted mean of its items'."""
+    offsets = {
+        s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
+        for s in view.request.get("itemSets") or []
+        if s.get("centerOfMass")
+        and not s.get("dimensionSets")
+        and not _is_auto_ref_id(s.get("refId"))
+    }
+    for box in view.boxes:
+        weights = [item.weight for item in box.items]
+        if sum(weights) <= 0:
+            weights = [_volume(item.dims) for item in box.items]
+        centres = []
+        for item in box.items:
+            com = item.wire.get("centerOfMass")
+            if com is None or item.origin is None:
+                continue
+            c = _vec(com)
+            inside = tuple(c[a] - item.origin[a] for a in range(3))
+            centres.append(c)
+            if any(v < -EPS or v > item.dims[a] + EPS for a, v in enumerate(inside)):
+                yield f"center-of-mass: {item.label}: {_fmt(c)} lies outside the item"
+            elif item.ref_id in offsets and not item.wire.get("dimensionSet"):
+                offset, given = offsets[item.ref_id]
+                if _same_dims(sorted_dims(given), sorted_dims(item.dims)) and not _offset_fits(
+                    (inside[0], inside[1], inside[2]), offset, item.dims, given
+                ):
+                    yield (
+                        f"center-of-mass: {item.label}: offset {_fmt(inside)} is not the given "
+                        f"{_fmt(offset)} turned with the item"
+                    )
+        box_com = box.wire.get("centerOfMass")
+        total = sum(weights)
+        if box_com is None or total <= 0 or len(centres) != len(box.items):
+            continue
+        want = tuple(
+            sum(w * c[a] for w, c in zip(weights, centres, strict=True)) / total for a in range(3)
+        )
+        if not _same_dims(_vec(box_com), (want[0], want[1], want[2])):
+            yield (
+                f"center-of-mass: box {box.position}: {_fmt(_vec(box_com))}, its items give "
+                f"{_fmt((want[0], want[1], want[2]))}"
+            )
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -1189,4 +1333,6 @@ CHECKS: tuple[Check, ...] = (
     check_pack_as_is,
     check_fragile,
     check_pack_sequence,
+    check_dimension_sets,
+    check_center_of_mass,
 )

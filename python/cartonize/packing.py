@@ -14,12 +14,19 @@ from typing import Any
 from cartonize import _core
 from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
-from cartonize.items import sequence_distance_pairs, sequence_order, sequence_sort_warnings
+from cartonize.items import (
+    placed_center_of_mass,
+    sequence_distance_pairs,
+    sequence_order,
+    sequence_sort_warnings,
+    unit_ladder,
+)
 from cartonize.models import (
     Box,
     BoxEntry,
     BoxType,
     Dimensions,
+    DimensionSet,
     Item,
     ItemEntry,
     ItemSet,
@@ -73,11 +80,18 @@ def max_timeout() -> float:
 @dataclass(frozen=True)
 class _Kind:
     """An item set as the engine sees it, with the refId it answers to and the
-    number of its first unit (item sets sharing a refId number their units on)."""
+    number of its first unit (item sets sharing a refId number their units on); with
+    `dimensionSets`, one rung of the item set's unit ladder (`dimension_set`)."""
 
     ref_id: int
     item_set: ItemSet
     first_unit: int = 0
+    dimension_set: DimensionSet | None = None
+
+    @property
+    def eaches(self) -> int:
+        """Eaches one unit of this kind holds."""
+        return (self.dimension_set.quantity_divisor or 1) if self.dimension_set else 1
 
     def unique_id(self, unit: int) -> str:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
@@ -125,7 +139,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     )
     warnings += effects.warnings
     kinds = [
-        _Kind(k.ref_id, item_set, k.first_unit)
+        _Kind(k.ref_id, item_set, k.first_unit, k.dimension_set)
         for k, item_set in zip(kinds, effects.item_sets, strict=True)
     ]
     box_types = effects.box_types
@@ -204,7 +218,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         built=_BUILT,
         started_at=started_at,
         version=_core.__version__,
-        len_items=sum(k.item_set.quantity for k in kinds),
+        len_items=sum(k.item_set.quantity * k.eaches for k in kinds if not k.item_set.virtual),
         **response_totals(boxes, leftovers),
         pack_time=out["packTime"],
         render_time=0.0,
@@ -265,21 +279,22 @@ def _as_is_generated_exclusions(
 
 
 def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
-    """Item sets with quantity > 0, each with its refId; -1 or null get ids no
-    item set of the request uses."""
+    """Item sets with quantity > 0, each with its refId, one kind per unit of measure
+    they pack as; -1 or null get ids no item set of the request uses."""
     item_sets = list(item_sets)
     taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
     next_id = max(taken, default=-1) + 1
     kinds: list[_Kind] = []
     units_so_far: dict[int, int] = {}
-    for s in item_sets:
+    for position, s in enumerate(item_sets):
         ref_id = s.ref_id
         if ref_id is None or ref_id == -1:
             ref_id = next_id
             next_id += 1
-        if s.quantity > 0:
-            kinds.append(_Kind(ref_id, s, units_so_far.get(ref_id, 0)))
-            units_so_far[ref_id] = units_so_far.get(ref_id, 0) + s.quantity
+        for unit in unit_ladder(s, f"itemSets[{position}]"):
+            first = units_so_far.get(ref_id, 0)
+            kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
+            units_so_far[ref_id] = first + unit.item_set.quantity
     return kinds
 
 
@@ -344,6 +359,7 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
+    real = [i for i in items if not i.virtual]
     center = _center_of_mass(items)
     overridden = {"dimensions", "price", "weight_tare", "weight_max", "outer", "rate_table"}
     fields = {
@@ -376,8 +392,8 @@ def _box(index: int, packed: dict[str, Any], box_type: BoxType, kinds: list[_Kin
         weight_net=weight_net,
         weight_remaining=max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
         weight_utilization=min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
-        len_items=len(items),
-        len_units=len(items),
+        len_items=sum(i.quantity or 1 for i in real),
+        len_units=len(real),
         center_of_mass=center,
         center_of_mass_string=_point_string(center),
     )
@@ -405,7 +421,9 @@ def _unit(kind: _Kind, unit: int, **placed: Any) -> Item:
         virtual=s.virtual,
         properties=s.properties,
         unique_id=kind.unique_id(unit),
-        quantity=1,
+        quantity=kind.eaches,
+        unit_of_measure=kind.dimension_set.unit_of_measure if kind.dimension_set else None,
+        dimension_set=kind.dimension_set,
         **placed,
     )
 
@@ -414,12 +432,15 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
     """A packed unit, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
+    origin = Point.model_construct(x=ox, y=oy, z=oz)
+    dimensions = Dimensions.model_construct(x=dx, y=dy, z=dz)
+    s = kind.item_set
     return _unit(
         kind,
         placement["unit"],
-        dimensions=Dimensions.model_construct(x=dx, y=dy, z=dz),
-        origin=Point.model_construct(x=ox, y=oy, z=oz),
-        center_of_mass=Point.model_construct(x=ox + dx / 2, y=oy + dy / 2, z=oz + dz / 2),
+        dimensions=dimensions,
+        origin=origin,
+        center_of_mass=placed_center_of_mass(s.dimensions, s.center_of_mass, origin, dimensions),
         packed_index=placement["packedIndex"],
         delta_cost=delta_cost,
         message=_support_message(placement.get("support")),
