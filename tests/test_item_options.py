@@ -438,3 +438,59 @@ def test_the_validator_does_not_count_virtual_items() -> None:
         response["lenItems"] = 2
 
     assert any(p.startswith("totals: lenItems") for p in _corrupted(request, counted))
+
+
+# --- random ------------------------------------------------------------------------------
+
+RANDOM_BOX = {"refId": 1, "dimensions": {"x": 20, "y": 20, "z": 20}, "weightMax": 0}
+
+
+def _random_items(request: Wire) -> list[tuple[int, float, float, float, float]]:
+    """Each random item set as (refId, sides sorted, weight)."""
+    response = _pack(request)
+    found = {
+        (u["refId"], *sorted(u["dimensions"].values()), u["weight"])
+        for u in [*_items(response), *response.get("leftovers", [])]
+    }
+    return sorted(found)
+
+
+@pytest.mark.parametrize(
+    ("options", "same_as_default"),
+    [
+        ({}, True),
+        ({"seed": True, "seedValue": 1}, True),  # the defaults spelled out
+        ({"seedValue": 7}, False),
+        ({"seedFromOrderId": True, "orderId": "SO-1"}, False),
+        ({"seedFromOrderId": True, "orderId": "  "}, True),  # blank: seedValue
+        ({"seedFromOrderId": False, "orderId": "SO-1"}, True),
+    ],
+)
+def test_random_items_follow_the_seed(options: Wire, same_as_default: bool) -> None:
+    base = {"random": True, "n": 6, "boxTypes": [RANDOM_BOX], "includeImages": False}
+    default = _random_items({**base, "orderId": "R"})
+    chosen = _random_items({"orderId": "R", **base, **options})
+    assert (chosen == default) == same_as_default
+    assert chosen == _random_items({"orderId": "R", **base, **options})  # reproducible
+
+
+def test_unseeded_random_items_differ_between_packs() -> None:
+    request = {"random": True, "n": 8, "seed": False, "boxTypes": [RANDOM_BOX]}
+    runs = {tuple(_random_items({**request, "includeImages": False})) for _ in range(3)}
+    assert len(runs) > 1  # 3 draws of 8 shapes from 10^3 x 10 alike: practically never
+
+
+def test_random_replaces_item_sets_with_a_warning() -> None:
+    request = {
+        "orderId": "random",
+        "random": True,
+        "n": 3,
+        "itemSets": [_cube(50, 1)],
+        "boxTypes": [RANDOM_BOX],
+        "includeImages": False,
+    }
+    response = _pack(request)
+    assert response["lenItems"] == 9
+    assert 50 not in {u["refId"] for u in _items(response)}
+    assert any("replaced by random items" in w for w in response["warnings"])
+    assert _pack({**request, "random": False})["lenItems"] == 1
