@@ -3,6 +3,8 @@ with the option and one without differ as expected, and both pass the validator.
 
 from __future__ import annotations
 
+import random
+import time
 from typing import Any
 
 import cartonize
@@ -494,3 +496,68 @@ def test_random_replaces_item_sets_with_a_warning() -> None:
     assert 50 not in {u["refId"] for u in _items(response)}
     assert any("replaced by random items" in w for w in response["warnings"])
     assert _pack({**request, "random": False})["lenItems"] == 1
+
+
+# --- timeout -----------------------------------------------------------------------------
+
+
+def _many(sets: int, quantity: int, timeout: float | None) -> Wire:
+    """`sets` item sets of `quantity` units each, of sides 1..9, and four box types."""
+    rng = random.Random(5)
+    request: Wire = {
+        "orderId": "many",
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": i,
+                "dimensions": {a: rng.randint(1, 9) for a in "xyz"},
+                "weight": 1,
+                "quantity": quantity,
+            }
+            for i in range(sets)
+        ],
+        "boxTypes": [
+            {"refId": 100 + b, "dimensions": {"x": 10 + 5 * b, "y": 12 + 5 * b, "z": 14 + 5 * b}}
+            | {"weightMax": 0}
+            for b in range(4)
+        ],
+    }
+    if timeout is not None:
+        request["timeout"] = timeout
+    return request
+
+
+TIMEOUT_WARNING = "timeout reached: returning the best complete packing found so far"
+
+
+# An explicit timeout also buys improvement for half of it, so large ones make slow tests.
+@pytest.mark.parametrize(("timeout", "warned"), [(None, False), (0.01, True)])
+def test_a_timeout_returns_the_best_complete_packing_so_far(
+    timeout: float | None, warned: bool
+) -> None:
+    started = time.perf_counter()
+    response = _pack(_many(40, 25, timeout))  # 1,000 units: every ordering takes a while
+    elapsed = time.perf_counter() - started
+    assert response["lenLeftovers"] == 0 and response["lenItems"] == 1000
+    assert (TIMEOUT_WARNING in response["warnings"]) == warned
+    if warned:
+        # The timeout plus its grace (1 s + 10 %) plus building the response, with room
+        # for a loaded machine: not a benchmark, a bound.
+        assert elapsed < 2.0
+
+
+def test_no_complete_packing_within_the_grace_is_a_timeout_error() -> None:
+    started = time.perf_counter()
+    with pytest.raises(InvalidRequest) as caught:
+        cartonize.pack(_many(100, 400, 0.01))  # 40,000 units: the first packing needs > 1 s
+    assert time.perf_counter() - started < 3.0  # stopped at the grace, not run to the end
+    assert (caught.value.details or "").startswith("timeout: no complete packing was found")
+
+
+def test_the_service_maximum_caps_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARTONIZE_MAX_TIMEOUT", "0.01")
+    response = _pack(_many(40, 25, 60))
+    assert TIMEOUT_WARNING in response["warnings"]
+    assert "timeout 60 s is above the service maximum; using 0.01 s" in response["warnings"]
+    within = _pack(_many(40, 25, 0.01))["warnings"]
+    assert not any("above the service maximum" in w for w in within)

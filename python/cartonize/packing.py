@@ -150,6 +150,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
+    if req.timeout is not None and req.timeout > cap:
+        warnings.append(f"timeout {req.timeout:g} s is above the service maximum; using {cap:g} s")
     engine_input = {
         "items": [
             {

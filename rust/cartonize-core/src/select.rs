@@ -121,7 +121,7 @@ struct Trial<'a> {
 }
 
 /// Packs `order` (units in the order they are offered). Returns `None` when
-/// `deadline` expired and `must_finish` is false.
+/// `deadline` expired and `must_finish` is false, or its grace expired too.
 pub fn pack_order(
     order: &[UnitRef],
     ctx: &Context<'_>,
@@ -187,7 +187,7 @@ fn sequential(
     let mut taken = vec![false; order.len()];
     let mut spread = Spread::new(&ctx.limits, ctx.kinds);
     while !remaining.is_empty() {
-        if !must_finish && deadline.expired() {
+        if deadline.stops(must_finish) {
             return None;
         }
         let position = boxes.len();
@@ -283,7 +283,7 @@ fn best_fit(
     let mut open = Vec::new();
     let mut spread = Spread::new(&ctx.limits, ctx.kinds);
     for chunk in slots.chunks(BEST_FIT_CHUNK) {
-        if !must_finish && deadline.expired() {
+        if deadline.stops(must_finish) {
             return None;
         }
         best_fit_into(&mut open, order, chunk, ctx, rule, leftovers, &mut spread);
