@@ -763,10 +763,10 @@ def _box_limit(view: PackView, box: Box, name: str) -> object:
 
 def check_box_caps(view: PackView) -> Iterator[str]:
     """itemsPerBoxMax and itemSetsPerBoxMax hold in each box (a box type's own value
-    overrides the request's)."""
+    overrides the request's). They count packed units: a case of a unit ladder is one."""
     for box in view.boxes:
         items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
-        units = sum(item.units for item in box.items)
+        units = len(box.items)
         if items_max is not None and units > items_max:
             yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
         sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
@@ -991,9 +991,10 @@ def check_orientation_locks(view: PackView) -> Iterator[str]:
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     return [
-        _vec(s["dimensions"])
+        dims
         for s in view.request.get("itemSets") or []
         if s.get("refId") == item.ref_id
+        for dims, _, _ in _units(s)
     ] + list(_alternates(view, item, item.dims))
 
 
@@ -1197,17 +1198,22 @@ def check_pack_sequence(view: PackView) -> Iterator[str]:
 def _unit_shapes(item_set: Wire) -> list[tuple[Shape, int]]:
     """The shapes an item set packs as, each with the eaches one unit holds: itself, or
     every rung of its ``dimensionSets``."""
+    return [((sorted_dims(dims), weight), eaches) for dims, weight, eaches in _units(item_set)]
+
+
+def _units(item_set: Wire) -> list[tuple[Vec, float, int]]:
+    """(dimensions as given, weight, eaches) of each unit an item set packs as."""
     each_dims = _vec(item_set["dimensions"])
     each_weight = float(item_set.get("weight", 0.0))
     rungs = item_set.get("dimensionSets") or []
     if not rungs:
-        return [((sorted_dims(each_dims), each_weight), 1)]
+        return [(each_dims, each_weight, 1)]
     first = rungs[0]
     if first.get("dimensions"):
         each_dims = _vec(first["dimensions"])
     if first.get("weight") is not None:
         each_weight = float(first["weight"])
-    out = [((sorted_dims(each_dims), each_weight), 1)]
+    out = [(each_dims, each_weight, 1)]
     for rung in rungs[1:]:
         multipliers = _vec(rung["axisMultipliers"]) if rung.get("axisMultipliers") else None
         divisor = rung.get("quantityDivisor")
@@ -1225,7 +1231,7 @@ def _unit_shapes(item_set: Wire) -> list[tuple[Shape, int]]:
             continue  # malformed: the service refuses it
         weight = rung.get("weight")
         weight = float(weight) if weight is not None else each_weight * int(divisor or 1)
-        out.append(((sorted_dims(dims), weight), int(divisor or 1)))
+        out.append((dims, weight, int(divisor or 1)))
     return out
 
 
