@@ -52,6 +52,35 @@ def item_sets(draw: st.DrawFn, ref_id: int) -> Wire:
 
 
 @st.composite
+def dimension_sets(draw: st.DrawFn) -> list[Wire]:
+    """A unit ladder: the each, then one or two multiples of it (some with own weight)."""
+    ladder: list[Wire] = [{}]
+    for _ in range(draw(st.integers(1, 2))):
+        rung: Wire = {"axisMultipliers": {a: draw(st.integers(1, 3)) for a in "xyz"}}
+        if draw(st.booleans()):
+            rung["weight"] = draw(tenths(0, 50))
+        ladder.append(rung)
+    return ladder
+
+
+@st.composite
+def item_extras(draw: st.DrawFn, dimensions: dict[str, float]) -> Wire:
+    """Item set options drawn at random: dimensionSets, virtual, centerOfMass, properties."""
+    extras: Wire = {}
+    if draw(st.integers(0, 3)) == 0:
+        extras["dimensionSets"] = draw(dimension_sets())
+    if draw(st.integers(0, 5)) == 0:
+        extras["virtual"] = True
+    if draw(st.booleans()):
+        extras["centerOfMass"] = {
+            a: dimensions[a] * draw(st.integers(0, 10)) / 10 for a in ("x", "y", "z")
+        }
+    if draw(st.booleans()):
+        extras["properties"] = {"sku": draw(st.integers(0, 99))}
+    return extras
+
+
+@st.composite
 def box_types(draw: st.DrawFn, ref_id: int) -> Wire:
     """One BoxType; weightMax 0 means no weight limit, price is sometimes absent."""
     box_type: Wire = {
@@ -109,6 +138,8 @@ OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     # Depth 4 tries up to 6^4 orientation combinations, each a whole pack: too slow here.
     "itemOrientationSearchDepth": st.integers(0, 2),
     "itemInitialOrientationBestForBox": st.booleans(),
+    "maxSequenceDistance": st.sampled_from([0, 1, 827, 1200]),
+    "sequenceSort": st.booleans(),
 }
 
 #: Per-box-type overrides a tuned request may set on its box types.
@@ -165,7 +196,10 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
             box_type[name] = draw(BOX_OPTION_VALUES[name])
     for item_set in request["itemSets"]:
         if draw(st.booleans()):
-            item_set["sequence"] = draw(st.sampled_from(["0101", "0102", "1228", ""]))
+            item_set["sequence"] = draw(
+                st.sampled_from(["0101", "0102", "1228", "0401", "A-7", ""])
+            )
+        item_set.update(draw(item_extras(item_set["dimensions"])))
     for item_set in request["itemSets"]:
         if draw(st.booleans()):
             item_set["properties"] = {"lithium": draw(tenths(0, 4)), "ice": draw(st.integers(0, 3))}

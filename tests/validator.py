@@ -38,9 +38,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   that box opened). ``cohortPacking``: per box and refId, the items form at most
   ``cohortMax`` (default 2) groups connected through shared faces of positive area.
 - **Not checked yet:** random items (``random: true``: only self-consistency is checked),
-  ``dimensionSets``, box type generators (the box-type check is skipped), and whether a
-  bounded-fill unit took the largest free space available (only its volume and critical
-  axis are checked).
+  box type generators (the box-type check is skipped), and whether a bounded-fill unit
+  took the largest free space available (only its volume and critical axis are checked).
 - **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
   count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
   internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
@@ -63,8 +62,22 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   layer is floor(base height / its own height): even layers have the longer horizontal
   side along z, odd ones along y (items locked to one footprint are exempt).
 
-Later rules (orientation locks, overhang, inline limits, per-box caps) are added as
-further functions in ``CHECKS``.
+- **Sequences.** A sequence is numeric when it is, trimmed, an optional sign, digits and
+  an optional decimal part; ``maxSequenceDistance`` bounds the spread of the numeric ones
+  in each box and leaves the others free.
+- **Unit ladders** (``dimensionSets``): the first rung is the each (the item set's own
+  dimensions and weight unless given); a later rung holds ``quantityDivisor`` eaches
+  (default: the product of ``axisMultipliers``), measures ``dimensions`` (default: the
+  each's times the multipliers) and weighs ``weight`` (default: the each's times the
+  divisor). The quantity is taken greedily, most eaches per unit first; an Item's
+  ``quantity`` is the eaches it holds.
+- **Virtual items** take space and weight in their box but count in no ``len*`` figure.
+- **Centre of mass.** A box's ``centerOfMass`` is the weight-weighted mean of its items'
+  (volume-weighted when they weigh nothing); an item's lies within it, and with a given
+  ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
+  the item: along each axis the given offset or the side minus it.
+
+Later rules are added as further functions in ``CHECKS``.
 """
 
 from __future__ import annotations
@@ -104,6 +117,7 @@ class Item:
     units: int
     wire: Wire
     sequence: str | None = None
+    virtual: bool = False
 
     @property
     def label(self) -> str:
@@ -336,6 +350,7 @@ def _item(wire: Wire, box: int | None) -> Item:
         weight=float(wire.get("weight", 0.0)),
         units=int(wire.get("quantity", 1)),
         sequence=wire.get("sequence"),
+        virtual=bool(wire.get("virtual", False)),
         wire=wire,
     )
 
@@ -363,7 +378,7 @@ def _prepacked_item_sets(request: Wire) -> list[Wire]:
 
 def _requested_units(request: Wire) -> int:
     item_sets = [*(request.get("itemSets") or []), *_prepacked_item_sets(request)]
-    return sum(int(s.get("quantity", 1)) for s in item_sets)
+    return sum(int(s.get("quantity", 1)) for s in item_sets if not s.get("virtual"))
 
 
 def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemSetGroup]]:
@@ -374,7 +389,22 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
         if not _is_auto_ref_id(ref_id):
             explicit[ref_id].append(item_set)
             continue
-        pool = next((p for p in auto if _same_shape(_shape(p[0]), _shape(item_set))), None)
+        # Auto-id units are told apart by shape only: sets sharing any unit shape (an
+        # each, or a rung of a unit ladder) are one pool.
+        shapes = [shape for shape, _ in _unit_shapes(item_set)]
+        pool = next(
+            (
+                p
+                for p in auto
+                if any(
+                    _same_shape(mine, theirs)
+                    for mine in shapes
+                    for other in p
+                    for theirs, _ in _unit_shapes(other)
+                )
+            ),
+            None,
+        )
         if pool is None:
             auto.append([item_set])
         else:
@@ -383,7 +413,7 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
     def group(label: str, sets: list[Wire]) -> ItemSetGroup:
         return ItemSetGroup(
             label=label,
-            shapes=[_shape(s) for s in sets],
+            shapes=[shape for s in sets for shape, _ in _unit_shapes(s)],
             quantity=sum(int(s.get("quantity", 1)) for s in sets),
         )
 
@@ -555,8 +585,12 @@ def check_rotation(view: PackView) -> Iterator[str]:
             )
 
 
-def _sequence_number(sequence: str | None) -> int | None:
-    return int(sequence) if sequence and sequence.strip().isdigit() else None
+def _sequence_number(sequence: str | None) -> float | None:
+    text = (sequence or "").strip()
+    unsigned = text[1:] if text[:1] in ("+", "-") else text
+    whole, _, fraction = unsigned.partition(".")
+    numeric = whole.isdigit() and (fraction.isdigit() or "." not in unsigned)
+    return float(text) if numeric else None
 
 
 def check_sequence_distance(view: PackView) -> Iterator[str]:
@@ -566,9 +600,9 @@ def check_sequence_distance(view: PackView) -> Iterator[str]:
         return
     for box in view.boxes:
         numbers = [n for item in box.items if (n := _sequence_number(item.sequence)) is not None]
-        if numbers and max(numbers) - min(numbers) > limit:
+        if numbers and max(numbers) - min(numbers) > limit * (1 + EPS):
             yield (
-                f"sequence: box {box.position}: sequences {min(numbers)}..{max(numbers)} "
+                f"sequence: box {box.position}: sequences {min(numbers):g}..{max(numbers):g} "
                 f"differ by more than maxSequenceDistance {limit}"
             )
 
@@ -815,10 +849,10 @@ def _box_limit(view: PackView, box: Box, name: str) -> object:
 
 def check_box_caps(view: PackView) -> Iterator[str]:
     """itemsPerBoxMax and itemSetsPerBoxMax hold in each box (a box type's own value
-    overrides the request's)."""
+    overrides the request's). They count packed units: a case of a unit ladder is one."""
     for box in view.boxes:
         items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
-        units = sum(item.units for item in _counted_items(box))
+        units = len(_counted_items(box))
         if items_max is not None and units > items_max:
             yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
         sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
@@ -1092,7 +1126,7 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
     orientation lock allows it none (the lock wins over layFlat) or it ships as is."""
     rules = _rules(view, "lock-orientation")
     rule = next((r for r in rules if _selects(r, item.wire)), None)
-    if _hosts_subspaces(view, item):
+    if _hosts_subspaces(view, item.wire):
         rule = {"options": {"freeAxes": []}}  # hosts pack unturned: internal-space wins
     if rule is None:
         low = min(item.dims)
@@ -1106,19 +1140,21 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
     turned = [
         tuple(given[p[a]] for a in range(3))
         for given in _given_dims(view, item)
+        if _same_dims(sorted_dims(given), sorted_dims(item.dims))  # this unit's own shape
         for p in _allowed_turns(free)
     ]
     flat = [t for t in turned if _close_len(t[0], min(t))]
     return flat or None  # type: ignore[return-value]
 
 
-def _hosts_subspaces(view: PackView, item: Item) -> bool:
-    """An internal-space rule selects ``item`` (and no rule that wins over it does)."""
+def _hosts_subspaces(view: PackView, item: Wire) -> bool:
+    """An internal-space rule selects ``item`` (an item or item set; and no rule that wins
+    over it does): it packs unturned, as single units."""
     rules = view.request.get("rules") or []
     winners = ("irregular", "group-pack", "bounded-fill")
     return any(
-        r.get("operation") == "internal-space" and _selects(r, item.wire) for r in rules
-    ) and not any(r.get("operation") in winners and _selects(r, item.wire) for r in rules)
+        r.get("operation") == "internal-space" and _selects(r, item) for r in rules
+    ) and not any(r.get("operation") in winners and _selects(r, item) for r in rules)
 
 
 def _close_len(a: float, b: float) -> bool:
@@ -1142,6 +1178,8 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
                 continue  # soft bounded-fill units take the shape of the space
             if item.wire.get("groupPackParent") is not None:
                 continue  # the group is the item that lies flat, not its units
+            if _given_prepacked(view, item):
+                continue  # pre-packed as the request says
             flat = _flat_turns(view, item)
             if flat is None or item.origin is None:
                 continue
@@ -1164,9 +1202,10 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     return [
-        _vec(s["dimensions"])
+        dims
         for s in view.request.get("itemSets") or []
         if s.get("refId") == item.ref_id
+        for dims, _, _ in _units(s)
     ] + list(_alternates(view, item, item.dims))
 
 
@@ -1233,9 +1272,12 @@ def check_totals(view: PackView) -> Iterator[str]:
     response = view.response
     carriers = _box_carriers(view)
     packed_units = sum(
-        item.units for box in view.boxes for item in box.items if item.index not in carriers
+        item.units
+        for box in view.boxes
+        for item in box.items
+        if item.index not in carriers and not item.virtual
     )
-    leftover_units = sum(item.units for item in view.leftovers)
+    leftover_units = sum(item.units for item in view.leftovers if not item.virtual)
     counts = {
         "lenBoxes": len(view.boxes),
         "lenItems": packed_units + leftover_units,
@@ -1623,6 +1665,8 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
         rule = next((r for r in rules if _selects(r, item_set)), None)
         if rule is None or any(_selects(w, item_set) for w in winners):
             continue
+        if item_set.get("dimensionSets"):
+            continue  # its units of measure win over grouping
         options = rule.get("options") or {}
         multiplier = int(options["axisMultiplier"])
         threshold = float(options.get("scaleFactorThreshold", multiplier))
@@ -1728,7 +1772,12 @@ def _fill_rule(view: PackView, item: Wire) -> Wire | None:
     winners = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
     if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
         return None
-    return rule
+    ladders = [
+        s
+        for s in view.request.get("itemSets") or []
+        if s.get("dimensionSets") and _selects(rule, s) and s.get("refId") == item.get("refId")
+    ]
+    return None if ladders else rule  # units of measure keep their shape
 
 
 def check_bounded_fill(view: PackView) -> Iterator[str]:
@@ -1759,6 +1808,143 @@ def check_bounded_fill(view: PackView) -> Iterator[str]:
             yield (
                 f"bounded-fill: {item.label} is {_fmt(item.dims)}: not the volume of "
                 f"{' or '.join(_fmt(g) for g in given)} with criticalAxis {axis} kept"
+            )
+
+
+# --- unit ladders and centre of mass ---------------------------------------------------
+
+
+def _unit_shapes(item_set: Wire) -> list[tuple[Shape, int]]:
+    """The shapes an item set packs as, each with the eaches one unit holds: itself, or
+    every rung of its ``dimensionSets``."""
+    return [((sorted_dims(dims), weight), eaches) for dims, weight, eaches in _units(item_set)]
+
+
+def _units(item_set: Wire) -> list[tuple[Vec, float, int]]:
+    """(dimensions as given, weight, eaches) of each unit an item set packs as."""
+    each_dims = _vec(item_set["dimensions"])
+    each_weight = float(item_set.get("weight", 0.0))
+    rungs = item_set.get("dimensionSets") or []
+    if not rungs:
+        return [(each_dims, each_weight, 1)]
+    first = rungs[0]
+    if first.get("dimensions"):
+        each_dims = _vec(first["dimensions"])
+    if first.get("weight") is not None:
+        each_weight = float(first["weight"])
+    out = [(each_dims, each_weight, 1)]
+    for rung in rungs[1:]:
+        multipliers = _vec(rung["axisMultipliers"]) if rung.get("axisMultipliers") else None
+        divisor = rung.get("quantityDivisor")
+        if divisor is None and multipliers is not None:
+            divisor = round(math.prod(multipliers))
+        if rung.get("dimensions"):
+            dims = _vec(rung["dimensions"])
+        elif multipliers is not None:
+            dims = (
+                each_dims[0] * multipliers[0],
+                each_dims[1] * multipliers[1],
+                each_dims[2] * multipliers[2],
+            )
+        else:
+            continue  # malformed: the service refuses it
+        weight = rung.get("weight")
+        weight = float(weight) if weight is not None else each_weight * int(divisor or 1)
+        out.append((dims, weight, int(divisor or 1)))
+    return out
+
+
+def _given_prepacked(view: PackView, item: Item) -> bool:
+    """``item`` is one the request's pre-packed boxes brought (not a unit of its item
+    sets): it sits in a pre-packed box and has no ``packedIndex``."""
+    prepacked = len(view.request.get("boxes") or [])
+    return item.box is not None and item.box < prepacked and "packedIndex" not in item.wire
+
+
+def check_dimension_sets(view: PackView) -> Iterator[str]:
+    """An item set with ``dimensionSets`` packs as many of its largest units as its
+    quantity allows, the rest in the next smaller ones, eaches last."""
+    for item_set in view.request.get("itemSets") or []:
+        ref_id = item_set.get("refId")
+        if not item_set.get("dimensionSets") or _is_auto_ref_id(ref_id):
+            continue
+        if _hosts_subspaces(view, item_set):
+            continue  # each unit carries its own subspace: it packs as eaches
+        left = int(item_set.get("quantity", 1))
+        wanted: dict[int, int] = defaultdict(int)
+        for divisor in sorted({d for _, d in _unit_shapes(item_set)}, reverse=True):
+            wanted[divisor], left = divmod(left, divisor)
+        got: dict[int, int] = defaultdict(int)
+        for item in view.items:
+            if item.ref_id == ref_id and not _given_prepacked(view, item):
+                got[item.units] += 1
+        if {k: v for k, v in got.items() if v} != {k: v for k, v in wanted.items() if v}:
+            yield (
+                f"dimension-sets: refId {ref_id}: units of (eaches: count) {dict(got)}, "
+                f"the ladder gives {dict(wanted)}"
+            )
+
+
+def _offset_fits(placed: Vec, offset: Vec, dims: Vec, given: Vec) -> bool:
+    """Whether ``placed`` (an offset within a unit of placed ``dims``) is ``offset`` (within
+    ``given``) turned: along each axis the matching given offset or the side minus it."""
+    for perm in itertools.permutations(range(3)):
+        if all(_close(dims[a], given[perm[a]]) for a in range(3)) and all(
+            _close(placed[a], offset[perm[a]]) or _close(placed[a], dims[a] - offset[perm[a]])
+            for a in range(3)
+        ):
+            return True
+    return False
+
+
+def check_center_of_mass(view: PackView) -> Iterator[str]:
+    """Each item's centre of mass lies within it (turned with it when the item set gives
+    one); each box's is the weighted mean of its items'."""
+    offsets = {
+        s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
+        for s in view.request.get("itemSets") or []
+        if s.get("centerOfMass")
+        and not s.get("dimensionSets")
+        and not _is_auto_ref_id(s.get("refId"))
+    }
+    for box in view.boxes:
+        weights = [item.weight for item in box.items]
+        if sum(weights) <= 0:
+            weights = [_volume(item.dims) for item in box.items]
+        centres = []
+        for item in box.items:
+            com = item.wire.get("centerOfMass")
+            if com is None or item.origin is None:
+                continue
+            c = _vec(com)
+            inside = tuple(c[a] - item.origin[a] for a in range(3))
+            centres.append(c)
+            if any(v < -EPS or v > item.dims[a] + EPS for a, v in enumerate(inside)):
+                yield f"center-of-mass: {item.label}: {_fmt(c)} lies outside the item"
+            elif (
+                item.ref_id in offsets
+                and not item.wire.get("dimensionSet")
+                and not _given_prepacked(view, item)
+            ):
+                offset, given = offsets[item.ref_id]
+                if _same_dims(sorted_dims(given), sorted_dims(item.dims)) and not _offset_fits(
+                    (inside[0], inside[1], inside[2]), offset, item.dims, given
+                ):
+                    yield (
+                        f"center-of-mass: {item.label}: offset {_fmt(inside)} is not the given "
+                        f"{_fmt(offset)} turned with the item"
+                    )
+        box_com = box.wire.get("centerOfMass")
+        total = sum(weights)
+        if box_com is None or total <= 0 or len(centres) != len(box.items):
+            continue
+        want = tuple(
+            sum(w * c[a] for w, c in zip(weights, centres, strict=True)) / total for a in range(3)
+        )
+        if not _same_dims(_vec(box_com), (want[0], want[1], want[2])):
+            yield (
+                f"center-of-mass: box {box.position}: {_fmt(_vec(box_com))}, its items give "
+                f"{_fmt((want[0], want[1], want[2]))}"
             )
 
 
@@ -1794,4 +1980,6 @@ CHECKS: tuple[Check, ...] = (
     check_group_pack,
     check_bounded_fill,
     check_internal_space,
+    check_dimension_sets,
+    check_center_of_mass,
 )

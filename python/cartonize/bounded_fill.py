@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from cartonize.errors import InvalidRequest
 from cartonize.grouping import selects, with_ref_ids
+from cartonize.items import box_center_of_mass, point_string
 from cartonize.models import (
     Box,
     BoxEntry,
@@ -111,6 +112,12 @@ def pack_filled(req: PackRequest, pack: Pack) -> PackResponse:
                     f"rules[{index}] (bounded-fill) and rules[{winner[0]}] "
                     f"({winner[1].operation}) both select item refId {s.ref_id}; "
                     f"{winner[1].operation} wins: the item keeps its shape"
+                )
+                continue
+            if s.dimension_sets:
+                warnings.append(
+                    f"rules[{index}] (bounded-fill): item refId {s.ref_id} packs as the units "
+                    "of its dimensionSets, which win: the item keeps its shape"
                 )
                 continue
             if s.quantity > 0:
@@ -532,13 +539,16 @@ def _add(box: Box, fill: _Fill, origin: Vec, dims: Vec, packed_index: int) -> No
         amount = (s.properties or {}).get(constraint.key)
         if isinstance(amount, int | float) and not isinstance(amount, bool):
             constraint.value = (constraint.value or 0.0) + amount
+    box.center_of_mass = box_center_of_mass([e.item for e in box.items])
+    box.center_of_mass_string = point_string(box.center_of_mass)
     box.weight_net = (box.weight_net or 0.0) + s.weight
     box.weight_used = (box.weight_used or 0.0) + s.weight
     weight_max = box.weight_max or 0.0
     if weight_max > 0:
         box.weight_remaining = max(weight_max - box.weight_used, 0.0)
         box.weight_utilization = min(box.weight_used / weight_max, 1.0)
-    box.len_items = box.len_units = len(box.items)
+    box.len_items = sum(e.item.quantity or 1 for e in box.items if not e.item.virtual)
+    box.len_units = sum(1 for e in box.items if not e.item.virtual)
     box_type = box.box_type
     if box_type is not None and box_type.dimensions is not None:
         rating = lower_rating(box_type, "boxTypes", [])
@@ -574,8 +584,8 @@ def _merge(
         started_at=first.started_at,
         version=first.version,
         len_items=sum(r.len_items for r in responses)
-        + sum(f.placed for f in fills.values())
-        + len(unplaced),
+        + sum(f.placed for f in fills.values() if not f.item_set.virtual)
+        + sum(1 for u in unplaced if not u.virtual),
         **response_totals(boxes, leftovers),
         pack_time=sum(r.pack_time for r in responses),
         render_time=0.0,

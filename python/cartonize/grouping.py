@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cartonize.errors import InvalidRequest
+from cartonize.items import box_center_of_mass, placed_center_of_mass, point_string
 from cartonize.models import (
     BoxType,
     Dimensions,
@@ -163,6 +164,12 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
                     "is not grouped"
                 )
                 continue
+            if s.dimension_sets:
+                warnings.append(
+                    f"rules[{index}] (group-pack): item refId {s.ref_id} packs as the units "
+                    "of its dimensionSets, which win: the item is not grouped"
+                )
+                continue
             chosen[p] = (index, options)
     if not box_types and chosen:
         warnings.append("group-pack: the request has no box types to scale groups against")
@@ -302,7 +309,10 @@ def _ungroup(
         box.items = [
             ItemEntry.model_construct(item=u) for e in box.items for u in units_of(e.item, True)
         ]
-        box.len_items = box.len_units = len(box.items)
+        box.len_items = sum(e.item.quantity or 1 for e in box.items if not e.item.virtual)
+        box.len_units = sum(1 for e in box.items if not e.item.virtual)
+        box.center_of_mass = box_center_of_mass([e.item for e in box.items])
+        box.center_of_mass_string = point_string(box.center_of_mass)
     response.leftovers = [u for item in response.leftovers for u in units_of(item, False)]
     index = 1
     for entry in response.boxes:
@@ -313,7 +323,9 @@ def _ungroup(
     for name, value in response_totals(boxes, response.leftovers).items():
         setattr(response, name, value)
     # pack() counted each group as one unit.
-    response.len_items += sum(g.groups * (g.per_group - 1) for g in grouped.values())
+    response.len_items += sum(
+        g.groups * (g.per_group - 1) for g in grouped.values() if not g.original.virtual
+    )
 
 
 def _unique(group: _Grouped, unit: int) -> str:
@@ -359,8 +371,11 @@ def _units_of_group(item: Item, group: _Grouped, n: int) -> list[Item]:
                     "weight": group.original.weight,
                     "dimensions": Dimensions.model_construct(x=size[0], y=size[1], z=size[2]),
                     "origin": Point.model_construct(x=at[0], y=at[1], z=at[2]),
-                    "center_of_mass": Point.model_construct(
-                        x=at[0] + size[0] / 2, y=at[1] + size[1] / 2, z=at[2] + size[2] / 2
+                    "center_of_mass": placed_center_of_mass(
+                        group.original.dimensions,
+                        group.original.center_of_mass,
+                        Point.model_construct(x=at[0], y=at[1], z=at[2]),
+                        Dimensions.model_construct(x=size[0], y=size[1], z=size[2]),
                     ),
                     "delta_cost": share,
                     "group_pack_parent": _parent(group, n),

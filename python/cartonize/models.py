@@ -760,10 +760,12 @@ def response_totals(boxes: list[Box], leftovers: list[Item]) -> dict[str, Any]:
     outermost boxes: a box packed inside another (`subspace`) weighs in its parent."""
     total_volume = sum(b.volume_max or 0.0 for b in boxes)
     total_used = sum(b.volume_used or 0.0 for b in boxes)
+    # Virtual items (blocking space) are not items: no count includes them.
+    real_leftovers = [i for i in leftovers if not i.virtual]
     return {
         "len_boxes": len(boxes),
-        "len_units": sum(b.len_units or 0 for b in boxes) + len(leftovers),
-        "len_leftovers": len(leftovers),
+        "len_units": sum(b.len_units or 0 for b in boxes) + len(real_leftovers),
+        "len_leftovers": sum(i.quantity or 1 for i in real_leftovers),
         "total_cost": sum(b.price or 0 for b in boxes),
         "total_volume": total_volume,
         "total_volume_net": sum(b.volume_net or 0.0 for b in boxes),

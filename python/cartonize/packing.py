@@ -16,12 +16,22 @@ from cartonize.bounded_fill import has_bounded_fill, pack_filled
 from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
 from cartonize.grouping import has_group_pack, pack_grouped
+from cartonize.items import (
+    box_center_of_mass,
+    placed_center_of_mass,
+    point_string,
+    sequence_distance_pairs,
+    sequence_order,
+    sequence_sort_warnings,
+    unit_ladder,
+)
 from cartonize.models import (
     Box,
     BoxEntry,
     BoxProperties,
     BoxType,
     Dimensions,
+    DimensionSet,
     Item,
     ItemEntry,
     ItemSet,
@@ -45,13 +55,6 @@ __all__ = ["max_timeout", "pack"]
 
 #: Compute cap for one request in seconds; real-time callers expect 30 s.
 DEFAULT_MAX_TIMEOUT = 30.0
-
-#: Request fields whose effect on packing later work adds; a request that sets
-#: one still packs, and its `warnings` say the field had no effect.
-_NOT_YET_HONOURED: dict[str, object] = {
-    "sequenceSort": False,
-    "maxSequenceDistance": None,
-}
 
 
 def _refuse_prepacked_with_parts(req: PackRequest) -> None:
@@ -83,11 +86,18 @@ def max_timeout() -> float:
 @dataclass(frozen=True)
 class _Kind:
     """An item set as the engine sees it, with the refId it answers to and the
-    number of its first unit (item sets sharing a refId number their units on)."""
+    number of its first unit (item sets sharing a refId number their units on); with
+    `dimensionSets`, one rung of the item set's unit ladder (`dimension_set`)."""
 
     ref_id: int
     item_set: ItemSet
     first_unit: int = 0
+    dimension_set: DimensionSet | None = None
+
+    @property
+    def eaches(self) -> int:
+        """Eaches one unit of this kind holds."""
+        return (self.dimension_set.quantity_divisor or 1) if self.dimension_set else 1
 
     def unique_id(self, unit: int) -> str:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
@@ -112,12 +122,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         return pack_filled(req, pack)
     if has_group_pack(req):
         return pack_grouped(req, pack)
-    warnings = (
-        req.warnings_for_request()
-        + _unhonoured_warnings(req)
-        + _choice_warnings(req)
-        + _placement_warnings(req)
-    )
+    warnings = req.warnings_for_request() + _choice_warnings(req) + _placement_warnings(req)
     if req.allowable_overhang < 0 and req.allowable_overhang != -1:
         warnings.append(
             f"allowableOverhang {req.allowable_overhang:g} is negative: no support check, as for -1"
@@ -132,8 +137,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     # Pre-packed items are item sets too (their refIds and unit numbers must not clash
     # with the request's), after the request's own; only the request's are packed anew.
     all_kinds = _kinds([*item_sets, *prepacked.item_sets])
-    kinds = all_kinds[: sum(1 for s in item_sets if s.quantity > 0)]
+    kinds = all_kinds[: len(_kinds(item_sets))]
     prepacked_kinds = all_kinds[len(kinds) :]
+    warnings += sequence_sort_warnings(req, [k.item_set for k in kinds])
+    if req.sequence_sort:
+        kinds = [kinds[p] for p in sequence_order([k.item_set for k in kinds])]
     generated = generate_box_types(
         req.box_type_generators,
         [k.item_set for k in kinds],
@@ -158,15 +166,22 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         *zip(kinds, effects.item_sets, strict=True),
         *((k, k.item_set) for k in prepacked_kinds),
     ]:
-        numbered.append(_Kind(k.ref_id, item_set, units_so_far.get(k.ref_id, 0)))
-        units_so_far[k.ref_id] = numbered[-1].first_unit + item_set.quantity
+        first = units_so_far.get(k.ref_id, 0)
+        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set))
+        units_so_far[k.ref_id] = first + item_set.quantity
     packed_anew = len(kinds)
     kinds = numbered
     box_types = effects.box_types
     keys = _property_keys([*box_types, *prepacked.box_types])
+    distance_pairs, distance_warnings = sequence_distance_pairs(
+        [k.item_set.sequence for k in kinds], req.max_sequence_distance
+    )
+    warnings += distance_warnings
     resolved_tables: dict[int, Any] = {}
     cap = max_timeout()
     timeout = min(req.timeout or cap, cap)
+    if req.timeout is not None and req.timeout > cap:
+        warnings.append(f"timeout {req.timeout:g} s is above the service maximum; using {cap:g} s")
     engine_input = {
         "items": [
             {
@@ -190,7 +205,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             for i, b in enumerate(box_types)
         ],
         "exclusions": {
-            "kindPairs": sorted(effects.kind_pairs),
+            "kindPairs": sorted(effects.kind_pairs | distance_pairs),
             "kindBoxTypes": sorted(
                 effects.kind_box_types
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
@@ -202,7 +217,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         ),
         "boxes": _prepacked_input(req, prepacked, packed_anew, keys, warnings, resolved_tables),
         "options": {
-            "itemSort": req.item_sort,
+            # The kinds are in sequence order already; the engine keeps it.
+            "itemSort": "sequence" if req.sequence_sort else req.item_sort,
             "itemSortReverse": req.item_sort_reverse,
             "itemSortDualDirection": req.item_sort_dual_direction,
             "goal": req.box_type_choice_goal,
@@ -248,7 +264,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         built=_BUILT,
         started_at=started_at,
         version=_core.__version__,
-        len_items=sum(k.item_set.quantity for k in kinds),  # pre-packed units included
+        len_items=sum(k.item_set.quantity * k.eaches for k in kinds if not k.item_set.virtual),
         **response_totals(boxes, leftovers),
         pack_time=out["packTime"],
         render_time=0.0,
@@ -342,21 +358,22 @@ def _as_is_generated_exclusions(
 
 
 def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
-    """Item sets with quantity > 0, each with its refId; -1 or null get ids no
-    item set of the request uses."""
+    """Item sets with quantity > 0, each with its refId, one kind per unit of measure
+    they pack as; -1 or null get ids no item set of the request uses."""
     item_sets = list(item_sets)
     taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
     next_id = max(taken, default=-1) + 1
     kinds: list[_Kind] = []
     units_so_far: dict[int, int] = {}
-    for s in item_sets:
+    for position, s in enumerate(item_sets):
         ref_id = s.ref_id
         if ref_id is None or ref_id == -1:
             ref_id = next_id
             next_id += 1
-        if s.quantity > 0:
-            kinds.append(_Kind(ref_id, s, units_so_far.get(ref_id, 0)))
-            units_so_far[ref_id] = units_so_far.get(ref_id, 0) + s.quantity
+        for unit in unit_ladder(s, f"itemSets[{position}]"):
+            first = units_so_far.get(ref_id, 0)
+            kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
+            units_so_far[ref_id] = first + unit.item_set.quantity
     return kinds
 
 
@@ -524,7 +541,8 @@ def _box(
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
-    center = _center_of_mass(items)
+    real = [i for i in items if not i.virtual]
+    center = box_center_of_mass(items)
     overridden = {
         "dimensions",
         "price",
@@ -566,10 +584,10 @@ def _box(
         weight_net=weight_net,
         weight_remaining=max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
         weight_utilization=min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
-        len_items=len(items),
-        len_units=len(items),
+        len_items=sum(i.quantity or 1 for i in real),
+        len_units=len(real),
         center_of_mass=center,
-        center_of_mass_string=_point_string(center),
+        center_of_mass_string=point_string(center),
     )
 
 
@@ -613,7 +631,9 @@ def _unit(kind: _Kind, unit: int, **placed: Any) -> Item:
         virtual=s.virtual,
         properties=s.properties,
         unique_id=kind.unique_id(unit),
-        quantity=1,
+        quantity=kind.eaches,
+        unit_of_measure=kind.dimension_set.unit_of_measure if kind.dimension_set else None,
+        dimension_set=kind.dimension_set,
         **placed,
     )
 
@@ -622,12 +642,15 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
     """A packed unit, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
+    origin = Point.model_construct(x=ox, y=oy, z=oz)
+    dimensions = Dimensions.model_construct(x=dx, y=dy, z=dz)
+    s = kind.item_set
     return _unit(
         kind,
         placement["unit"],
-        dimensions=Dimensions.model_construct(x=dx, y=dy, z=dz),
-        origin=Point.model_construct(x=ox, y=oy, z=oz),
-        center_of_mass=Point.model_construct(x=ox + dx / 2, y=oy + dy / 2, z=oz + dz / 2),
+        dimensions=dimensions,
+        origin=origin,
+        center_of_mass=placed_center_of_mass(s.dimensions, s.center_of_mass, origin, dimensions),
         packed_index=placement["packedIndex"],
         delta_cost=delta_cost,
         message=_support_message(placement.get("support")),
@@ -658,30 +681,6 @@ def _number_items(boxes: list[Box]) -> None:
             entry.item.index = index
             entry.item.global_id = index
             index += 1
-
-
-def _center_of_mass(items: list[Item]) -> Point:
-    """Weight-weighted centre of the items (volume-weighted when all weigh nothing)."""
-    weights = [i.weight for i in items]
-    if sum(weights) <= 0:
-        weights = [_volume(i.dimensions) for i in items]
-    total = sum(weights)
-    if total <= 0:
-        return Point.model_construct(x=0.0, y=0.0, z=0.0)
-    centers = [i.center_of_mass for i in items if i.center_of_mass is not None]
-    return Point.model_construct(
-        x=sum(w * c.x for w, c in zip(weights, centers, strict=True)) / total,
-        y=sum(w * c.y for w, c in zip(weights, centers, strict=True)) / total,
-        z=sum(w * c.z for w, c in zip(weights, centers, strict=True)) / total,
-    )
-
-
-#: Python attribute of each wire name in `_NOT_YET_HONOURED`.
-_ATTRIBUTE_OF = {
-    field.alias or name: name
-    for name, field in PackRequest.model_fields.items()
-    if (field.alias or name) in _NOT_YET_HONOURED
-}
 
 
 def _choice_warnings(req: PackRequest) -> list[str]:
@@ -724,27 +723,12 @@ def _choice_warnings(req: PackRequest) -> list[str]:
     return warnings
 
 
-def _unhonoured_warnings(req: PackRequest) -> list[str]:
-    """Names the fields this request set that packing does not use yet."""
-    warnings = []
-    for wire, default in _NOT_YET_HONOURED.items():
-        name = _ATTRIBUTE_OF[wire]
-        value = getattr(req, name)
-        if name in req.model_fields_set and value is not None and value != default:
-            warnings.append(f"'{wire}' is accepted but has no effect on packing yet")
-    return warnings
-
-
 def _xyz(p: Point) -> list[float]:
     return [p.x, p.y, p.z]
 
 
 def _volume(p: Point) -> float:
     return p.x * p.y * p.z
-
-
-def _point_string(p: Point) -> str:
-    return f"{p.x:g},{p.y:g},{p.z:g}"
 
 
 def _now_iso() -> str:

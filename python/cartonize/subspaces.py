@@ -169,6 +169,13 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
                 )
                 continue
             hosts[p] = _Host(index, box_type, origin)
+            if s.dimension_sets:
+                # Each unit carries its own subspace: a host packs as eaches.
+                item_sets[p] = s.model_copy(update={"dimension_sets": None})
+                warnings.append(
+                    f"rules[{index}]: item refId {s.ref_id} has an internal space, so it packs "
+                    "as single units; its dimensionSets have no effect"
+                )
     rules, indices = without_operations(req.rules, "internal-space")
     kept_out = {
         p
@@ -177,6 +184,8 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
         if r.operation in _KEPT_OUT_OF_SUBSPACES
         and (selects(r, s) or (r.operation == "exclude" and _targets_item(r, s)))
     }
+    # Units of measure (dimensionSets) are numbered by unit, not by each: they stay out.
+    kept_out |= {p for p, s in enumerate(item_sets) if s.dimension_sets}
     numbers = [list(range(firsts[p], firsts[p] + s.quantity)) for p, s in enumerate(item_sets)]
     candidates = [p for p in range(len(item_sets)) if p not in hosts and p not in kept_out]
     responses: list[PackResponse] = []
@@ -293,7 +302,7 @@ def _merge(
         box = host.filled[k]
         if id(item) in leftover_ids:
             item.weight = item.weight - (box.weight_net or 0.0)
-            left_inside += len(box.items)
+            left_inside += sum(e.item.quantity or 1 for e in box.items if not e.item.virtual)
             for entry in box.items:
                 entry.item.message = "inside an item that found no box"
                 entry.item.origin = entry.item.center_of_mass = None
@@ -320,7 +329,8 @@ def _merge(
             parent_box_index=parent_of[id(item)].id,
             parent_item_index=item.index,
         )
-    inside = sum(len(b.items) for _, b in placed)
+    # Counts leave virtual items out and count a unit of measure as its eaches.
+    inside = sum(e.item.quantity or 1 for _, b in placed for e in b.items if not e.item.virtual)
     merged = PackResponse.model_construct(
         boxes=[BoxEntry.model_construct(box=b) for b in boxes],
         built=outer.built,

@@ -2,22 +2,77 @@
 
 use std::time::{Duration, Instant};
 
-/// When the request's `timeout` runs out (never, without one).
+/// Extra time the first complete packing may take past the `timeout`: this
+/// much, plus [`GRACE_SHARE`] of the timeout, at most [`GRACE_MAX`]. Past it
+/// the pack fails with [`crate::CoreError::Timeout`] rather than run on.
+pub const GRACE_SECONDS: f64 = 1.0;
+
+/// Share of the timeout added to [`GRACE_SECONDS`].
+pub const GRACE_SHARE: f64 = 0.1;
+
+/// Longest grace, in seconds: well inside the 30 s the web server's worker
+/// timeout leaves above the service's maximum `timeout` (api/gunicorn.conf.py).
+pub const GRACE_MAX: f64 = 20.0;
+
+/// When the request's `timeout` runs out (never, without one), and when even the
+/// first complete packing must give up.
 #[derive(Debug, Clone, Copy)]
 pub struct Deadline {
     end: Option<Instant>,
+    hard_end: Option<Instant>,
 }
 
 impl Deadline {
     /// A deadline `seconds` from now; `None` or a non-positive value means none.
     pub fn after(seconds: Option<f64>) -> Self {
-        let end = seconds
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .map(|s| Instant::now() + Duration::from_secs_f64(s));
-        Deadline { end }
+        let now = Instant::now();
+        let seconds = seconds.filter(|s| s.is_finite() && *s > 0.0);
+        let at = |s: f64| now.checked_add(Duration::from_secs_f64(s.min(1e9)));
+        Deadline {
+            end: seconds.and_then(at),
+            hard_end: seconds.and_then(|s| at(s + grace(s))),
+        }
     }
 
+    /// The timeout has passed: search stops trying further packings.
     pub fn expired(&self) -> bool {
         self.end.is_some_and(|e| Instant::now() >= e)
+    }
+
+    /// The grace after the timeout has passed too: even the first packing stops.
+    pub fn hard_expired(&self) -> bool {
+        self.hard_end.is_some_and(|e| Instant::now() >= e)
+    }
+
+    /// Whether a packing that `must_finish` (the first) or not gives up now.
+    pub fn stops(&self, must_finish: bool) -> bool {
+        if must_finish {
+            self.hard_expired()
+        } else {
+            self.expired()
+        }
+    }
+}
+
+/// Grace past a timeout of `seconds` (see [`GRACE_SECONDS`]).
+pub fn grace(seconds: f64) -> f64 {
+    (GRACE_SECONDS + GRACE_SHARE * seconds).min(GRACE_MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grace_follows_the_timeout() {
+        let d = Deadline::after(Some(0.01));
+        assert!(!d.stops(true));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(d.expired() && d.stops(false));
+        assert!(!d.hard_expired() && !d.stops(true));
+        let never = Deadline::after(None);
+        assert!(!never.expired() && !never.hard_expired());
+        assert!((grace(30.0) - 4.0).abs() < 1e-12);
+        assert!((grace(3600.0) - GRACE_MAX).abs() < 1e-12);
     }
 }

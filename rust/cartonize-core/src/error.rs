@@ -9,6 +9,9 @@ pub enum CoreError {
     Decode(String),
     /// The input decoded but is invalid or contradictory; `field` names where.
     Invalid { field: String, message: String },
+    /// Not even one complete packing was found within `timeout` seconds plus
+    /// the grace after it.
+    Timeout { timeout: f64, grace: f64 },
 }
 
 impl fmt::Display for CoreError {
@@ -16,6 +19,11 @@ impl fmt::Display for CoreError {
         match self {
             CoreError::Decode(msg) => write!(f, "cannot decode engine input: {msg}"),
             CoreError::Invalid { field, message } => write!(f, "{field}: {message}"),
+            CoreError::Timeout { timeout, grace } => write!(
+                f,
+                "timeout: no complete packing was found within {timeout} s (and {grace:.1} s \
+                 of grace); give a larger timeout or fewer items"
+            ),
         }
     }
 }

@@ -57,7 +57,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     let started = Instant::now();
     check(input)?;
-    let mut best = pack_box_types(input, started)?;
+    let deadline = Deadline::after(input.options.timeout);
+    let mut best = pack_box_types(input, started, &deadline)?;
     if !input.options.corners && !best.timed_out {
         // `corners: false` allows more positions, it does not require them:
         // the corner-point packing wins when it is strictly better.
@@ -66,9 +67,14 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         if let Some(t) = input.options.timeout {
             cornered.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
         }
-        let out = pack_box_types(&cornered, Instant::now())?;
-        if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
-            best = out;
+        match pack_box_types(&cornered, Instant::now(), &deadline) {
+            Ok(out) => {
+                if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
+                    best = out;
+                }
+            }
+            Err(CoreError::Timeout { .. }) => mark_timed_out(&mut best),
+            Err(other) => return Err(other),
         }
     }
     for keep in &input.box_type_subsets {
@@ -82,11 +88,18 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         if let Some(t) = input.options.timeout {
             let left = t - started.elapsed().as_secs_f64();
             if left <= 0.0 {
+                mark_timed_out(&mut best);
                 break;
             }
             sub.options.timeout = Some(left);
         }
-        let mut out = pack_box_types(&sub, Instant::now())?;
+        let mut out = match pack_box_types(&sub, Instant::now(), &deadline) {
+            Err(CoreError::Timeout { .. }) => {
+                mark_timed_out(&mut best);
+                break;
+            }
+            other => other?,
+        };
         subsets::widen(&mut out, keep);
         if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
             best = out;
@@ -96,10 +109,23 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     Ok(best)
 }
 
+/// Records that the timeout cut the search short, with the warning, once.
+fn mark_timed_out(out: &mut PackOutput) {
+    if !out.timed_out {
+        out.timed_out = true;
+        out.warnings.push(TIMEOUT_WARNING.to_string());
+    }
+}
+
+const TIMEOUT_WARNING: &str = "timeout reached: returning the best complete packing found so far";
+
 /// [`pack`] with the input's own box types only.
-fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, CoreError> {
+fn pack_box_types(
+    input: &PackInput,
+    started: Instant,
+    deadline: &Deadline,
+) -> Result<PackOutput, CoreError> {
     let opts = &input.options;
-    let deadline = Deadline::after(opts.timeout);
     let limits = &opts.limits;
     let mut kinds: Vec<Kind> = input
         .items
@@ -175,7 +201,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         &quantities,
         rule,
         opts,
-        &deadline,
+        deadline,
     );
     if let Some(pinned) = searched.kinds {
         kinds = pinned;
@@ -206,7 +232,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     base.iter_mut()
         .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
     let work = total_units.saturating_mul(boxes.len() as u64);
-    let mut found = portfolio::run(&base, &ctx, &deadline, work, true);
+    let mut found = portfolio::run(&base, &ctx, deadline, work, true);
     let mut strategies = base;
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
@@ -214,13 +240,15 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
     let several = found.best.as_ref().is_some_and(|(p, _)| {
         p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())
     });
+    // Strategies the deadline leaves untried cut the search short too.
+    found.timed_out |= several && deadline.expired();
     if several && !deadline.expired() {
         let mut extra =
             portfolio::extra_strategies(opts, &kinds, &quantities, &boxes[..openable], &strategies);
         extra
             .iter_mut()
             .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
-        let more = portfolio::run(&extra, &ctx, &deadline, work, false);
+        let more = portfolio::run(&extra, &ctx, deadline, work, false);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);
     }
@@ -246,13 +274,16 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         (packing, &s.order, s.sort, s.reverse)
     });
     let Some((mut packing, order, sort, reverse)) = best else {
+        if let Some(timeout) = opts.timeout.filter(|_| deadline.hard_expired()) {
+            let grace = deadline::grace(timeout);
+            return Err(CoreError::Timeout { timeout, grace });
+        }
         return Ok(PackOutput::default());
     };
     placing::restyle(&mut packing, &ctx);
     let mut out = render(&packing, order, &ctx);
     out.item_sort_used = sort_name(sort).to_string();
     out.item_sort_reverse_used = reverse;
-    out.timed_out = timed_out;
     if let Some((left, total)) = searched.cut_short {
         out.warnings.push(format!(
             "itemOrientationSearchDepth: timeout reached after {} of {total} orientation combinations",
@@ -260,8 +291,7 @@ fn pack_box_types(input: &PackInput, started: Instant) -> Result<PackOutput, Cor
         ));
     }
     if timed_out {
-        out.warnings
-            .push("timeout reached: returning the best complete packing found so far".to_string());
+        mark_timed_out(&mut out);
     }
     out.pack_time = started.elapsed().as_secs_f64();
     Ok(out)

@@ -53,6 +53,9 @@ pub enum ItemSort {
     SetVolume,
     Weight,
     Density,
+    /// The items in the order given (`sequenceSort`: the service gives them
+    /// in sequence order); not a request `itemSort`.
+    Sequence,
     #[default]
     Combined,
     All,

@@ -163,7 +163,7 @@ pub(crate) struct Trial<'a> {
 }
 
 /// Packs `order` (units in the order they are offered). Returns `None` when
-/// `deadline` expired and `must_finish` is false.
+/// `deadline` expired and `must_finish` is false, or its grace expired too.
 pub fn pack_order(
     order: &[UnitRef],
     ctx: &Context<'_>,
@@ -286,7 +286,7 @@ fn sequential(
     let mut boxes = closed(start);
     let mut taken = vec![false; order.len()];
     while !remaining.is_empty() {
-        if !must_finish && deadline.expired() {
+        if deadline.stops(must_finish) {
             return None;
         }
         let position = boxes.len();
@@ -390,7 +390,7 @@ fn windowed(
         if taken[slot] {
             continue;
         }
-        if !run.must_finish && run.deadline.expired() {
+        if run.deadline.stops(run.must_finish) {
             return None;
         }
         let kind = order[slot].kind;
@@ -456,7 +456,7 @@ fn best_fit<'a>(
 ) -> Option<Vec<FilledBox>> {
     let mut open = start;
     for chunk in slots.chunks(BEST_FIT_CHUNK) {
-        if !run.must_finish && run.deadline.expired() {
+        if run.deadline.stops(run.must_finish) {
             return None;
         }
         best_fit_into(

@@ -42,6 +42,7 @@ pub fn sort_name(sort: ItemSort) -> &'static str {
         ItemSort::SetVolume => "set-volume",
         ItemSort::Weight => "weight",
         ItemSort::Density => "density",
+        ItemSort::Sequence => "sequence",
         ItemSort::Combined => "combined",
         ItemSort::All => "all",
     }
@@ -77,6 +78,8 @@ fn key(sort: ItemSort, k: &Kind, quantity: u32, boxes: &[BoxKind]) -> f64 {
     let [l, m, s] = sides(k);
     match sort {
         ItemSort::Default | ItemSort::Combined | ItemSort::All => -k.volume,
+        // `order_kinds` keeps the given order; no key is needed.
+        ItemSort::Sequence => 0.0,
         ItemSort::LargestBoxNeeded => -boxes
             .iter()
             .filter(|b| b.can_hold(k))
@@ -108,12 +111,18 @@ pub fn order_kinds(
     quantities: &[u32],
     boxes: &[BoxKind],
 ) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..kinds.len()).collect();
+    if sort == ItemSort::Sequence {
+        if reverse {
+            order.reverse();
+        }
+        return order;
+    }
     let keys: Vec<f64> = kinds
         .iter()
         .zip(quantities)
         .map(|(k, q)| key(sort, k, *q, boxes))
         .collect();
-    let mut order: Vec<usize> = (0..kinds.len()).collect();
     order.sort_by(|&a, &b| {
         keys[a]
             .total_cmp(&keys[b])
@@ -220,6 +229,8 @@ mod tests {
         assert_eq!(o(ItemSort::ShortestDimension, false), vec![0, 2, 1]);
         assert_eq!(o(ItemSort::SetVolume, false), vec![2, 1, 0]);
         assert_eq!(o(ItemSort::Weight, false), vec![1, 0, 2]);
+        assert_eq!(o(ItemSort::Sequence, false), vec![0, 1, 2]);
+        assert_eq!(o(ItemSort::Sequence, true), vec![2, 1, 0]);
     }
 
     #[test]

@@ -40,7 +40,8 @@ impl From<PyCoreError> for PyErr {
         let msg = e.0.to_string();
         match e.0 {
             CoreError::Decode(_) => DecodeError::new_err(msg),
-            CoreError::Invalid { .. } => InvalidInput::new_err(msg),
+            // The request asks for more than its time allows: the caller's to change.
+            CoreError::Invalid { .. } | CoreError::Timeout { .. } => InvalidInput::new_err(msg),
         }
     }
 }

@@ -157,8 +157,9 @@ struct HeatMap<'a> {
     count: usize,
 }
 
-/// Ranks of the distinct sequence values over all boxes: numeric order when every value
-/// is a number (aisle-bin 0401 < 1228), else text order.
+/// Ranks of the distinct sequence values over all boxes, lowest first: numeric values
+/// by value (aisle-bin 0401 < 1228), then text values in text order (the order of
+/// `sequenceSort`, docs/decisions.md).
 fn sequence_ranks(input: &RenderInput) -> HeatMap<'_> {
     let mut values: Vec<&str> = input
         .boxes
@@ -168,15 +169,13 @@ fn sequence_ranks(input: &RenderInput) -> HeatMap<'_> {
         .collect();
     values.sort_unstable();
     values.dedup();
-    let numbers: Option<Vec<f64>> = values
-        .iter()
-        .map(|v| v.trim().parse::<f64>().ok().filter(|n| n.is_finite()))
-        .collect();
-    if let Some(nums) = numbers {
-        let mut paired: Vec<(f64, &str)> = nums.into_iter().zip(values.iter().copied()).collect();
-        paired.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-        values = paired.into_iter().map(|(_, v)| v).collect();
-    }
+    // Stable: text values keep their text order after the numbers.
+    values.sort_by(|a, b| match (sequence_number(a), sequence_number(b)) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
     HeatMap {
         count: values.len(),
         rank: values
@@ -185,6 +184,19 @@ fn sequence_ranks(input: &RenderInput) -> HeatMap<'_> {
             .map(|(r, v)| (v, r))
             .collect(),
     }
+}
+
+/// The value of a numeric sequence: an optional sign, digits and an optional decimal
+/// part, surrounding blanks ignored; `None` for text such as `A-11` or `1e3`.
+fn sequence_number(sequence: &str) -> Option<f64> {
+    let text = sequence.trim();
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, "0"));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(whole) && digits(fraction)) {
+        return None;
+    }
+    text.parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
 #[cfg(test)]
@@ -254,6 +266,19 @@ mod tests {
         assert_eq!(map.rank.get("99"), Some(&0));
         assert_eq!(map.rank.get("0401"), Some(&1));
         assert_eq!(map.rank.get("1228"), Some(&2));
+    }
+
+    #[test]
+    fn heat_map_ranks_numbers_before_text() {
+        let mut inp = input(Format::Svg);
+        inp.boxes[0].items[0].sequence = Some("B-7".into());
+        let map = sequence_ranks(&inp);
+        assert_eq!(map.rank.get("99"), Some(&0));
+        assert_eq!(map.rank.get("1228"), Some(&1));
+        assert_eq!(map.rank.get("B-7"), Some(&2));
+        assert_eq!(sequence_number(" -11.5 "), Some(-11.5));
+        assert_eq!(sequence_number("1e3"), None);
+        assert_eq!(sequence_number("12."), None);
     }
 
     #[test]
