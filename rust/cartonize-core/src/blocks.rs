@@ -79,6 +79,8 @@ struct Params {
     depth: usize,
     /// Penalty on slivers of space too thin for any unit (0 = pure volume).
     waste: f64,
+    /// Merge free spaces that share a floor (see [`add_space`]).
+    merge: bool,
     /// 0: the best block; otherwise a random one among those scoring within
     /// this share of the best-to-worst range of the best.
     spread: f64,
@@ -235,6 +237,7 @@ fn deterministic_params(bounds: &Vec3) -> Vec<Params> {
                         cut,
                         depth,
                         waste,
+                        merge: true,
                         spread: 0.0,
                     });
                 }
@@ -467,6 +470,39 @@ fn min_reach(kinds: &[Kind], left: &[usize], slots: &[Vec<usize>]) -> Option<Vec
     reach
 }
 
+/// Adds `space`, first merged (with `merge`) with every space that has the
+/// same floor and height and shares a whole side face with it: the union of
+/// two fully supported floors at one height is fully supported.
+fn add_space(spaces: &mut Vec<Space>, mut space: Space, merge: bool) {
+    while merge {
+        let Some(j) = spaces.iter().position(|o| joinable(o, &space)) else {
+            break;
+        };
+        let other = spaces.swap_remove(j);
+        for a in 0..3 {
+            let lo = other.origin[a].min(space.origin[a]);
+            let hi = (other.origin[a] + other.size[a]).max(space.origin[a] + space.size[a]);
+            space.origin[a] = lo;
+            space.size[a] = hi - lo;
+        }
+    }
+    spaces.push(space);
+}
+
+/// True when `a` and `b` share floor and height and meet face to face along
+/// one horizontal axis with the same extent on the other.
+fn joinable(a: &Space, b: &Space) -> bool {
+    if a.origin[0] != b.origin[0] || a.size[0] != b.size[0] {
+        return false;
+    }
+    (1..3).any(|ax| {
+        let other = 3 - ax;
+        let touch =
+            a.origin[ax] + a.size[ax] == b.origin[ax] || b.origin[ax] + b.size[ax] == a.origin[ax];
+        touch && a.origin[other] == b.origin[other] && a.size[other] == b.size[other]
+    })
+}
+
 /// The index of the space to fill next under `params`.
 fn pick_space(spaces: &[Space], params: Params) -> Option<usize> {
     let (d, w) = (params.depth, 3 - params.depth);
@@ -486,7 +522,7 @@ fn cut(space: &Space, block: &Block, params: Params, spaces: &mut Vec<Space>) {
     let (o, s, b) = (space.origin, space.size, block.size);
     let mut push = |origin: Vec3, size: Vec3| {
         if size.iter().all(|&x| x > 0) {
-            spaces.push(Space { origin, size });
+            add_space(spaces, Space { origin, size }, params.merge);
         }
     };
     let mut above_origin = o;
@@ -623,5 +659,23 @@ mod tests {
         // Without a time budget the answer is the same every time.
         let again = fill_one_box(0, &order, &slots, &ctx, None, 1);
         assert_eq!(quick.map(|f| f.units), again.map(|f| f.units),);
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+
+    #[test]
+    fn spaces_on_one_floor_merge_across_a_shared_face() {
+        let mut spaces = Vec::new();
+        let s = |origin: Vec3, size: Vec3| Space { origin, size };
+        add_space(&mut spaces, s([5, 0, 0], [5, 10, 4]), true);
+        add_space(&mut spaces, s([5, 0, 4], [5, 10, 6]), true);
+        assert_eq!(spaces, vec![s([5, 0, 0], [5, 10, 10])]);
+        // Another floor height, or a face not shared whole: kept apart.
+        add_space(&mut spaces, s([6, 0, 10], [4, 10, 3]), true);
+        add_space(&mut spaces, s([5, 0, 10], [5, 9, 3]), true);
+        assert_eq!(spaces.len(), 3);
     }
 }
