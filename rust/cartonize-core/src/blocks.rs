@@ -474,10 +474,7 @@ fn min_reach(kinds: &[Kind], left: &[usize], slots: &[Vec<usize>]) -> Option<Vec
 /// same floor and height and shares a whole side face with it: the union of
 /// two fully supported floors at one height is fully supported.
 fn add_space(spaces: &mut Vec<Space>, mut space: Space, merge: bool) {
-    while merge {
-        let Some(j) = spaces.iter().position(|o| joinable(o, &space)) else {
-            break;
-        };
+    while let Some(j) = spaces.iter().position(|o| merge && joinable(o, &space)) {
         let other = spaces.swap_remove(j);
         for a in 0..3 {
             let lo = other.origin[a].min(space.origin[a]);
