@@ -96,6 +96,16 @@ struct Loading {
     payload: f64,
 }
 
+/// A loading under way: units left per kind, free spaces, what is placed,
+/// and the smallest extents of the units left (`None` when none is).
+#[derive(Debug, Clone)]
+struct State {
+    left: Vec<usize>,
+    spaces: Vec<Space>,
+    loading: Loading,
+    reach: Option<Vec3>,
+}
+
 /// The request's units of one box type, grouped by kind.
 struct Builder<'c, 'a> {
     ctx: &'c Context<'a>,
@@ -145,29 +155,54 @@ pub fn fill_one_box(
         }
     };
     let mut rng = Rng::new(seed);
-    let mut runs = 0usize;
-    for params in deterministic_params(&builder.bounds) {
-        keep(builder.construct(params, &[], &mut rng), &mut best);
-        runs += 1;
+    let variants = deterministic_params(&builder.bounds);
+    let mut ranked: Vec<(f64, Params)> = Vec::with_capacity(variants.len());
+    for &params in &variants {
+        let l = builder.construct(params, &[], &mut rng);
+        ranked.push((l.volume, params));
+        keep(l, &mut best);
     }
-    if let Some(until) = until {
-        let variants = deterministic_params(&builder.bounds);
-        while runs < MAX_CONSTRUCTIONS && !until.expired() {
-            let base = variants[runs % variants.len()];
-            let spread = [0.05, 0.1, 0.2, 0.3, 0.5][rng.below(5)];
-            let params = Params { spread, ..base };
-            // Every fourth run refills the back part of the best loading.
-            let prefix: Vec<Block> = match (&best, runs % 4) {
-                (Some(l), 0) if l.blocks.len() > 1 => {
-                    let keep_blocks = rng.below(l.blocks.len());
-                    l.blocks[..keep_blocks].to_vec()
-                }
-                _ => Vec::new(),
-            };
-            keep(builder.construct(params, &prefix, &mut rng), &mut best);
-            runs += 1;
+    let Some(until) = until else {
+        return into_box(b, best);
+    };
+    // Lookahead on the variants that did best greedily, widening as time allows.
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (breadth, tops) in LOOKAHEAD {
+        for &(_, params) in ranked.iter().take(tops) {
+            if until.expired() {
+                return into_box(b, best);
+            }
+            keep(
+                builder.look_ahead(params, breadth, until, &mut rng),
+                &mut best,
+            );
         }
     }
+    let mut runs = 0usize;
+    while runs < MAX_CONSTRUCTIONS && !until.expired() {
+        let base = ranked[runs % ranked.len().min(8)].1;
+        let spread = [0.05, 0.1, 0.2, 0.3, 0.5][rng.below(5)];
+        let params = Params { spread, ..base };
+        // Every fourth run refills the back part of the best loading.
+        let prefix: Vec<Block> = match (&best, runs % 4) {
+            (Some(l), 0) if l.blocks.len() > 1 => {
+                let keep_blocks = rng.below(l.blocks.len());
+                l.blocks[..keep_blocks].to_vec()
+            }
+            _ => Vec::new(),
+        };
+        keep(builder.construct(params, &prefix, &mut rng), &mut best);
+        runs += 1;
+    }
+    into_box(b, best)
+}
+
+/// Lookahead rounds under a time budget: (breadth, how many of the best
+/// greedy variants get it).
+const LOOKAHEAD: [(usize, usize); 3] = [(3, 4), (6, 2), (12, 1)];
+
+/// The loading as a box of type `b`; `None` when it holds nothing.
+fn into_box(b: usize, best: Option<Loading>) -> Option<FilledBox> {
     let best = best.filter(|l| !l.units.is_empty())?;
     Some(FilledBox {
         box_type: b,
@@ -264,42 +299,120 @@ impl<'c, 'a> Builder<'c, 'a> {
         }
     }
 
+    /// An empty box with all units left.
+    fn start(&self) -> State {
+        let left: Vec<usize> = self.slots.iter().map(Vec::len).collect();
+        let reach = min_reach(self.ctx.kinds, &left, &self.slots);
+        State {
+            left,
+            spaces: vec![Space {
+                origin: [0; 3],
+                size: self.bounds,
+            }],
+            loading: Loading::default(),
+            reach,
+        }
+    }
+
+    /// The next space under `params` that some unit left could fit, taken
+    /// out of `st` (spaces too small for every unit are dropped), with the
+    /// smallest extents of the units left.
+    fn next_space(&self, st: &mut State, params: Params) -> Option<(Space, Vec3)> {
+        loop {
+            let i = pick_space(&st.spaces, params)?;
+            let space = st.spaces.swap_remove(i);
+            let r = st.reach?;
+            if (0..3).all(|a| space.size[a] >= r[a]) {
+                return Some((space, r));
+            }
+        }
+    }
+
+    /// Places `block` in `space` and cuts the rest of the space.
+    fn apply(&self, st: &mut State, block: &Block, space: &Space, params: Params) {
+        self.place(block, space, &mut st.left, &mut st.loading);
+        cut(space, block, params, &mut st.spaces);
+        if st.left[block.kind] == 0 {
+            st.reach = min_reach(self.ctx.kinds, &st.left, &self.slots);
+        }
+    }
+
     /// One loading: the blocks of `prefix` first (each in the space the
     /// rules pick, while it still fits), then blocks chosen under `params`.
     fn construct(&self, params: Params, prefix: &[Block], rng: &mut Rng) -> Loading {
-        let kinds = self.ctx.kinds;
-        let mut left: Vec<usize> = self.slots.iter().map(Vec::len).collect();
-        let mut spaces = vec![Space {
-            origin: [0; 3],
-            size: self.bounds,
-        }];
-        let mut loading = Loading::default();
+        self.complete(self.start(), params, prefix, rng)
+    }
+
+    /// Completes `st` as [`Builder::construct`] does.
+    fn complete(&self, mut st: State, params: Params, prefix: &[Block], rng: &mut Rng) -> Loading {
         let mut candidates: Vec<Block> = Vec::new();
         let mut forced = prefix.iter();
-        let mut reach = min_reach(kinds, &left, &self.slots);
-        while let Some(i) = pick_space(&spaces, params) {
-            let space = spaces.swap_remove(i);
-            let Some(r) = reach else { break };
-            if (0..3).any(|a| space.size[a] < r[a]) {
-                continue;
-            }
-            let weight_left = self.payload_max - loading.payload;
-            let chosen = match forced.next() {
-                Some(f) => self.refit(f, &space, &left, weight_left),
-                None => None,
-            };
+        while let Some((space, r)) = self.next_space(&mut st, params) {
+            let weight_left = self.payload_max - st.loading.payload;
+            let chosen = forced
+                .next()
+                .and_then(|f| self.refit(f, &space, &st.left, weight_left));
             let chosen = chosen.or_else(|| {
-                self.candidates(&space, &left, weight_left, &r, params, &mut candidates);
+                self.candidates(&space, &st.left, weight_left, &r, params, &mut candidates);
                 choose(&candidates, params.spread, rng)
             });
-            let Some(block) = chosen else { continue };
-            self.place(&block, &space, &mut left, &mut loading);
-            cut(&space, &block, params, &mut spaces);
-            if left[block.kind] == 0 {
-                reach = min_reach(kinds, &left, &self.slots);
+            if let Some(block) = chosen {
+                self.apply(&mut st, &block, &space, params);
             }
         }
-        loading
+        st.loading
+    }
+
+    /// A loading built with lookahead: at each step the `breadth` best
+    /// scoring blocks are each placed and the loading completed greedily; the
+    /// block whose completion loads the most volume is placed (Fanslau &
+    /// Bortfeldt's tree search in its simplest form). Returns the fullest
+    /// loading seen, which may be one of the completions. After `until` the
+    /// rest is greedy.
+    fn look_ahead(
+        &self,
+        params: Params,
+        breadth: usize,
+        until: &Deadline,
+        rng: &mut Rng,
+    ) -> Loading {
+        let greedy = Params {
+            spread: 0.0,
+            ..params
+        };
+        let mut st = self.start();
+        let mut best = Loading::default();
+        let mut candidates: Vec<Block> = Vec::new();
+        while let Some((space, r)) = self.next_space(&mut st, params) {
+            let weight_left = self.payload_max - st.loading.payload;
+            self.candidates(&space, &st.left, weight_left, &r, params, &mut candidates);
+            if candidates.is_empty() {
+                continue;
+            }
+            candidates.sort_by(|a, b| b.score.total_cmp(&a.score));
+            candidates.truncate(breadth);
+            let mut chosen = candidates[0];
+            if candidates.len() > 1 && !until.expired() {
+                let mut most = f64::NEG_INFINITY;
+                for c in &candidates {
+                    let mut trial = st.clone();
+                    self.apply(&mut trial, c, &space, params);
+                    let done = self.complete(trial, greedy, &[], rng);
+                    if done.volume > most {
+                        most = done.volume;
+                        chosen = *c;
+                    }
+                    if done.volume > best.volume {
+                        best = done;
+                    }
+                }
+            }
+            self.apply(&mut st, &chosen, &space, params);
+        }
+        if st.loading.volume > best.volume {
+            best = st.loading;
+        }
+        best
     }
 
     /// `block` again, if it still fits `space` with the units and weight left.
