@@ -212,7 +212,8 @@ fn into_box(b: usize, best: Option<Loading>) -> Option<FilledBox> {
 }
 
 /// Under `boxesMax: 1`: the better of `packing` and the fullest box block
-/// building finds for each box type (fewer leftovers, then the goal); the
+/// building finds for each box type (fewer leftovers, then the goal, then
+/// more packed volume); the
 /// units it leaves out keep their reason or become `boxesMax` leftovers.
 pub fn improve_capped(
     packing: Packing,
@@ -252,11 +253,27 @@ pub fn improve_capped(
             boxes: vec![filled],
             leftovers,
         };
-        if compare_packings(&candidate, &best, ctx.goal) == Ordering::Less {
+        // On a tie the fuller box wins: it is what loading one box is for.
+        let better = match compare_packings(&candidate, &best, ctx.goal) {
+            Ordering::Less => true,
+            Ordering::Equal => packed_volume(&candidate, ctx) > packed_volume(&best, ctx),
+            Ordering::Greater => false,
+        };
+        if better {
             best = candidate;
         }
     }
     best
+}
+
+/// Item volume in the boxes of `packing`.
+fn packed_volume(packing: &Packing, ctx: &Context<'_>) -> f64 {
+    packing
+        .boxes
+        .iter()
+        .flat_map(|b| b.units.iter())
+        .map(|u| ctx.kinds[u.kind].volume)
+        .sum()
 }
 
 /// The constructions every request tries, best first on typical loads.
@@ -787,5 +804,67 @@ mod merge_tests {
         add_space(&mut spaces, s([6, 0, 10], [4, 10, 3]), true);
         add_space(&mut spaces, s([5, 0, 10], [5, 9, 3]), true);
         assert_eq!(spaces.len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod pack_tests {
+    use crate::limits::Limits;
+    use crate::model::{BoxTypeInput, Goal, ItemKindInput, Options, PackInput};
+
+    #[test]
+    fn boxes_max_one_loads_the_container_by_blocks() -> Result<(), crate::CoreError> {
+        // Three kinds of one volume (so fewest leftovers is fullest box), more
+        // than fits: 10×12×15, 8×15×15 (spin about x only), 6×12×25 (locked).
+        let item =
+            |dimensions: [f64; 3], quantity: u32, free_axes: Option<Vec<usize>>| ItemKindInput {
+                dimensions,
+                weight: 1.0,
+                quantity,
+                free_axes,
+            };
+        let input = PackInput {
+            items: vec![
+                item([10.0, 12.0, 15.0], 60, None),
+                item([8.0, 15.0, 15.0], 60, Some(vec![0])),
+                item([6.0, 12.0, 25.0], 80, Some(vec![])),
+            ],
+            box_types: vec![BoxTypeInput {
+                dimensions: [40.0, 43.0, 107.0],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: None,
+                rating: None,
+            }],
+            options: Options {
+                goal: Goal::MostItems,
+                allowable_overhang: Some(0.0),
+                limits: Limits {
+                    boxes_max: Some(1),
+                    ..Limits::default()
+                },
+                ..Options::default()
+            },
+            ..PackInput::default()
+        };
+        let out = crate::pack(&input)?;
+        assert_eq!(out.boxes.len(), 1);
+        let packed: f64 = out.boxes[0]
+            .items
+            .iter()
+            .map(|p| p.dimensions.iter().product::<f64>())
+            .sum();
+        let utilisation = packed / (40.0 * 43.0 * 107.0);
+        assert!(utilisation > 0.85, "{utilisation}");
+        assert!(out.boxes[0]
+            .items
+            .iter()
+            .all(|p| p.support.is_some_and(|s| s.share >= 1.0 - 1e-9)));
+        assert_eq!(out.boxes[0].items.len() + out.leftovers.len(), 200);
+        assert!(out
+            .leftovers
+            .iter()
+            .all(|l| l.reason.starts_with("boxesMax 1")));
+        Ok(())
     }
 }
