@@ -24,6 +24,7 @@ use crate::geometry::{len_to_f64, Cuboid, Len, Vec3};
 use crate::improve::Rng;
 use crate::kinds::Kind;
 use crate::limits::boxes_max_reason;
+use crate::model::Goal;
 use crate::select::{Context, FilledBox, Packing, UnitRef};
 
 /// Weight comparisons allow this much rounding in the caller's sums.
@@ -223,6 +224,11 @@ pub fn improve_capped(
     seed: u64,
 ) -> Packing {
     if ctx.limits.boxes_max != Some(1) || packing.boxes.len() > 1 {
+        return packing;
+    }
+    // Everything already fits one box: only a cheaper box type could do better.
+    let single_measure = ctx.goal == Goal::MostItems || ctx.boxes.len() == 1;
+    if packing.leftovers.is_empty() && single_measure {
         return packing;
     }
     let mut slots: Vec<usize> = packing
