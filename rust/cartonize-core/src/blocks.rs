@@ -156,9 +156,24 @@ pub fn fill_one_box(
         }
     };
     let mut rng = Rng::new(seed);
-    let variants = deterministic_params(&builder.bounds);
+    let mut variants = deterministic_params(&builder.bounds);
+    // Many kinds make each step dear: fewer variants keep a request without
+    // a time budget fast (the first ones are the likeliest winners).
+    let shapes: usize = (0..ctx.kinds.len())
+        .filter(|&k| !builder.slots[k].is_empty())
+        .map(|k| ctx.kinds[k].shapes.len())
+        .sum();
+    variants.truncate(match shapes {
+        0..=200 => variants.len(),
+        201..=1_000 => 12,
+        1_001..=5_000 => 4,
+        _ => 1,
+    });
     let mut ranked: Vec<(f64, Params)> = Vec::with_capacity(variants.len());
     for &params in &variants {
+        if !ranked.is_empty() && until.is_some_and(Deadline::expired) {
+            break;
+        }
         let l = builder.construct(params, &[], &mut rng);
         ranked.push((l.volume, params));
         keep(l, &mut best);
@@ -418,6 +433,9 @@ impl<'c, 'a> Builder<'c, 'a> {
             if candidates.len() > 1 && !until.expired() {
                 let mut most = f64::NEG_INFINITY;
                 for c in &candidates {
+                    if until.expired() {
+                        break;
+                    }
                     let mut trial = st.clone();
                     self.apply(&mut trial, c, &space, params);
                     let done = self.complete(trial, greedy, &[], rng);
