@@ -6,6 +6,7 @@
 //! the portfolio of strategies a request tries (`portfolio`), improvement
 //! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
 
+pub mod blocks;
 mod choice;
 pub mod cost;
 pub mod deadline;
@@ -271,6 +272,11 @@ fn pack_box_types(
             }
             None => packing,
         };
+        // Under `boxesMax: 1` the box is loaded by block building as well.
+        let capped_until = improvement_deadline(opts.timeout, started)
+            .filter(|_| opts.improve.unwrap_or(opts.timeout.is_some()));
+        let seed = seed_of(input);
+        let packing = blocks::improve_capped(packing, &s.order, &ctx, capped_until.as_ref(), seed);
         (packing, &s.order, s.sort, s.reverse)
     });
     let Some((mut packing, order, sort, reverse)) = best else {
