@@ -72,6 +72,11 @@ __all__ = [
 ]
 
 MAX_ITEM_ORIENTATION_SEARCH_DEPTH = 4
+#: Widest picture rendered, in pixels: a larger imgSize is clamped with a warning (a
+#: picture of 10^5 pixels a side would take gigabytes to rasterise).
+MAX_IMG_SIZE = 4096
+#: Longest length the engine takes (its fixed-point range with room for sums).
+MAX_LENGTH = 1e9
 
 # Bounds on float fields are written as floats (0.0) and on int fields as ints (0): pydantic
 # reports the bound with its type, which is how `validation_details` tells "an integer" from
@@ -79,6 +84,7 @@ MAX_ITEM_ORIENTATION_SEARCH_DEPTH = 4
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 Positive = Annotated[float, Field(gt=0.0)]
+Length = Annotated[float, Field(gt=0.0, le=MAX_LENGTH)]
 
 PlacementStyle = Literal["default", "corner", "wedge", "mound", "orb"]
 ItemSort = Literal[
@@ -232,11 +238,12 @@ class Point(RequestModel):
 
 
 class Dimensions(Point):
-    """Extents of an item or a box: every axis is required and greater than 0."""
+    """Extents of an item or a box: every axis is required, greater than 0 and at most
+    1e9 (the engine's fixed-point range)."""
 
-    x: Positive
-    y: Positive
-    z: Positive
+    x: Length
+    y: Length
+    z: Length
 
 
 # --------------------------------------------------------------------------- items
@@ -269,7 +276,8 @@ class ItemProperties(RequestModel):
 class ItemSet(ItemProperties):
     """A number of identical items to pack."""
 
-    quantity: int = Field(default=1, ge=0)
+    # The engine counts units in 32 bits; the service's own item limit is far below.
+    quantity: int = Field(default=1, ge=0, le=2**32 - 1)
     dimension_sets: list[DimensionSet] | None = None
 
 
@@ -425,11 +433,11 @@ class Box(BoxProperties):
 class GeneratorAxisRange(RequestModel):
     """Range of lengths a generator may use along one axis."""
 
-    min: Positive | None = None
-    max: Positive | None = None
+    min: Length | None = None
+    max: Length | None = None
     derive_from_items: bool = False
     fit_for_first_item: bool = False
-    increment: Positive | None = None
+    increment: Length | None = None
 
     @model_validator(mode="after")
     def _min_not_above_max(self) -> Self:
@@ -472,9 +480,9 @@ class GeneratorPriceComponent(RequestModel):
 class GeneratorOptions(RequestModel):
     """Options of a box type generator: axis lists and ranges, limits, price components."""
 
-    x_list: list[Positive] | None = None
-    y_list: list[Positive] | None = None
-    z_list: list[Positive] | None = None
+    x_list: list[Length] | None = None
+    y_list: list[Length] | None = None
+    z_list: list[Length] | None = None
     x_range: GeneratorAxisRange | None = None
     y_range: GeneratorAxisRange | None = None
     z_range: GeneratorAxisRange | None = None
@@ -569,11 +577,12 @@ class PackRequest(RequestModel):
     pack_origin: Point | None = None
     rules: list[Rule] = Field(default_factory=list)
     random: bool = False
-    n: int = Field(default=5, ge=0)
+    # n item sets of quantity n: n * n units must stay within the engine's 32-bit count.
+    n: int = Field(default=5, ge=0, le=65_535)
     random_max_dimension: int = Field(default=10, ge=1)
     random_max_weight: int = Field(default=10, ge=0)
     # None: each random item set gets quantity n, as the spec describes.
-    random_max_quantity: int | None = Field(default=None, ge=1)
+    random_max_quantity: int | None = Field(default=None, ge=1, le=2**32 - 1)
     seed: bool = True
     seed_value: int = 1
     seed_from_order_id: bool = False
@@ -652,10 +661,15 @@ class PackRequest(RequestModel):
         depth = self.item_orientation_search_depth
         if depth > MAX_ITEM_ORIENTATION_SEARCH_DEPTH:
             self.item_orientation_search_depth = MAX_ITEM_ORIENTATION_SEARCH_DEPTH
-            self._normalisation_warnings = [
+            self._normalisation_warnings.append(
                 f"itemOrientationSearchDepth {depth} is above the maximum "
                 f"{MAX_ITEM_ORIENTATION_SEARCH_DEPTH}; using {MAX_ITEM_ORIENTATION_SEARCH_DEPTH}"
-            ]
+            )
+        if self.img_size > MAX_IMG_SIZE:
+            self._normalisation_warnings.append(
+                f"imgSize {self.img_size} is above the maximum {MAX_IMG_SIZE}; using {MAX_IMG_SIZE}"
+            )
+            self.img_size = MAX_IMG_SIZE
         problems = [*self._box_type_problems(), *self._png_color_problems()]
         if problems:
             # The paths are inside the message because this error belongs to the whole request.

@@ -20,6 +20,7 @@ from cartonize.items import (
     box_center_of_mass,
     placed_center_of_mass,
     point_string,
+    property_amount,
     sequence_distance_pairs,
     sequence_order,
     sequence_sort_warnings,
@@ -233,9 +234,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "limits": _limits(req, kinds, box_types, keys),
             "boxTypeChoiceStyle": req.box_type_choice_style,
             "usableSpace": req.usable_space,
-            "lookahead": req.box_type_choice_lookahead,
-            "lookback": req.box_type_choice_lookback if req.box_type_choice_lookback >= 0 else None,
-            "cohortMax": req.cohort_max if req.cohort_packing else None,
+            # Counts past the engine's range cannot bind: they saturate (a lookback that
+            # large is unlimited, as -1 is).
+            "lookahead": min(req.box_type_choice_lookahead, _COUNT_MAX),
+            "lookback": _lookback(req.box_type_choice_lookback),
+            "cohortMax": min(req.cohort_max, _COUNT_MAX) if req.cohort_packing else None,
             **_placement_options(req),
         },
     }
@@ -387,6 +390,12 @@ def _limit(value: int | None) -> int | None:
     return value if value is not None and 0 < value <= _COUNT_MAX else None
 
 
+def _lookback(value: int) -> int | None:
+    """The engine's lookback window: negative is unlimited (None), 0 closes each box as
+    soon as a unit does not fit; a window past the engine's counter range is unlimited."""
+    return value if 0 <= value <= _COUNT_MAX else None
+
+
 def _box_caps(req: PackRequest, box_type: BoxProperties) -> dict[str, Any]:
     """A box type's per-box count limits; its own value wins over the request's."""
     axes = box_type.items_inline_max
@@ -414,14 +423,6 @@ def _property_keys(box_types: Iterable[BoxProperties]) -> list[str]:
     """Every item property key some box type constrains, in order of first mention."""
     keys = (c.key for b in box_types for c in b.property_constraints or [])
     return list(dict.fromkeys(keys))
-
-
-def _amount(properties: Mapping[str, Any] | None, key: str) -> float:
-    """A unit's amount of a constrained property: its numeric value, else 0."""
-    value = (properties or {}).get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value)
 
 
 def _box_extra(req: PackRequest, box_type: BoxProperties, keys: list[str]) -> dict[str, Any]:
@@ -460,7 +461,9 @@ def _limits(
         "boxCaps": [_box_caps(req, b) for b in box_types],
         "boxExtras": [_box_extra(req, b, keys) for b in box_types],
         "amounts": (
-            [[_amount(k.item_set.properties, key) for key in keys] for k in kinds] if keys else []
+            [[property_amount(k.item_set.properties, key) for key in keys] for k in kinds]
+            if keys
+            else []
         ),
     }
 
@@ -603,7 +606,7 @@ def _property_values(
             key=c.key,
             max=c.max,
             aggregate=c.aggregate,
-            value=(c.value or 0.0) + sum(_amount(i.properties, c.key) for i in items),
+            value=(c.value or 0.0) + sum(property_amount(i.properties, c.key) for i in items),
         )
         for c in constraints
     ]
