@@ -376,6 +376,28 @@ def test_option_changes_packing_as_specified(
     expect(plain, tuned)
 
 
+@pytest.mark.parametrize(
+    "placement",
+    [
+        {"packOrigin": {"x": 0, "y": 3, "z": 41}, "itemsInlineMax": [0, 1, 2]},
+        {"placementStyle": "mound"},
+        {"corners": False},
+    ],
+    ids=["packOrigin", "mound", "corners-false"],
+)
+def test_cohorts_hold_under_every_placement(placement: Wire) -> None:
+    # Placement beyond the first corner point (a reference point, faces and walls) keeps
+    # each item set within cohortMax groups too; _pack validates the cohorts.
+    request = _request(
+        [_item(0, 2, 2, 1, 6), _item(1, 1, 3, 2, 4)],
+        [_box(9, 5, 9, 13)],
+        cohortPacking=True,
+        cohortMax=1,
+        **placement,
+    )
+    assert _pack(request)["lenLeftovers"] == 0
+
+
 _BASE = _request([_cube(1, 5, 2)], [_box(9, 10, 10, 10)])
 
 

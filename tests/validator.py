@@ -1548,8 +1548,12 @@ def check_reserved_space(view: PackView) -> Iterator[str]:
 
 
 def _amount(item: Item, key: str) -> float:
-    value = (item.wire.get("properties") or {}).get(key)
-    return float(value) if _is_number(value) else 0.0
+    return _numeric((item.wire.get("properties") or {}).get(key))
+
+
+def _numeric(value: object) -> float:
+    """A property's amount: its number, else 0."""
+    return float(value) if isinstance(value, int | float) and _is_number(value) else 0.0
 
 
 def check_property_constraints(view: PackView) -> Iterator[str]:
@@ -1689,12 +1693,13 @@ def check_group_pack(view: PackView) -> Iterator[str]:
     """group-pack: the units of one group (``groupPackParent``) are all of one refId, in one
     box, as many as the rule's axes and multiplier give, and fill a cuboid that is the
     group's dimensions turned; their names end with ``nameSuffix``. An item set makes
-    quantity // units-per-group groups unless a group outweighs every box type."""
+    quantity // units-per-group groups unless no box type carries a group's weight and its
+    constrained property amounts."""
     sizes = _group_sizes(view)
     if not sizes:
         return
     item_sets = view.request.get("itemSets") or []
-    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float]]] = defaultdict(list)
+    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float, Wire]]] = defaultdict(list)
     for position, (rule, per_group, group) in sizes.items():
         item_set = item_sets[position]
         if _is_auto_ref_id(item_set.get("refId")):
@@ -1706,6 +1711,7 @@ def check_group_pack(view: PackView) -> Iterator[str]:
                 group,
                 int(item_set.get("quantity", 1)),
                 float(item_set.get("weight", 0)),
+                item_set,
             )
         )
     groups: dict[str, list[Item]] = defaultdict(list)
@@ -1732,7 +1738,7 @@ def check_group_pack(view: PackView) -> Iterator[str]:
             yield f"{where} is spread over boxes {sorted({u.box or 0 for u in units})}"
             continue
         options = by_ref[units[0].ref_id]
-        rule, per_group, group, _, _ = options[0]
+        rule, per_group, group, _, _, _ = options[0]
         if not any(len(units) == o[1] for o in options):
             yield f"{where} has {len(units)} units, the rule makes groups of {per_group}"
         lo, hi = _bounds(units)
@@ -1745,17 +1751,27 @@ def check_group_pack(view: PackView) -> Iterator[str]:
         if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
             yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
     boxes = view.request.get("boxTypes") or []
-    carried = [
-        float(b.get("weightMax", 0)) - float(b.get("weightTare", 0))
-        for b in boxes
-        if float(b.get("weightMax", 0)) > 0
-    ]
+
+    def some_box_takes(item_set: Wire, n: int) -> bool:
+        # A group ships when one box type carries its weight and has room under every
+        # property constraint for n units' amounts.
+        weight = float(item_set.get("weight", 0)) * n
+        properties = item_set.get("properties") or {}
+        for b in boxes:
+            limit = float(b.get("weightMax", 0))
+            if limit > 0 and weight > limit - float(b.get("weightTare", 0)) + 1e-9:
+                continue
+            if all(
+                float(c.get("value") or 0) + n * _numeric(properties.get(c["key"]))
+                <= float(c["max"]) + 1e-9
+                for c in b.get("propertyConstraints") or []
+                if c.get("max") is not None
+            ):
+                return True
+        return False
+
     for ref_id, options in by_ref.items():
-        want = sum(
-            q // n
-            for _, n, _, q, w in options
-            if len(carried) < len(boxes) or w * n <= max(carried) + 1e-9
-        )
+        want = sum(q // n for _, n, _, q, _, s in options if some_box_takes(s, n))
         left = any(item.ref_id == ref_id for item in view.leftovers)
         # Groups that found no box come back as leftover units.
         if found[ref_id] > want or (found[ref_id] < want and not left):

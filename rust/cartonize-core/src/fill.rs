@@ -341,7 +341,7 @@ impl<'a> BoxFill<'a> {
                         size: *shape,
                     };
                     if self.fits_cuboid(&cand)
-                        && self.stack.allows(&cand, k.weight, k.fragile)
+                        && self.stacks_cuboid(&cand, k)
                         && interlock_allows(k, origin[0], shape)
                     {
                         best = Some((score, origin, *shape, *perm));
@@ -423,11 +423,19 @@ impl<'a> BoxFill<'a> {
     /// True when the fragile limits of `k` and of the units below allow
     /// `shape` at `ep` (see [`crate::fragile`]).
     fn stacks(&self, ep: &ExtremePoint, shape: &Vec3, k: &Kind) -> bool {
-        let cand = Cuboid {
-            origin: ep.point,
-            size: *shape,
-        };
-        self.stack.allows(&cand, k.weight, k.fragile) && self.tally.cohorts_allow(k, &cand)
+        self.stacks_cuboid(
+            &Cuboid {
+                origin: ep.point,
+                size: *shape,
+            },
+            k,
+        )
+    }
+
+    /// [`BoxFill::stacks`] for any candidate position: fragile limits and
+    /// cohorts.
+    fn stacks_cuboid(&self, cand: &Cuboid, k: &Kind) -> bool {
+        self.stack.allows(cand, k.weight, k.fragile) && self.tally.cohorts_allow(k, cand)
     }
 
     /// The feasible point and rotation leaving the least residual slack.
