@@ -400,6 +400,22 @@ def test_validator_catches_a_turn_about_a_locked_axis() -> None:
     assert any(p.startswith("orientation: box 0 item 1 (refId 1)") for p in problems), problems
 
 
+def test_a_lock_on_a_service_assigned_ref_id_holds() -> None:
+    # Item sets without a refId get max(refId) + 1, ... in order; a rule may name one.
+    req = {
+        "itemSets": [
+            {"dimensions": {"x": 13, "y": 16, "z": 15}, "weight": 1},
+            {"dimensions": {"x": 15, "y": 1, "z": 12}, "weight": 1},
+        ],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 20, "y": 20, "z": 30}, "weightMax": 0}],
+        "rules": [{"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": []}}],
+    }
+    locked = [
+        e["item"] for b in _pack(req)["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 1
+    ]
+    assert [i["dimensions"] for i in locked] == [{"x": 15, "y": 1, "z": 12}]
+
+
 def test_validator_catches_excluded_items_sharing_a_box() -> None:
     def merge(response: dict[str, Any]) -> None:
         second = response["boxes"].pop(1)["box"]["items"][0]

@@ -1201,11 +1201,17 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
+    """The as-given unit dimensions ``item`` may stand for: its item set's (an item set
+    without a refId gets one from the service, so any such set of its shape)."""
     return [
         dims
         for s in view.request.get("itemSets") or []
-        if s.get("refId") == item.ref_id
         for dims, _, _ in _units(s)
+        if s.get("refId") == item.ref_id
+        or (
+            _is_auto_ref_id(s.get("refId"))
+            and _same_dims(sorted_dims(dims), sorted_dims(item.dims))
+        )
     ] + list(_alternates(view, item, item.dims))
 
 
