@@ -416,6 +416,25 @@ def test_a_lock_on_a_service_assigned_ref_id_holds() -> None:
     assert [i["dimensions"] for i in locked] == [{"x": 15, "y": 1, "z": 12}]
 
 
+def test_a_lock_holds_for_a_pre_packed_item_the_engine_places() -> None:
+    req = {
+        "itemSets": [_cube_set(1)],
+        "boxTypes": [_box_type(1)],
+        "boxes": [
+            {
+                "dimensions": {"x": 20, "y": 20, "z": 20},
+                "weightMax": 0,
+                "items": [
+                    {"item": {"refId": 3, "dimensions": {"x": 1, "y": 8, "z": 1}, "weight": 1}}
+                ],
+            }
+        ],
+        "rules": [{"operation": "lock-orientation", "itemRefId": 3, "options": {"freeAxes": []}}],
+    }
+    placed = [e["item"] for e in _pack(req)["boxes"][0]["box"]["items"] if e["item"]["refId"] == 3]
+    assert [i["dimensions"] for i in placed] == [{"x": 1, "y": 8, "z": 1}]
+
+
 def test_validator_catches_excluded_items_sharing_a_box() -> None:
     def merge(response: dict[str, Any]) -> None:
         second = response["boxes"].pop(1)["box"]["items"][0]

@@ -1201,11 +1201,11 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
-    """The as-given unit dimensions ``item`` may stand for: its item set's (an item set
-    without a refId gets one from the service, so any such set of its shape)."""
+    """The as-given unit dimensions ``item`` may stand for: its item set's or pre-packed
+    item's (one without a refId gets one from the service, so any such of its shape)."""
     return [
         dims
-        for s in view.request.get("itemSets") or []
+        for s in [*(view.request.get("itemSets") or []), *_prepacked_item_sets(view.request)]
         for dims, _, _ in _units(s)
         if s.get("refId") == item.ref_id
         or (
