@@ -72,8 +72,8 @@ __all__ = [
 ]
 
 MAX_ITEM_ORIENTATION_SEARCH_DEPTH = 4
-#: Widest picture rendered, in pixels: a larger imgSize is clamped with a warning (a
-#: picture of 10^5 pixels a side would take gigabytes to rasterise).
+#: Widest picture rendered, in pixels (docs/decisions.md: a larger imgSize is a 422; the
+#: renderer holds the same limit).
 MAX_IMG_SIZE = 4096
 #: Longest length the engine takes (its fixed-point range with room for sums).
 MAX_LENGTH = 1e9
@@ -586,7 +586,7 @@ class PackRequest(RequestModel):
     seed: bool = True
     seed_value: int = 1
     seed_from_order_id: bool = False
-    img_size: int = Field(default=400, ge=1)
+    img_size: int = Field(default=400, ge=1, le=MAX_IMG_SIZE)
     template: Template | None = None
     include_scripts: bool = False
     include_images: bool = True
@@ -665,11 +665,6 @@ class PackRequest(RequestModel):
                 f"itemOrientationSearchDepth {depth} is above the maximum "
                 f"{MAX_ITEM_ORIENTATION_SEARCH_DEPTH}; using {MAX_ITEM_ORIENTATION_SEARCH_DEPTH}"
             )
-        if self.img_size > MAX_IMG_SIZE:
-            self._normalisation_warnings.append(
-                f"imgSize {self.img_size} is above the maximum {MAX_IMG_SIZE}; using {MAX_IMG_SIZE}"
-            )
-            self.img_size = MAX_IMG_SIZE
         problems = [*self._box_type_problems(), *self._png_color_problems()]
         if problems:
             # The paths are inside the message because this error belongs to the whole request.
