@@ -17,6 +17,7 @@ pub mod fragile;
 pub mod geometry;
 pub mod improve;
 pub mod kinds;
+pub mod layers;
 pub mod limits;
 pub mod model;
 mod orient;
@@ -243,9 +244,30 @@ fn pack_box_types(
     });
     // Strategies the deadline leaves untried cut the search short too.
     found.timed_out |= several && deadline.expired();
+    let requested = strategies.len();
+    if several && !deadline.expired() && layers::applies(&ctx, &quantities) {
+        // Layers built from units chosen to fit, for orders of many units.
+        let layered = portfolio::Strategy {
+            order: strategies[0].order.clone(),
+            plan: select::Plan {
+                mode: select::Mode::Layers,
+                merit: Merit::FirstPoint,
+            },
+            sort: strategies[0].sort,
+            reverse: strategies[0].reverse,
+        };
+        let more = portfolio::run(std::slice::from_ref(&layered), &ctx, deadline, 0, false);
+        found.absorb(more, strategies.len(), opts.goal);
+        strategies.push(layered);
+    }
     if several && !deadline.expired() {
-        let mut extra =
-            portfolio::extra_strategies(opts, &kinds, &quantities, &boxes[..openable], &strategies);
+        let mut extra = portfolio::extra_strategies(
+            opts,
+            &kinds,
+            &quantities,
+            &boxes[..openable],
+            &strategies[..requested],
+        );
         extra
             .iter_mut()
             .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
