@@ -375,6 +375,19 @@ struct Segment {
 /// Rank of a footprint for a stretch, lowest best (see [`build_layer`]).
 type Fit = (u8, u8, Len, Len, Len);
 
+/// A unit as a layer sees it: its entry, its extents on the layer's axes,
+/// and what the choice weighs (its weight, its smallest side).
+#[derive(Debug, Clone, Copy)]
+struct Footprint {
+    entry: Entry,
+    width: Len,
+    length: Len,
+    /// Depth in steps of the layer's thickness (see [`DEPTH_STEPS`]).
+    depth_step: Len,
+    smallest: Len,
+    weight: f64,
+}
+
 /// One layer of thickness `t` by skyline best fit among the units not `used`
 /// that turn to a depth in `[share * t, t]` (or, where none of those fits a
 /// stretch, `[fallback * t, t]`), within `payload_left`.
@@ -389,14 +402,40 @@ fn build_layer(
 ) -> Layer {
     let (axes, face) = (pool.axes, pool.face);
     let low = low_depth(t, recipe.share);
-    let open =
-        |list: &[Entry]| -> Vec<Entry> { list.iter().filter(|e| !used[e.slot]).copied().collect() };
-    let close = open(pool.between(low, t));
+    let step = (t / DEPTH_STEPS).max(1);
+    let footprints = |list: &[Entry]| -> Vec<Footprint> {
+        list.iter()
+            .filter(|e| !used[e.slot])
+            .map(|e| {
+                let k = &ctx.kinds[order[e.slot].kind];
+                Footprint {
+                    entry: *e,
+                    width: e.shape[axes.width],
+                    length: e.shape[axes.length],
+                    depth_step: e.shape[axes.depth] / step,
+                    smallest: k.sorted[2],
+                    weight: k.weight,
+                }
+            })
+            .collect()
+    };
+    let close = footprints(pool.between(low, t));
     let loose = match recipe.fallback < recipe.share {
-        true => open(pool.between(low_depth(t, recipe.fallback), low - 1)),
+        true => footprints(pool.between(low_depth(t, recipe.fallback), low - 1)),
         false => Vec::new(),
     };
     let mut taken = used.to_vec();
+    // The narrowest and shortest footprints left among the close units (a
+    // gap narrower is lost) and among all (a stretch narrower takes nothing).
+    let least = |list: &[Footprint], taken: &[bool]| -> (Len, Len) {
+        list.iter()
+            .filter(|f| !taken[f.entry.slot])
+            .fold((Len::MAX, Len::MAX), |(w, l), f| {
+                (w.min(f.width), l.min(f.length))
+            })
+    };
+    let (mut min_w, mut min_l) = least(&close, &taken);
+    let (loose_w, loose_l) = least(&loose, &taken);
     let mut skyline = vec![Segment {
         start: 0,
         width: face[0],
@@ -407,44 +446,29 @@ fn build_layer(
         volume: 0.0,
         weight: 0.0,
     };
-    let kind_of = |e: &Entry| &ctx.kinds[order[e.slot].kind];
     while let Some(i) = (0..skyline.len()).min_by_key(|&i| (skyline[i].height, skyline[i].start)) {
         let seg = skyline[i];
         if seg.height >= face[1] {
             break;
         }
+        let room = face[1] - seg.height;
         let left = i.checked_sub(1).map(|j| skyline[j].height);
         let right = skyline.get(i + 1).map(|s| s.height);
-        // The narrowest and shortest footprints left: a gap below them is lost.
-        let free = |e: &&Entry| !taken[e.slot];
-        let min_w = close.iter().filter(free).map(|e| e.shape[axes.width]).min();
-        let min_l = close
-            .iter()
-            .filter(free)
-            .map(|e| e.shape[axes.length])
-            .min();
-        let (min_w, min_l) = (min_w.unwrap_or(Len::MAX), min_l.unwrap_or(Len::MAX));
-        let fit = |e: &Entry| -> Option<Fit> {
-            let (w, l, d) = (
-                e.shape[axes.width],
-                e.shape[axes.length],
-                e.shape[axes.depth],
-            );
-            if w > seg.width || seg.height + l > face[1] || taken[e.slot] {
+        let fit = |f: &Footprint| -> Option<Fit> {
+            if f.width > seg.width || f.length > room || taken[f.entry.slot] {
                 return None;
             }
-            if layer.weight + kind_of(e).weight > payload_left + WEIGHT_SLACK {
+            if layer.weight + f.weight > payload_left + WEIGHT_SLACK {
                 return None;
             }
             // Fills the stretch's width exactly, or leaves room a footprint fits.
-            let rest = seg.width - w;
-            let width_class = match rest {
+            let width_class = match seg.width - f.width {
                 0 => 0,
                 r if r >= min_w => 1,
                 _ => 2,
             };
             // Ends level with a neighbour or the face's end, or leaves room.
-            let top = seg.height + l;
+            let top = seg.height + f.length;
             let length_class = if top == face[1] || Some(top) == left || Some(top) == right {
                 0
             } else if face[1] - top >= min_l {
@@ -452,30 +476,37 @@ fn build_layer(
             } else {
                 2
             };
-            // Then depth close to `t` (in steps of 1/DEPTH_STEPS of it), then
-            // the unit whose smallest side is largest: chunky units are the
-            // hardest to place later.
+            // Then depth close to `t`, then the unit whose smallest side is
+            // largest: chunky units are the hardest to place later.
             Some((
                 width_class,
                 length_class,
-                -(d / (t / DEPTH_STEPS).max(1)),
-                -kind_of(e).sorted[2],
-                -w,
+                -f.depth_step,
+                -f.smallest,
+                -f.width,
             ))
         };
-        let best = [&close, &loose].into_iter().find_map(|list| {
-            list.iter()
-                .filter_map(|e| fit(e).map(|f| (f, *e)))
-                .min_by(|a, b| a.0.cmp(&b.0))
-                .map(|(_, e)| e)
-        });
+        let reachable = seg.width >= min_w.min(loose_w) && room >= min_l.min(loose_l);
+        let best = match reachable {
+            true => [&close, &loose].into_iter().find_map(|list| {
+                list.iter()
+                    .filter_map(|f| fit(f).map(|rank| (rank, *f)))
+                    .min_by(|a, b| a.0.cmp(&b.0))
+                    .map(|(_, f)| f)
+            }),
+            false => None,
+        };
         match best {
-            Some(e) => {
+            Some(f) => {
+                let e = f.entry;
                 taken[e.slot] = true;
-                let k = kind_of(&e);
+                if f.width == min_w || f.length == min_l {
+                    (min_w, min_l) = least(&close, &taken);
+                }
+                let k = &ctx.kinds[order[e.slot].kind];
                 layer.weight += k.weight;
                 layer.volume += k.volume;
-                let w = e.shape[axes.width];
+                let w = f.width;
                 let at_right = recipe.by_taller
                     && w < seg.width
                     && right.unwrap_or(face[1]) > left.unwrap_or(face[1]);
@@ -490,7 +521,7 @@ fn build_layer(
                 let top = Segment {
                     start,
                     width: w,
-                    height: seg.height + e.shape[axes.length],
+                    height: seg.height + f.length,
                 };
                 if w < seg.width {
                     let rest = Segment {
@@ -665,6 +696,9 @@ fn best_trial<'a>(
     Some(trials.swap_remove(best))
 }
 
+/// Box types tried when two boxes are merged under `lowest-cost`.
+const MERGE_TYPES: usize = 2;
+
 /// Orders of the units tried when two boxes are merged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Key {
@@ -681,7 +715,7 @@ enum Key {
 /// plain extreme-point fills in several orders.
 fn merge_methods() -> Vec<(Key, Option<Recipe>, Merit)> {
     let mut methods = Vec::new();
-    for share in [0.8, 0.88, 0.94] {
+    for share in [0.8, 0.88] {
         for by_taller in [true, false] {
             for key in [Key::Volume, Key::Chunky] {
                 let recipe = Recipe {
@@ -730,11 +764,20 @@ fn merge_last(
             ctx.boxes[b].volume >= both && slots.iter().all(|s| ctx.holds[b][order[*s].kind])
         })
         .collect();
+    // Under most-items the largest box type is the likeliest to take them
+    // all (the downsize pass shrinks it after); under lowest-cost the
+    // cheapest first.
     types.sort_by(|&a, &b| {
         let (x, y) = (&ctx.boxes[a], &ctx.boxes[b]);
-        x.cost(x.weight_tare)
-            .total_cmp(&y.cost(y.weight_tare))
-            .then(a.cmp(&b))
+        let by_goal = match ctx.goal {
+            Goal::MostItems => y.volume.total_cmp(&x.volume),
+            Goal::LowestCost => x.cost(x.weight_tare).total_cmp(&y.cost(y.weight_tare)),
+        };
+        by_goal.then(a.cmp(&b))
+    });
+    types.truncate(match ctx.goal {
+        Goal::MostItems => 1,
+        Goal::LowestCost => MERGE_TYPES,
     });
     let axes = Axes::of(&rule);
     for (key, recipe, merit) in merge_methods() {
