@@ -638,6 +638,12 @@ fn open_boxes(
         });
         if let Some(i) = best_layered {
             let (b, l) = layered.swap_remove(i);
+            // The plain fill of the same box type, when not tried yet: on
+            // some boxes it does better.
+            if !trials.iter().any(|(t, _)| *t == b) {
+                let plain = crate::select::fill_box(b, order, &remaining, ctx, rule, false);
+                trials.push((b, plain));
+            }
             trials.push((b, fill_gaps(b, l, order, &remaining, ctx, rule)));
         }
         let (b, fill) = best_trial(trials, remaining.len(), volume_left, ctx)?;
