@@ -539,8 +539,9 @@ mod tests {
 
     /// 80 locked items of pseudo-random sides 2..=7 into 10-cubes.
     fn scattered(timeout: Option<f64>, improve: Option<bool>) -> PackInput {
-        // Seed 9 is one where the orderings alone need 9 boxes and 8 suffice.
-        let mut rng = improve::Rng::new(9);
+        // Seed 16 is one where the orderings and layers alone need 9 boxes
+        // and 8 suffice.
+        let mut rng = improve::Rng::new(16);
         let items = (0..80)
             .map(|_| ItemKindInput {
                 dimensions: [0, 1, 2].map(|_| 2.0 + rng.below(6) as f64),
