@@ -317,7 +317,9 @@ fn fill_gaps<'a>(
     rule: PlacementRule,
 ) -> BoxFill<'a> {
     let mut units = layered.units;
-    for axis in rule.priority {
+    // Along every axis, then the first again, so each unit ends resting on
+    // the floor or on a unit below it.
+    for axis in rule.priority.into_iter().chain([rule.priority[0]]) {
         compact(&mut units, axis);
     }
     let mut fill = BoxFill::rebuild(&ctx.boxes[b], rule, &units, ctx.kinds);
