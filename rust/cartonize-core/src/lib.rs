@@ -3,7 +3,8 @@
 //! Pure Rust, no Python: geometry value types ([`geometry`]), extreme-point
 //! bookkeeping ([`extreme_points`]), placement into one box ([`fill`]), the
 //! selection loop across box types ([`select`]), item orderings ([`sort`]),
-//! the portfolio of strategies a request tries (`portfolio`), improvement
+//! the portfolio of strategies a request tries (`portfolio`), layers of
+//! units chosen to fit for orders of many units ([`layers`]), improvement
 //! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
 
 pub mod blocks;
