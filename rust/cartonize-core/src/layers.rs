@@ -40,6 +40,11 @@ pub const MIN_UNITS: u64 = 50;
 /// the choice among them goes to the chunkier unit.
 const DEPTH_STEPS: Len = 64;
 
+/// A box type is layered only when it holds at least this many units of the
+/// mean volume left: a layer needs several units across its face, and a
+/// box for a handful is filled as well by the plain fill.
+const ROOMY: f64 = 20.0;
+
 /// How a box is layered.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Recipe {
@@ -63,12 +68,14 @@ const RECIPE: Recipe = Recipe {
 };
 
 /// True when layers may help and respect every constraint of the request:
-/// at least [`MIN_UNITS`] units (`quantities` per kind), filling boxes by
-/// volume rather than weight; the rules block building checks for each box
-/// type ([`crate::blocks::applies`]), no support check (layers rest on units
-/// of unequal depth), no limits across boxes, no pre-packed boxes, no
-/// lookback, and box choice by trial fills.
-pub fn applies(ctx: &Context<'_>, quantities: &[u32]) -> bool {
+/// at least [`MIN_UNITS`] units (`quantities` per kind), [`ROOMY`] of them
+/// per box in the `boxes_found` so far and of their mean volume in the
+/// largest box type, and boxes filled by volume rather than weight; the
+/// rules block building checks for each box type ([`crate::blocks::applies`]),
+/// no support check (layers rest on units of unequal depth), no limits
+/// across boxes, no pre-packed boxes, no lookback, and box choice by trial
+/// fills.
+pub fn applies(ctx: &Context<'_>, quantities: &[u32], boxes_found: usize) -> bool {
     let units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
     let total = |of: fn(&crate::kinds::Kind) -> f64| -> f64 {
         ctx.kinds
@@ -83,8 +90,11 @@ pub fn applies(ctx: &Context<'_>, quantities: &[u32]) -> bool {
     // Boxes needed by weight against boxes needed by volume, at the most a box holds.
     let by_weight = total(|k| k.weight) / largest(|b| b.payload_max());
     let by_volume = total(|k| k.volume) / largest(|b| b.volume);
+    let mean = total(|k| k.volume) / units.max(1) as f64;
     units >= MIN_UNITS
+        && units as f64 >= ROOMY * boxes_found as f64
         && by_weight <= by_volume
+        && largest(|b| b.volume) >= ROOMY * mean
         && ctx.rule.overhang.is_none()
         && !ctx.limits.counts_boxes()
         && ctx.choice.style == ChoiceStyle::Actual
@@ -566,11 +576,12 @@ fn merge(skyline: &mut Vec<Segment>) {
 }
 
 /// Opens one box at a time until no unit of `remaining` is left. Each box
-/// type gets a layered trial (under `most-items` not when a larger type's
-/// layers already hold more than it can) and, when it could take every unit
-/// left, a plain extreme-point trial; the best layered trial gets its gaps
-/// filled; then the best trial wins: the one taking every unit left, then
-/// by the goal (most volume or least projected cost).
+/// type roomy enough (see [`ROOMY`]) gets a layered trial (under
+/// `most-items` not when a larger type's layers already hold more than it
+/// can); the others, and any that could take every unit left, a plain
+/// extreme-point trial. The best layered trial gets its gaps filled and a
+/// plain trial of its type too; then the best trial wins: the one taking
+/// every unit left, then by the goal (most volume or least projected cost).
 fn open_boxes(
     order: &[UnitRef],
     mut remaining: Vec<usize>,
@@ -587,9 +598,10 @@ fn open_boxes(
             .total_cmp(&ctx.boxes[a].volume)
             .then(a.cmp(&b))
     });
-    let pools: Vec<Pool> = (0..ctx.openable)
+    let mut pools: Vec<Pool> = (0..ctx.openable)
         .map(|b| Pool::new(b, order, &remaining, ctx, axes))
         .collect();
+    let mut pooled = remaining.len();
     let mut taken = vec![true; order.len()];
     for &s in &remaining {
         taken[s] = false;
@@ -610,11 +622,12 @@ fn open_boxes(
                 continue;
             }
             let room = ctx.boxes[b].volume;
-            if volume_left <= room * (1.0 + 1e-9) {
+            let roomy = room >= ROOMY * volume_left / remaining.len() as f64;
+            if volume_left <= room * (1.0 + 1e-9) || !roomy {
                 let plain = crate::select::fill_box(b, order, &remaining, ctx, rule, false);
                 let all_in = plain.units.len() == remaining.len();
                 trials.push((b, plain));
-                if all_in {
+                if all_in || !roomy {
                     continue;
                 }
             }
@@ -656,6 +669,13 @@ fn open_boxes(
             taken[u.slot] = true;
         }
         remaining.retain(|s| !taken[*s]);
+        // Drop the units packed from the pools once a quarter of them is gone.
+        if remaining.len() * 4 < pooled * 3 {
+            for pool in &mut pools {
+                pool.entries.retain(|e| !taken[e.slot]);
+            }
+            pooled = remaining.len();
+        }
         boxes.push(FilledBox {
             box_type: b,
             units: fill.units,
@@ -998,27 +1018,37 @@ mod tests {
         let boxes = vec![crate::testkit::cube_box(100.0)];
         let plain = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         let each = vec![1; 60];
-        assert!(applies(&plain, &each));
+        assert!(applies(&plain, &each, 1));
+        assert!(
+            !applies(&plain, &each, 4),
+            "15 units a box are too few to choose from"
+        );
+        let tiny = vec![crate::testkit::cube_box(40.0)];
+        let tiny = crate::testkit::context(&kinds, &tiny, Goal::MostItems);
+        assert!(
+            !applies(&tiny, &each, 1),
+            "a box holds too few units to layer"
+        );
         let few = vec![1; MIN_UNITS as usize - 1];
-        assert!(!applies(&plain, &few), "too few units to choose from");
+        assert!(!applies(&plain, &few, 1), "too few units to choose from");
         let heavy_boxes = vec![crate::kinds::BoxKind {
             weight_max: 10.0,
             ..crate::testkit::cube_box(100.0)
         }];
         let heavy = crate::testkit::context(&kinds, &heavy_boxes, Goal::MostItems);
         assert!(
-            !applies(&heavy, &each),
+            !applies(&heavy, &each, 1),
             "weight, not volume, sets the boxes"
         );
         let mut capped = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         capped.limits.boxes_max = Some(3);
-        assert!(!applies(&capped, &each));
+        assert!(!applies(&capped, &each, 1));
         let mut supported = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         supported.rule.overhang = Some(0);
-        assert!(!applies(&supported, &each));
+        assert!(!applies(&supported, &each, 1));
         let mut estimated = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
         estimated.choice.style = ChoiceStyle::Estimated;
-        assert!(!applies(&estimated, &each));
+        assert!(!applies(&estimated, &each, 1));
         let mut one_fragile = kinds.clone();
         one_fragile[0].fragile = Some(crate::fragile::FragileLimit::new(
             &crate::fragile::FragileInput {
@@ -1029,6 +1059,6 @@ mod tests {
             },
         ));
         let fragile = crate::testkit::context(&one_fragile, &boxes, Goal::MostItems);
-        assert!(!applies(&fragile, &each));
+        assert!(!applies(&fragile, &each, 1));
     }
 }

@@ -246,7 +246,8 @@ fn pack_box_types(
     // Strategies the deadline leaves untried cut the search short too.
     found.timed_out |= several && deadline.expired();
     let requested = strategies.len();
-    if several && !deadline.expired() && layers::applies(&ctx, &quantities) {
+    let boxes_found = found.best.as_ref().map_or(0, |(p, _)| p.boxes.len());
+    if several && !deadline.expired() && layers::applies(&ctx, &quantities, boxes_found) {
         // Layers built from units chosen to fit, for orders of many units.
         let layered = portfolio::Strategy {
             order: strategies[0].order.clone(),
