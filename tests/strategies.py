@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle
+from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle, ValueTiebreaker
 from hypothesis import strategies as st
 
 # Every value the request model accepts: a new sort is drawn here as soon as it exists.
 ITEM_SORTS: tuple[str, ...] = get_args(ItemSort)
 BOX_TYPE_CHOICE_GOALS: tuple[str, ...] = get_args(BoxTypeChoiceGoal)
 PLACEMENT_STYLES: tuple[str, ...] = get_args(PlacementStyle)
+VALUE_TIEBREAKERS: tuple[str, ...] = get_args(ValueTiebreaker)
 
 Wire = dict[str, Any]
 
@@ -140,6 +141,8 @@ OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "itemInitialOrientationBestForBox": st.booleans(),
     "maxSequenceDistance": st.sampled_from([0, 1, 827, 1200]),
     "sequenceSort": st.booleans(),
+    "valueTiebreaker": st.sampled_from(VALUE_TIEBREAKERS),
+    "coordOrder": st.permutations([0, 1, 2]),
 }
 
 #: Per-box-type overrides a tuned request may set on its box types.
@@ -194,6 +197,12 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
     for box_type in request["boxTypes"]:
         for name in draw(st.sets(st.sampled_from(sorted(BOX_OPTION_VALUES)), max_size=1)):
             box_type[name] = draw(BOX_OPTION_VALUES[name])
+    if draw(st.integers(0, 3)) == 0:
+        # Defaults fill what a box type leaves unset; a box type's own value wins.
+        defaults = {"weightTare": draw(tenths(0, 2)), "price": draw(st.integers(1, 5000))}
+        for name in draw(st.sets(st.sampled_from(sorted(BOX_OPTION_VALUES)), max_size=2)):
+            defaults[name] = draw(BOX_OPTION_VALUES[name])
+        request["boxTypeDefaults"] = defaults
     for item_set in request["itemSets"]:
         if draw(st.booleans()):
             item_set["sequence"] = draw(

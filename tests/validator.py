@@ -705,9 +705,20 @@ def check_box_weight(view: PackView) -> Iterator[str]:
             yield f"box-weight: box {box.position}: gross weight {gross:g} > weightMax {limit:g}"
 
 
+def _completed(own: Wire, defaults: Wire) -> dict[str, Any]:
+    """``own`` with the fields it leaves unset taken from ``defaults``; nested objects
+    (rateTable, outer) are completed field by field."""
+    out = dict(defaults)
+    for key, value in own.items():
+        inherited = defaults.get(key)
+        both = isinstance(value, Mapping) and isinstance(inherited, Mapping)
+        out[key] = _completed(value, inherited) if both else value
+    return out
+
+
 def _box_types(request: Wire) -> list[dict[str, Any]]:
     defaults = request.get("boxTypeDefaults") or {}
-    return [{**defaults, **box_type} for box_type in request.get("boxTypes") or []]
+    return [_completed(box_type, defaults) for box_type in request.get("boxTypes") or []]
 
 
 def _prepacked_box_type(request: Wire, position: int) -> dict[str, Any]:
@@ -715,7 +726,9 @@ def _prepacked_box_type(request: Wire, position: int) -> dict[str, Any]:
     boxTypeDefaults."""
     box = request["boxes"][position]
     own = {k: v for k, v in box.items() if k not in ("items", "boxType", "id")}
-    return {**(request.get("boxTypeDefaults") or {}), **own, **(box.get("boxType") or {})}
+    return _completed(
+        box.get("boxType") or {}, _completed(own, request.get("boxTypeDefaults") or {})
+    )
 
 
 def _matching_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
