@@ -100,6 +100,15 @@ def test_too_heavy_groups_are_not_made() -> None:
     assert any("more than any box type carries" in w for w in response["warnings"])
 
 
+def test_fewer_units_than_a_group_are_not_grouped_with_a_warning() -> None:
+    response = _pack(_request({"axisMultiplier": 2}, quantity=7))
+    assert _groups(response) == {}
+    assert any(
+        w == "rules[0]: item refId 1 has 7 units, fewer than a group of 8; not grouped"
+        for w in response["warnings"]
+    )
+
+
 def test_a_group_carries_the_constrained_amounts_of_its_units() -> None:
     request = _request({"axisMultiplier": 2}, quantity=8)
     request["itemSets"].pop()

@@ -1,5 +1,6 @@
-"""Rules: matching, lock-orientation, and warnings for operations not honoured yet."""
+"""Rules: matching, the operations resolved before packing, and their 422s and warnings."""
 
+from collections.abc import Callable
 from typing import Any
 
 import cartonize
@@ -75,13 +76,53 @@ def test_bad_free_axes_is_a_422_naming_the_rule() -> None:
     assert "rules[0].options.freeAxes" in (info.value.details or "")
 
 
-@pytest.mark.parametrize("operation", ["group-pack", "bounded-fill", "internal-space"])
-def test_operations_packing_in_parts_say_they_skip_random_items(operation: str) -> None:
-    request = _request([], (1, 2, 9))
-    request["random"] = True
-    request["rules"].append({"operation": operation, "itemMatch": {"all": True}})
-    warnings = cartonize.pack(request).warnings
-    assert any("rules[1]" in w and operation in w and "random" in w for w in warnings)
+@pytest.mark.parametrize(
+    ("rule", "effect"),
+    [
+        (
+            {"operation": "group-pack", "options": {"axisMultiplier": 2, "axes": [0]}},
+            lambda r: any("groupPackParent" in i for i in _packed_items(r)),
+        ),
+        (
+            {"operation": "bounded-fill", "itemRefId": 0},
+            lambda r: any("shaped" in i.get("message", "") for i in _packed_items(r)),
+        ),
+        (
+            {
+                "operation": "internal-space",
+                "options": {"boxType": {"dimensions": {"x": 0.5, "y": 0.5, "z": 0.5}}},
+            },
+            lambda r: r["lenBoxes"] >= 1,
+        ),
+        (
+            {"operation": "pack-sequence", "options": {"reduce": "pack-as-is"}},
+            lambda r: r["lenBoxes"] == 9,  # each of the 3 x 3 units ships as is
+        ),
+    ],
+    ids=["group-pack", "bounded-fill", "internal-space", "pack-sequence"],
+)
+def test_rules_packing_in_parts_apply_to_random_items(
+    rule: dict[str, Any], effect: Callable[[dict[str, Any]], bool]
+) -> None:
+    # The random items are drawn once, before the request is packed in parts.
+    request = {
+        "orderId": "random-parts",
+        "includeImages": False,
+        "random": True,
+        "n": 3,
+        "randomMaxDimension": 4,
+        "boxTypes": [{"refId": 7, "dimensions": {"x": 20, "y": 20, "z": 20}, "weightMax": 0}],
+        "rules": [rule if "itemRefId" in rule else {**rule, "itemMatch": {"all": True}}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert response["lenItems"] == 9 and response["lenLeftovers"] == 0
+    assert effect(response)
+    assert not any("random" in w for w in response["warnings"])
+
+
+def _packed_items(response: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
 
 
 # ------------------------------------------------------------------ matching and operations

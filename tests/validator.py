@@ -37,9 +37,11 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
   ``cohortMax`` (default 2) groups connected through shared faces of positive area.
-- **Not checked yet:** random items (``random: true``: only self-consistency is checked),
-  box type generators (the box-type check is skipped), and whether a bounded-fill unit
-  took the largest free space available (only its volume and critical axis are checked).
+- **Random items** (``random: true``) are drawn again as docs/decisions.md says and
+  checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
+- **Not checked yet:** box type generators (the box-type check is skipped), and whether
+  a bounded-fill unit took the largest free space available (only its volume and
+  critical axis are checked).
 - **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
   count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
   internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
@@ -85,6 +87,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import random
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -194,8 +198,46 @@ def validate(request: Wire, response: Wire) -> list[str]:
     if problems:
         # The other checks assume a well-formed response; report the shape first.
         return problems
-    view = _parse(_rolled(request), response)
+    view = _parse(_rolled(_random_drawn(request)), response)
     return [problem for check in CHECKS for problem in check(view)]
+
+
+def _random_drawn(request: Wire) -> Wire:
+    """A seeded ``random: true`` request with the item sets it draws (docs/decisions.md:
+    Python's Mersenne Twister seeded by seedValue, default 1, or with seedFromOrderId the
+    CRC-32 of a non-blank orderId; per refId 0..n-1 three sides 1..randomMaxDimension, a
+    weight 1..randomMaxWeight (0 when that is 0), a quantity 1..randomMaxQuantity when
+    given, else n). Unseeded draws cannot be known: only their consistency is checked."""
+    if not request.get("random"):
+        return request
+    if request.get("seed") is False:
+        return {**request, "itemSets": []}  # replaced by draws nobody can repeat
+    seed = request.get("seedValue")
+    seed = 1 if seed is None else int(seed)
+    order_id = request.get("orderId")
+    if request.get("seedFromOrderId") and isinstance(order_id, str) and order_id.strip():
+        seed = zlib.crc32(order_id.encode("utf-8"))
+    rng = random.Random(seed)
+    n = int(request.get("n") if request.get("n") is not None else 5)
+    most_side = int(request.get("randomMaxDimension") or 10)
+    most_weight = request.get("randomMaxWeight")
+    most_weight = 10 if most_weight is None else int(most_weight)
+    most_quantity = request.get("randomMaxQuantity")
+    item_sets = []
+    for ref_id in range(n):
+        sides = [rng.randint(1, most_side) for _ in range(3)]
+        weight = rng.randint(1, most_weight) if most_weight > 0 else 0
+        quantity = n if most_quantity is None else rng.randint(1, int(most_quantity))
+        item_sets.append(
+            {
+                "refId": ref_id,
+                "name": f"random item {ref_id}",
+                "dimensions": dict(zip(AXES, map(float, sides), strict=True)),
+                "weight": weight,
+                "quantity": quantity,
+            }
+        )
+    return {**request, "random": False, "itemSets": item_sets}
 
 
 def _rolled(request: Wire) -> Wire:

@@ -48,7 +48,7 @@ _EPS = 1e-9
 
 def has_bounded_fill(req: PackRequest) -> bool:
     """True when the request has a bounded-fill rule (and real item sets)."""
-    return not req.random and any(r.operation == "bounded-fill" for r in req.rules)
+    return any(r.operation == "bounded-fill" for r in req.rules)
 
 
 def critical_axis(index: int, rule: Rule) -> int | None:

@@ -702,6 +702,12 @@ class PackRequest(RequestModel):
         """Return `boxTypes` with `boxTypeDefaults` filled in where a box type is silent."""
         return [box_type.with_defaults(self.box_type_defaults) for box_type in self.box_types]
 
+    def with_warnings(self, *warnings: str) -> Self:
+        """A copy of the request whose `warnings_for_request()` also lists `warnings`."""
+        copy = self.model_copy()
+        copy._normalisation_warnings = [*self._normalisation_warnings, *warnings]
+        return copy
+
     def warnings_for_request(self) -> list[str]:
         """Return the request's non-fatal problems: clamped values, unknown fields, no ids."""
         warnings = list(self._normalisation_warnings)

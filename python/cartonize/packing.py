@@ -75,6 +75,17 @@ def _refuse_prepacked_with_parts(req: PackRequest) -> None:
             )
 
 
+def _with_random_items(req: PackRequest) -> PackRequest:
+    """`req` with its item sets replaced by the random items it asks for (a warning says
+    so when it had item sets of its own)."""
+    drawn = req.model_copy(update={"item_sets": random_item_sets(req), "random": False})
+    if not req.item_sets:
+        return drawn
+    return drawn.with_warnings(
+        "random is true: the request's itemSets were replaced by random items"
+    )
+
+
 def max_timeout() -> float:
     """The service's cap on `timeout`, from `CARTONIZE_MAX_TIMEOUT` (seconds)."""
     raw = os.environ.get("CARTONIZE_MAX_TIMEOUT")
@@ -112,6 +123,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started = time.perf_counter()
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    if req.random:
+        # Drawn once, before the request is packed in parts, so that every part (stage,
+        # groups, fill, subspaces) packs the same random items and every rule sees them.
+        req = _with_random_items(req)
     if req.boxes:
         _refuse_prepacked_with_parts(req)
     if has_sequences(req):
@@ -130,10 +145,6 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         )
 
     item_sets = req.item_sets
-    if req.random:
-        if item_sets:
-            warnings.append("random is true: the request's itemSets were replaced by random items")
-        item_sets = random_item_sets(req)
     prepacked = read_prepacked(req)
     # Pre-packed items are item sets too (their refIds and unit numbers must not clash
     # with the request's), after the request's own; only the request's are packed anew.

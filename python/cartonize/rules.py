@@ -15,7 +15,7 @@ from cartonize.rolls import roll_of, rolled_item_set
 
 __all__ = ["Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
 
-#: Operations whose effect is implemented.
+#: Operations resolved here; the others pack the request in parts (see apply_rules).
 _HONOURED = frozenset(
     {
         "lock-orientation",
@@ -322,12 +322,9 @@ def apply_rules(
     rolled_by: dict[int, int] = {}
     for index, rule in enumerate(rules):
         if rule.operation not in _HONOURED:
-            # group-pack, bounded-fill and internal-space pack the request in parts
-            # (grouping.py, bounded_fill.py, subspaces.py) before rules reach here;
-            # they do not apply to random items.
-            effects.warnings.append(
-                f"rules[{index}]: operation '{rule.operation}' has no effect on random items"
-            )
+            # pack-sequence, group-pack, bounded-fill and internal-space pack the request
+            # in parts (sequences.py, grouping.py, bounded_fill.py, subspaces.py), which
+            # take their own rules out before the parts reach here.
             continue
         if rule.item_ref_id is None and rule.item_sequence is None and rule.item_match is None:
             effects.warnings.append(

@@ -46,7 +46,7 @@ _KEPT_OUT_OF_SUBSPACES = ("exclude", "exclude-all", "pack-as-is")
 
 def has_internal_space(req: PackRequest) -> bool:
     """True when the request has an internal-space rule (and real item sets)."""
-    return not req.random and any(r.operation == "internal-space" for r in req.rules)
+    return any(r.operation == "internal-space" for r in req.rules)
 
 
 @dataclass
