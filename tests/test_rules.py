@@ -422,6 +422,54 @@ def test_ignore_subspaces_is_accepted_without_effect_when_there_are_no_subspaces
     assert response["lenBoxes"] == 2
 
 
+_PREPACKED_BOX = {
+    "refId": 55,
+    "dimensions": {"x": 20, "y": 20, "z": 20},
+    "weightMax": 0,
+    "items": [{"item": _cube_set(3)}],
+}
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"operation": "exclude", "itemRefId": 1, "targetItemRefIds": [3]},
+        {"operation": "exclude", "itemRefId": 3, "targetItemRefIds": [1]},
+        {"operation": "exclude", "itemRefId": 1, "targetBoxRefIds": [55]},
+        {"operation": "exclude-all", "itemRefId": 1},
+        {"operation": "exclude-all", "itemRefId": 3},
+        {"operation": "pack-as-is", "itemRefId": 1},
+    ],
+)
+def test_exclusions_and_pack_as_is_keep_new_units_out_of_pre_packed_boxes(
+    rule: dict[str, Any],
+) -> None:
+    request = {"itemSets": [_cube_set(1, 2)], "boxTypes": [_box_type(7, 20)]}
+    request["boxes"] = [_PREPACKED_BOX]
+    # Without the rule the new unit joins the pre-packed box, with it a box of its own.
+    assert _contents(_pack(request)) == [(55, [1, 3])]
+    tuned = _pack({**request, "rules": [rule]})
+    assert tuned["boxes"][0]["box"]["refId"] == 55
+    assert [e["item"]["refId"] for e in tuned["boxes"][0]["box"]["items"]] == [3]
+    assert tuned["lenBoxes"] == 2 and tuned["lenLeftovers"] == 0
+
+
+def test_rules_leave_pre_packed_items_as_given() -> None:
+    request = {
+        "itemSets": [_cube_set(1, 2)],
+        "boxTypes": [_box_type(7, 20)],
+        "boxes": [_PREPACKED_BOX],
+        "rules": [
+            {"operation": "lock-orientation", "itemRefId": 3, "options": {"freeAxes": []}},
+            {"operation": "pack-as-is", "itemRefId": 3},
+            {"operation": "set-properties", "itemRefId": 3, "options": {"properties": {"a": 1}}},
+        ],
+    }
+    box = _pack(request)["boxes"][0]["box"]
+    assert box["refId"] == 55 and len(box["items"]) == 2
+    assert all("properties" not in e["item"] for e in box["items"])
+
+
 # ------------------------------------------------------------------ the validator's rule checks
 
 

@@ -1157,8 +1157,8 @@ def check_orientation_locks(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         for item in box.items:
             rule = next((r for r in rules if _selects(r, item.wire)), None)
-            if rule is None or _is_as_is_box(view, box):
-                continue
+            if rule is None or _is_as_is_box(view, box) or _given_prepacked(view, item):
+                continue  # pre-packed items are as the request gives them
             group = view.group_of(item)
             if group is None:
                 continue
@@ -1266,21 +1266,31 @@ def _given_dims(view: PackView, item: Item) -> list[Vec]:
 
 def check_exclusions(view: PackView) -> Iterator[str]:
     """exclude: a selected item never shares a box with a target item of another refId,
-    nor sits in a target box; exclude-all: a selected item shares only with its refId."""
+    nor sits in a target box; exclude-all: a selected item shares only with its refId.
+    Pre-packed items count as selected or targets, but two of them stay as given."""
     excludes, excludes_all = _rules(view, "exclude"), _rules(view, "exclude-all")
     for box in view.boxes:
+        given = [_given_prepacked(view, item) for item in box.items]
+        # Exclusions hold between refIds, and not between two pre-packed items.
+        apart = {
+            (i, j)
+            for i, a in enumerate(box.items)
+            for j, b in enumerate(box.items)
+            if a.ref_id != b.ref_id and not (given[i] and given[j])
+        }
+
         for rule in excludes:
-            for a in box.items:
+            for i, a in enumerate(box.items):
                 if not _selects(rule, a.wire):
                     continue
-                if _targets_box(rule, box.wire):
+                if _targets_box(rule, box.wire) and not given[i]:
                     yield f"exclusion: {a.label} is in a box the rule excludes it from"
-                for b in box.items:
-                    if b.ref_id != a.ref_id and _targets(rule, b.wire):
+                for j, b in enumerate(box.items):
+                    if (i, j) in apart and _targets(rule, b.wire):
                         yield f"exclusion: {a.label} shares box {box.position} with {b.label}"
         for rule in excludes_all:
-            for a in box.items:
-                others = [b for b in box.items if b.ref_id != a.ref_id]
+            for i, a in enumerate(box.items):
+                others = [b for j, b in enumerate(box.items) if (i, j) in apart]
                 if _selects(rule, a.wire) and others:
                     yield (
                         f"exclusion: {a.label} shares box {box.position} with {others[0].label} "
@@ -1289,6 +1299,8 @@ def check_exclusions(view: PackView) -> Iterator[str]:
 
 
 def _is_as_is_box(view: PackView, box: Box) -> bool:
+    if box.position < len(view.request.get("boxes") or []):
+        return False  # a pre-packed box, whatever it holds
     rules = _rules(view, "pack-as-is")
     if any(_selects(r, item.wire) for r in rules for item in box.items):
         return True

@@ -162,22 +162,22 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     )
     warnings += generated.warnings
     requested_box_types = req.resolved_box_types()
+    # Pre-packed items take part in exclusions only: new units keep out of their boxes.
     effects = apply_rules(
         req.rules,
-        [(k.ref_id, k.item_set) for k in kinds],
+        [(k.ref_id, k.item_set) for k in [*kinds, *prepacked_kinds]],
         requested_box_types + generated.box_types,
         prefer_original=req.item_initial_orientation_preferred,
         box_type_defaults=req.box_type_defaults,
+        packed_anew=len(kinds),
+        prepacked_boxes=prepacked.box_types,
     )
     warnings += effects.warnings
     # Rules may change quantities (irregular: a unit becomes rolls): number units anew,
     # the request's own first and the pre-packed items after them.
     units_so_far: dict[int, int] = {}
     numbered: list[_Kind] = []
-    for k, item_set in [
-        *zip(kinds, effects.item_sets, strict=True),
-        *((k, k.item_set) for k in prepacked_kinds),
-    ]:
+    for k, item_set in zip([*kinds, *prepacked_kinds], effects.item_sets, strict=True):
         first = units_so_far.get(k.ref_id, 0)
         numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set))
         units_so_far[k.ref_id] = first + item_set.quantity
@@ -221,6 +221,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "kindBoxTypes": sorted(
                 effects.kind_box_types
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
+                # The engine numbers pre-packed boxes after the box types.
+                | {(k, len(box_types) + b) for k, b in effects.kind_prepacked_boxes}
             ),
         },
         "fragile": [limit.engine(p) for p, limit in sorted(effects.fragile.items())],

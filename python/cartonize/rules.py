@@ -63,6 +63,8 @@ class RuleEffects:
     kind_pairs: set[tuple[int, int]] = field(default_factory=set)
     #: (item set, box type) pairs: the item set never enters the box type.
     kind_box_types: set[tuple[int, int]] = field(default_factory=set)
+    #: (item set, pre-packed box position) pairs: the item set never enters that box.
+    kind_prepacked_boxes: set[tuple[int, int]] = field(default_factory=set)
     #: Item set position -> index of its own pack-as-is box type.
     as_is: dict[int, int] = field(default_factory=dict)
     #: Item set position -> its fragile limit.
@@ -310,11 +312,18 @@ def apply_rules(
     *,
     prefer_original: bool = True,
     box_type_defaults: BoxProperties | None = None,
+    packed_anew: int | None = None,
+    prepacked_boxes: Sequence[BoxType] = (),
 ) -> RuleEffects:
     """Resolve `rules`, in order, against the item sets (given as (refId, item set) pairs)
     and the box types. Raises `InvalidRequest` naming `rules[i]` and the field for
-    malformed options; conflicts between rules become warnings naming the winner."""
+    malformed options; conflicts between rules become warnings naming the winner.
+
+    Item sets from `packed_anew` on are pre-packed items: no rule changes them, but
+    exclusions keep new units out of the boxes they are in; `prepacked_boxes` (the
+    pre-packed boxes' types) may be exclude targets, and pack-as-is units keep out."""
     ref_ids = [ref_id for ref_id, _ in item_sets]
+    fresh = len(item_sets) if packed_anew is None else packed_anew
     effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
     locked_by: dict[int, int] = {}
     as_is_by: dict[int, int] = {}
@@ -338,6 +347,8 @@ def apply_rules(
             if _selects(rule, ref_id, item_set)
         ]
         op = rule.operation
+        if op not in ("exclude", "exclude-all"):
+            selected = [p for p in selected if p < fresh]
         if op == "lock-orientation":
             axes = _free_axes(index, rule)
             for p in selected:
@@ -357,16 +368,21 @@ def apply_rules(
                 for q, (ref_id, item_set) in enumerate(
                     zip(ref_ids, effects.item_sets, strict=True)
                 ):
-                    # An item set is never kept from its own units (pack-as-is does that).
-                    if q != p and _targets_item(rule, ref_id, item_set):
+                    # An item set is never kept from its own units (pack-as-is does that),
+                    # nor pre-packed items from each other (they are where they are).
+                    both_given = p >= fresh and q >= fresh
+                    if q != p and not both_given and _targets_item(rule, ref_id, item_set):
                         effects.kind_pairs.add((min(p, q), max(p, q)))
                 for b, box in enumerate(box_types):
                     if _targets_box(rule, box):
                         effects.kind_box_types.add((p, b))
+                for b, box in enumerate(prepacked_boxes):
+                    if _targets_box(rule, box):
+                        effects.kind_prepacked_boxes.add((p, b))
         elif op == "exclude-all":
             for p in selected:
                 for q, ref_id in enumerate(ref_ids):
-                    if ref_id != ref_ids[p]:
+                    if ref_id != ref_ids[p] and (p < fresh or q < fresh):
                         effects.kind_pairs.add((min(p, q), max(p, q)))
         elif op == "pack-as-is":
             for p in selected:
@@ -418,6 +434,7 @@ def apply_rules(
                     update={"dimensions": Dimensions(x=x, y=y, z=z)}
                 )
     _add_as_is_boxes(effects, ref_ids, as_is_by, len(box_types), box_type_defaults)
+    effects.kind_prepacked_boxes |= {(p, b) for p in as_is_by for b in range(len(prepacked_boxes))}
     return effects
 
 

@@ -87,6 +87,8 @@ pub struct BoxFill<'a> {
     stack: Stack,
     /// Item sets present, for `itemSetsPerBoxMax`.
     sets: Vec<u32>,
+    /// Kinds of the pre-packed items in the box, for exclusions.
+    fixed_kinds: Vec<usize>,
     /// Pre-packed items, reserved space, property sums, cohorts.
     pub tally: Tally,
     /// Twice this box's reference point under a placement style or `packOrigin`.
@@ -107,6 +109,7 @@ impl<'a> BoxFill<'a> {
             failed: Vec::new(),
             stack: Stack::default(),
             sets: Vec::new(),
+            fixed_kinds: Vec::new(),
             tally: Tally::new(box_kind),
             reference2: match rule.placing.styling {
                 true => rule.placing.anchor.resolve(box_kind.dims).reference2,
@@ -161,6 +164,7 @@ impl<'a> BoxFill<'a> {
         self.note_set(k.item_set);
         self.tally.add(k, &cuboid);
         self.tally.fixed += 1;
+        self.fixed_kinds.push(kind);
         self.failed.clear();
         Some(cuboid)
     }
@@ -186,7 +190,10 @@ impl<'a> BoxFill<'a> {
         }
         // Before the failed-kind memory: a kind kept out by a rule says
         // nothing about the space left for larger kinds.
-        if !k.excludes.is_empty() && self.units.iter().any(|u| !k.may_share_with(u.kind)) {
+        if !k.excludes.is_empty()
+            && (self.units.iter().any(|u| !k.may_share_with(u.kind))
+                || self.fixed_kinds.iter().any(|f| !k.may_share_with(*f)))
+        {
             return None;
         }
         if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
