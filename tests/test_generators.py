@@ -319,6 +319,23 @@ def test_pack_as_is_generator_cartons_hold_only_their_own_item() -> None:
     assert response["totalCost"] == 1
 
 
+@pytest.mark.parametrize(
+    "reserved", [{"reservedSpace": 0.2}, {"boxTypeDefaults": {"reservedSpace": 0.2}}]
+)
+def test_pack_as_is_cartons_reserve_no_space(reserved: Wire) -> None:
+    # The item's own packaging holds no packing material: it ships, though reservedSpace
+    # would leave 80 % of a carton of its size (the request's or the defaults').
+    response = pack(
+        {
+            "itemSets": [item(1, 4, 4, 4)],
+            "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 5}}],
+            **reserved,
+        }
+    )
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert (box["name"], box["volumeReserved"], response["lenLeftovers"]) == ("as-is 0", 0, 0)
+
+
 def test_pack_as_is_generator_is_restricted_by_an_exclude_rule() -> None:
     # Both items would ship as is for 63 rather than in the 5-cube for 64, but an exclude
     # rule keeps the glass out of the as-is cartons: it is not fit to ship as is.

@@ -278,6 +278,16 @@ def test_pack_as_is_ships_each_unit_in_its_own_carton() -> None:
     assert response["totalCost"] == 2 * 7 + 100
 
 
+def test_pack_as_is_cartons_reserve_no_space() -> None:
+    # reservedSpace 0.2 leaves 80 % of a box for items; the item's own carton is its
+    # packaging, with no room kept for packing material, so the item still ships.
+    rule = {"operation": "pack-as-is", "itemRefId": 1}
+    request = {"itemSets": [_cube_set(1, 2)], "boxTypes": [_box_type(1)], "rules": [rule]}
+    response = _pack({**request, "reservedSpace": 0.2})
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert (box["volumeReserved"], response["lenLeftovers"]) == (0, 0)
+
+
 def test_pack_as_is_wins_over_lock_orientation_with_a_warning() -> None:
     rules = [
         {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": [0]}},

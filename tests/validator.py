@@ -773,15 +773,46 @@ def _prepacked_box_type(request: Wire, position: int) -> dict[str, Any]:
     )
 
 
-def _matching_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
+def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
+    """The type of ``box``: a pre-packed box's own, a pack-as-is carton (the item's own
+    dimensions, priced by boxTypeDefaults, no reserved space), the requested box type of
+    its refId and dimensions, else the generator whose boxes it looks like."""
+    request = view.request
     if box.position < len(request.get("boxes") or []):
         return _prepacked_box_type(request, box.position)
+    defaults = request.get("boxTypeDefaults") or {}
+    if _is_as_is_box(view, box):
+        priced = {k: defaults[k] for k in ("price", "rateTable") if k in defaults}
+        return {"dimensions": box.wire["dimensions"], "weightMax": 0, "reservedSpace": 0, **priced}
     ref_id = box.wire.get("refId")
     for box_type in _box_types(request):
-        if ref_id is not None and box_type.get("refId") not in (None, ref_id):
+        # A box echoes its type's refId (or has none when its type has none).
+        if box_type.get("refId") != ref_id:
             continue
         if _same_dims(_vec(box_type["dimensions"]), box.dims):
             return box_type
+    return _generated_box_type(request, box)
+
+
+def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
+    """The type a generator gave ``box`` (its defaults completed by boxTypeDefaults, at
+    the box's size): a pack-as-is carton holds one item of exactly its size and reserves
+    nothing; a cartesian box has the defaults' name or a "generated ..." one."""
+    for generator in request.get("boxTypeGenerators") or []:
+        template = _completed(
+            generator.get("boxTypeDefaults") or {}, request.get("boxTypeDefaults") or {}
+        )
+        named = box.wire.get("name")
+        if generator.get("operation") == "pack-as-is":
+            own = len(box.items) == 1 and _same_dims(
+                sorted_dims(box.items[0].dims), sorted_dims(box.dims)
+            )
+            if own and (template.get("name") or "as-is") in (named or ""):
+                return {**template, "dimensions": box.wire["dimensions"], "reservedSpace": 0}
+        elif named == template.get("name") or (
+            "name" not in template and (named or "").startswith("generated ")
+        ):
+            return {**template, "dimensions": box.wire["dimensions"]}
     return None
 
 
@@ -792,7 +823,7 @@ def check_box_type(view: PackView) -> Iterator[str]:
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
         if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
             continue  # check_pack_as_is and check_internal_space judge these
-        box_type = _matching_box_type(view.request, box)
+        box_type = _matching_box_type(view, box)
         if box_type is None:
             yield (
                 f"box-type: box {box.position}: no requested box type with refId "
@@ -858,14 +889,7 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         if _space_rule(view, box) is not None:
             continue  # check_internal_space judges these
-        box_type = _matching_box_type(view.request, box)
-        if _is_as_is_box(view, box):
-            # Its own carton, priced by boxTypeDefaults' price and rate table.
-            defaults = view.request.get("boxTypeDefaults") or {}
-            box_type = {
-                "dimensions": box.wire["dimensions"],
-                **{k: defaults[k] for k in ("price", "rateTable") if k in defaults},
-            }
+        box_type = _matching_box_type(view, box)
         if box_type is None:
             continue
         want = _expected_cost(box_type, box)
@@ -896,7 +920,7 @@ def _count_limit(value: object) -> int | None:
 
 def _box_limit(view: PackView, box: Box, name: str) -> object:
     """``name`` of the box's type (its own value, else boxTypeDefaults), else the request's."""
-    box_type = _matching_box_type(view.request, box) or {}
+    box_type = _matching_box_type(view, box) or {}
     if box_type.get(name) is not None:
         return box_type[name]
     return view.request.get(name)
@@ -1589,7 +1613,7 @@ def check_prepacked(view: PackView) -> Iterator[str]:
 
 
 def _reserved_share(view: PackView, box: Box) -> float:
-    box_type = _matching_box_type(view.request, box) or {}
+    box_type = _matching_box_type(view, box) or {}
     share = box_type.get("reservedSpace")
     if share is None:
         share = view.request.get("reservedSpace")
@@ -1627,7 +1651,7 @@ def check_property_constraints(view: PackView) -> Iterator[str]:
     """propertyConstraints (sum) of a box's type: start value plus the items' amounts is at
     most max, and is the box's reported value."""
     for box in view.boxes:
-        box_type = _matching_box_type(view.request, box) or {}
+        box_type = _matching_box_type(view, box) or {}
         reported = list(box.wire.get("propertyConstraints") or [])
         for n, constraint in enumerate(box_type.get("propertyConstraints") or []):
             key = constraint["key"]

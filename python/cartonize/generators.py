@@ -240,12 +240,14 @@ def generate_box_types(
         where = f"boxTypeGenerators[{g}]"
         defaults = _template(gen, request_defaults)
         if gen.operation == "pack-as-is":
+            # The item's own packaging: no space is reserved for packing material in it.
+            own = defaults.model_copy(update={"reserved_space": 0.0})
             for position, item_set in enumerate(item_sets):
                 d = item_set.dimensions
                 out.as_is_owner[len(out.box_types)] = position
                 out.box_types.append(
                     _box_type(
-                        defaults,
+                        own,
                         (d.x, d.y, d.z),
                         f"as-is {item_set.name or position}",
                         None,

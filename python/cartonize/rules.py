@@ -292,11 +292,13 @@ def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
 
 
 def _as_is_box(item_set: ItemSet, ref_id: int, defaults: BoxProperties | None) -> BoxType:
-    """The carton of a pack-as-is item set: its own dimensions, priced by the defaults."""
+    """The carton of a pack-as-is item set: its own dimensions, priced by the defaults;
+    being the item's own packaging, it reserves no space for packing material."""
     box = BoxType(
         name=f"pack-as-is {item_set.name or ref_id}",
         dimensions=item_set.dimensions,
         weight_max=0.0,
+        reserved_space=0.0,
     )
     base = BoxProperties(
         price=defaults.price if defaults else None,
