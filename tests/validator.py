@@ -147,6 +147,7 @@ class ItemSetGroup:
     label: str
     shapes: list[Shape]  # of each set in the group
     quantity: int
+    sets: list[Wire]  # the item sets themselves
 
 
 @dataclass(frozen=True)
@@ -265,9 +266,10 @@ def _rolled(request: Wire) -> Wire:
         # Rounded up to thousandths, as documented.
         diameter = math.ceil(math.sqrt(core**2 + 4 * thickness * length / rolls / math.pi) * 1000)
         diameter /= 1000
+        rolled = {k: v for k, v in item_set.items() if k != "centerOfMass"}  # centred
         item_sets.append(
             {
-                **item_set,
+                **rolled,
                 "dimensions": {"x": diameter, "y": diameter, "z": width},
                 "weight": per_length * length / rolls + spool,
                 "quantity": int(item_set.get("quantity", 1)) * rolls,
@@ -457,6 +459,7 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
             label=label,
             shapes=[shape for s in sets for shape, _ in _unit_shapes(s)],
             quantity=sum(int(s.get("quantity", 1)) for s in sets),
+            sets=sets,
         )
 
     return (
@@ -1280,12 +1283,13 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
-    return [
-        dims
-        for s in view.request.get("itemSets") or []
-        if s.get("refId") == item.ref_id
-        for dims, _, _ in _units(s)
-    ] + list(_alternates(view, item, item.dims))
+    """The dimensions, as given, of every unit shape ``item`` may be (its item sets'
+    units, and any alternate dimensions a rule offers)."""
+    group = view.group_of(item)
+    sets = group.sets if group is not None else []
+    return [dims for s in sets for dims, _, _ in _units(s)] + list(
+        _alternates(view, item, item.dims)
+    )
 
 
 def check_exclusions(view: PackView) -> Iterator[str]:

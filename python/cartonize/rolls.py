@@ -93,11 +93,13 @@ def roll_of(index: int, options: dict[str, Any], item_set: ItemSet) -> tuple[Rol
 
 
 def rolled_item_set(item_set: ItemSet, roll: Roll) -> ItemSet:
-    """`item_set` as its rolls: quantity times the rolls per unit, each D x D x width."""
+    """`item_set` as its rolls: quantity times the rolls per unit, each D x D x width,
+    its mass centred (a `centerOfMass` of the flat material no longer applies)."""
     return item_set.model_copy(
         update={
             "dimensions": Dimensions(x=roll.diameter, y=roll.diameter, z=roll.width),
             "weight": roll.weight,
             "quantity": item_set.quantity * roll.count,
+            "center_of_mass": None,
         }
     )
