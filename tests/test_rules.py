@@ -480,6 +480,27 @@ def test_rules_leave_pre_packed_items_as_given() -> None:
     assert all("properties" not in e["item"] for e in box["items"])
 
 
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"operation": "irregular", "itemRefId": 1, "options": {"maxDiameter": 5}},
+        {"operation": "alternate-dimensions", "itemRefId": 1, "options": {"dimensions": [{}]}},
+    ],
+)
+def test_a_unit_of_measure_ladder_wins_over_reshaping_rules(rule: dict[str, Any]) -> None:
+    if rule["operation"] == "alternate-dimensions":
+        rule["options"] = {"dimensions": [{"x": 1, "y": 1, "z": 1}], "replaceOriginal": True}
+    ladder = [{}, {"axisMultipliers": {"x": 2, "y": 1, "z": 1}}]
+    item = _cube_set(1, 2, quantity=3, dimensionSets=ladder)
+    response = _pack({"itemSets": [item], "boxTypes": [_box_type(7, 20)], "rules": [rule]})
+    # A case of two and an each, as without the rule.
+    shapes = sorted(sorted(i["dimensions"].values(), reverse=True) for i in _packed_items(response))
+    assert shapes == [[2, 2, 2], [4, 2, 2]]
+    assert f"rules[0] ({rule['operation']}): item refId 1 packs as the units of its " in " ".join(
+        response["warnings"]
+    )
+
+
 # ------------------------------------------------------------------ the validator's rule checks
 
 

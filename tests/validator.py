@@ -251,8 +251,8 @@ def _rolled(request: Wire) -> Wire:
     item_sets = []
     for item_set in request.get("itemSets") or []:
         rule = next((r for r in rules if _selects(r, item_set)), None)
-        if rule is None:
-            item_sets.append(item_set)
+        if rule is None or item_set.get("dimensionSets"):
+            item_sets.append(item_set)  # a unit-of-measure ladder is not rolled
             continue
         options = rule.get("options") or {}
         thickness, width, length = sorted(_vec(item_set["dimensions"]))
@@ -1139,7 +1139,11 @@ def _targets_box(rule: Wire, box: Wire) -> bool:
 
 
 def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
-    """Dimensions an alternate-dimensions rule selecting ``item`` lets it take."""
+    """Dimensions an alternate-dimensions rule selecting ``item`` lets it take (none for
+    the units of a dimensionSets ladder: the ladder wins)."""
+    group = view.group_of(item)
+    if group is not None and any(s.get("dimensionSets") for s in group.sets):
+        return
     for rule in _rules(view, "alternate-dimensions"):
         if not _selects(rule, item.wire):
             continue
@@ -1346,7 +1350,7 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         if not _is_as_is_box(view, box):
             continue
-        if len(box.items) != 1 or box.items[0].units != 1:
+        if len(box.items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
             yield f"pack-as-is: box {box.position} holds {len(box.items)} items, not one unit"
             continue
         item = box.items[0]

@@ -171,6 +171,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         box_type_defaults=req.box_type_defaults,
         packed_anew=len(kinds),
         prepacked_boxes=prepacked.box_types,
+        ladder_units={p for p, k in enumerate(kinds) if k.dimension_set is not None},
     )
     warnings += effects.warnings
     # Rules may change quantities (irregular: a unit becomes rolls): number units anew,

@@ -5,7 +5,7 @@ enforces (orientation locks, exclusions, pack-as-is boxes). See docs/rules.md.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,10 @@ _HONOURED = frozenset(
         "irregular",
     }
 )
+
+
+#: Operations that change an item's shape, which a unit-of-measure ladder fixes.
+_RESHAPING = frozenset({"irregular", "alternate-dimensions"})
 
 
 @dataclass(frozen=True)
@@ -316,6 +320,7 @@ def apply_rules(
     box_type_defaults: BoxProperties | None = None,
     packed_anew: int | None = None,
     prepacked_boxes: Sequence[BoxType] = (),
+    ladder_units: Collection[int] = (),
 ) -> RuleEffects:
     """Resolve `rules`, in order, against the item sets (given as (refId, item set) pairs)
     and the box types. Raises `InvalidRequest` naming `rules[i]` and the field for
@@ -323,7 +328,9 @@ def apply_rules(
 
     Item sets from `packed_anew` on are pre-packed items: no rule changes them, but
     exclusions keep new units out of the boxes they are in; `prepacked_boxes` (the
-    pre-packed boxes' types) may be exclude targets, and pack-as-is units keep out."""
+    pre-packed boxes' types) may be exclude targets, and pack-as-is units keep out.
+    Item sets at `ladder_units` are units of a `dimensionSets` ladder, whose shapes win
+    over the rules that reshape an item (irregular, alternate-dimensions)."""
     ref_ids = [ref_id for ref_id, _ in item_sets]
     fresh = len(item_sets) if packed_anew is None else packed_anew
     effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
@@ -351,6 +358,14 @@ def apply_rules(
         op = rule.operation
         if op not in ("exclude", "exclude-all"):
             selected = [p for p in selected if p < fresh]
+        if op in _RESHAPING:
+            laddered = {ref_ids[p] for p in selected if p in ladder_units}
+            effects.warnings += [
+                f"rules[{index}] ({op}): item refId {ref_id} packs as the units of its "
+                "dimensionSets, which win: the rule does not apply to it"
+                for ref_id in sorted(laddered)
+            ]
+            selected = [p for p in selected if p not in ladder_units]
         if op == "lock-orientation":
             axes = _free_axes(index, rule)
             for p in selected:
