@@ -150,3 +150,27 @@ def test_every_stage_box_gets_a_picture() -> None:
     req = request() | {"includeImages": True}
     response = cartonize.pack(req)
     assert response.svgs is not None and len(response.svgs) == 4
+
+
+@pytest.mark.parametrize(
+    ("target", "names"),
+    [
+        # The generator's boxes are no stage's targets: cases, then a pallet, as without it.
+        ({}, ["case", "case", "case", "pallet"]),
+        # Targeted by name, they compete in the first stage: one 10 x 10 x 40 for 1 takes
+        # all 24 cubes (cases cost their volume), too long for the pallet, so it ships.
+        ({"targetBoxMatch": {"expression": "generated"}}, ["generated 10x10x40"]),
+    ],
+)
+def test_generated_box_types_follow_the_stage_targets(target: Wire, names: list[str]) -> None:
+    req = request()
+    req["rules"][0] |= target
+    req["boxTypeGenerators"] = [
+        {
+            "operation": "cartesian",
+            "boxTypeDefaults": {"price": 1},
+            "options": {"xList": [10], "yList": [10], "zList": [20, 40]},
+        }
+    ]
+    response = pack(req)
+    assert sorted(b["box"].get("name", "") for b in response["boxes"]) == sorted(names)

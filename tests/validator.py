@@ -1550,6 +1550,58 @@ def check_internal_space(view: PackView) -> Iterator[str]:
             yield f"{where}: originInParent {origin}, item origin plus rule origin is {_fmt(at)}"
 
 
+def _stage_rules(view: PackView) -> list[tuple[int, Wire]]:
+    """(rule index, rule) of every pack-sequence rule."""
+    rules = view.request.get("rules") or []
+    return [(i, r) for i, r in enumerate(rules) if r.get("operation") == "pack-sequence"]
+
+
+def _stage_of(view: PackView, box: Box, depth: int = 0) -> int | None:
+    """The rule index of the pack-sequence stage that packed ``box`` (None: the items no
+    stage selects). A box holds the items of one stage: request items the stage's rule
+    selects first, or boxes of the sequence's stage before it, reduced to items."""
+    stages = _stage_rules(view)
+    if not stages or not box.items or depth > len(stages):
+        return None
+    carriers = _box_carriers(view)
+    item = box.items[0]
+    if item.index in carriers:
+        inner = _stage_of(view, carriers[item.index], depth + 1)
+        rule = dict(stages).get(inner) if inner is not None else None
+        if rule is None:
+            return None
+        key = (rule.get("options") or {}).get("key", "")
+        index = (rule.get("options") or {}).get("index", 0)
+        later = sorted(
+            ((r.get("options") or {}).get("index", 0), i)
+            for i, r in stages
+            if (r.get("options") or {}).get("key", "") == key
+            and (r.get("options") or {}).get("index", 0) > index
+        )
+        return later[0][1] if later else None
+    return next((i for i, r in stages if _selects(r, item.wire)), None)
+
+
+def check_stage_box_types(view: PackView) -> Iterator[str]:
+    """A pack-sequence stage packs into its rule's target box types (by refId or match,
+    generated ones included), or into any without targets; with reduce pack-as-is its
+    items ship in their own cartons."""
+    stages = dict(_stage_rules(view))
+    for box in view.boxes:
+        if _is_as_is_box(view, box):
+            continue
+        stage = _stage_of(view, box)
+        rule = stages.get(stage) if stage is not None else None
+        if rule is None or not (rule.get("targetBoxRefIds") or rule.get("targetBoxMatch")):
+            continue
+        if not _targets_box(rule, box.wire):
+            yield (
+                f"pack-sequence: box {box.position} ({box.wire.get('name') or 'no name'}, refId "
+                f"{box.wire.get('refId')}) holds the stage of rules[{stage}], which packs into "
+                "its target box types only"
+            )
+
+
 def check_pack_sequence(view: PackView) -> Iterator[str]:
     """A box inside another (subspace) sits in an existing item of that box, at that item's
     origin; the item has the box's outer dimensions (or inner, without outer), turned,
@@ -1681,23 +1733,24 @@ def check_lookback(view: PackView) -> Iterator[str]:
     lookback = view.request.get("boxTypeChoiceLookback")
     if not isinstance(lookback, int) or isinstance(lookback, bool) or lookback < 0:
         return
-    # Subspaces are filled before any box opens; the window is over shipping boxes.
-    new = [
-        box
-        for box in view.boxes[len(view.request.get("boxes") or []) :]
-        if not box.wire.get("subspace")
-    ]
-    indices = [
-        [it.wire["packedIndex"] for it in box.items if it.wire.get("packedIndex") is not None]
-        for box in new
-    ]
-    for j, later in enumerate(indices[lookback + 1 :]):
-        if indices[j] and later and max(indices[j]) > min(later):
-            yield (
-                f"lookback: box {new[j].position} took item {max(indices[j])} after box "
-                f"{new[j + lookback + 1].position} opened with item {min(later)} "
-                f"(boxTypeChoiceLookback {lookback})"
-            )
+    # Subspaces are filled before any box opens; the window is over shipping boxes, and
+    # each pack-sequence stage (or the items no stage takes) is a packing of its own.
+    parts: dict[int | None, list[Box]] = defaultdict(list)
+    for box in view.boxes[len(view.request.get("boxes") or []) :]:
+        if _space_rule(view, box) is None:
+            parts[_stage_of(view, box)].append(box)
+    for new in parts.values():
+        indices = [
+            [it.wire["packedIndex"] for it in box.items if it.wire.get("packedIndex") is not None]
+            for box in new
+        ]
+        for j, later in enumerate(indices[lookback + 1 :]):
+            if indices[j] and later and max(indices[j]) > min(later):
+                yield (
+                    f"lookback: box {new[j].position} took item {max(indices[j])} after box "
+                    f"{new[j + lookback + 1].position} opened with item {min(later)} "
+                    f"(boxTypeChoiceLookback {lookback})"
+                )
 
 
 def _touch(a: Item, b: Item, tol: float) -> bool:
@@ -2087,6 +2140,7 @@ CHECKS: tuple[Check, ...] = (
     check_pack_as_is,
     check_fragile,
     check_pack_sequence,
+    check_stage_box_types,
     check_prepacked,
     check_reserved_space,
     check_property_constraints,

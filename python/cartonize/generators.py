@@ -69,6 +69,19 @@ class GeneratedBoxTypes:
     trim: dict[int, Trim] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
+    def only(self, keep: Callable[[BoxType], bool]) -> GeneratedBoxTypes:
+        """The generated types `keep` accepts, renumbered, with their owners and trims."""
+        out = GeneratedBoxTypes(warnings=list(self.warnings))
+        for i, box_type in enumerate(self.box_types):
+            if not keep(box_type):
+                continue
+            if i in self.as_is_owner:
+                out.as_is_owner[len(out.box_types)] = self.as_is_owner[i]
+            if i in self.trim:
+                out.trim[len(out.box_types)] = self.trim[i]
+            out.box_types.append(box_type)
+        return out
+
 
 def _sorted(size: Size) -> Size:
     a, b, c = sorted(size, reverse=True)

@@ -627,6 +627,8 @@ class PackRequest(RequestModel):
     key: SecretStr | None = Field(default=None, exclude=True, repr=False)
 
     _normalisation_warnings: list[str] = PrivateAttr(default_factory=list)
+    #: A pack-sequence stage's rule: the stage packs into the box types it targets only.
+    _stage_rule: Rule | None = PrivateAttr(default=None)
 
     @field_validator("image_format", mode="before")
     @classmethod
@@ -701,6 +703,18 @@ class PackRequest(RequestModel):
     def resolved_box_types(self) -> list[BoxType]:
         """Return `boxTypes` with `boxTypeDefaults` filled in where a box type is silent."""
         return [box_type.with_defaults(self.box_type_defaults) for box_type in self.box_types]
+
+    def for_stage(self, rule: Rule, **update: Any) -> Self:
+        """A copy of the request (with `update`) that packs one pack-sequence stage: its
+        box types, generated ones included, are those `rule` targets (all without targets)."""
+        copy = self.model_copy(update=update)
+        copy._stage_rule = rule
+        return copy
+
+    @property
+    def stage_rule(self) -> Rule | None:
+        """The pack-sequence rule of the stage this request packs, if it is one."""
+        return self._stage_rule
 
     def with_warnings(self, *warnings: str) -> Self:
         """A copy of the request whose `warnings_for_request()` also lists `warnings`."""

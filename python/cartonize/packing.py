@@ -49,7 +49,7 @@ from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
-from cartonize.sequences import has_sequences, pack_in_stages
+from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
 from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
 __all__ = ["max_timeout", "pack"]
@@ -161,6 +161,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         req.generated_box_types_max,
     )
     warnings += generated.warnings
+    stage = req.stage_rule
+    if stage is not None:
+        generated = generated.only(lambda b: stage_targets_box(stage, b))
     requested_box_types = req.resolved_box_types()
     # Pre-packed items take part in exclusions only: new units keep out of their boxes.
     effects = apply_rules(

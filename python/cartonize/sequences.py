@@ -33,7 +33,7 @@ from cartonize.render import render_pictures
 from cartonize.rules import box_matches, item_matches
 from cartonize.units import first_units, renumber
 
-__all__ = ["has_sequences", "pack_in_stages"]
+__all__ = ["has_sequences", "pack_in_stages", "stage_targets_box"]
 
 Reduce = Literal["default", "pack-as-is", "box-to-item", "box-to-item-optional"]
 _REDUCE: tuple[Reduce, ...] = ("default", "pack-as-is", "box-to-item", "box-to-item-optional")
@@ -177,12 +177,9 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
             rules = list(other_rules)
             if stage.reduce == "pack-as-is":
                 rules.append(Rule(operation="pack-as-is", item_match=ItemMatch(all=True)))
-            box_types = [b for b in req.box_types if _targets_box(stage.rule, b)]
-            response = pack_part(
-                stage.item_sets,
-                carry,
-                _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules),
-            )
+            box_types = [b for b in req.box_types if stage_targets_box(stage.rule, b)]
+            sub = _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules)
+            response = pack_part(stage.item_sets, carry, sub.for_stage(stage.rule))
             responses.append(response)
             if carry:
                 reduced_into.append((response, carry))
@@ -207,8 +204,9 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
     return _merge(req, responses, reduced_into, warnings, started)
 
 
-def _targets_box(rule: Rule, box: BoxType) -> bool:
-    """A stage packs into its rule's target box types; without targets, into all."""
+def stage_targets_box(rule: Rule, box: BoxType) -> bool:
+    """A stage packs into its rule's target box types (generated ones too); without
+    targets, into all."""
     if not rule.target_box_ref_ids and rule.target_box_match is None:
         return True
     return (box.ref_id is not None and box.ref_id in (rule.target_box_ref_ids or [])) or (
