@@ -22,6 +22,7 @@ from cartonize.models import (
     GeneratorPriceComponent,
     ItemSet,
     Metric,
+    Outer,
 )
 from cartonize.rates import box_cost, lower_rating
 
@@ -252,6 +253,15 @@ def generate_box_types(
     for g, gen in enumerate(generators):
         where = f"boxTypeGenerators[{g}]"
         defaults = _template(gen, request_defaults)
+        outer = defaults.outer
+        if outer is not None and outer.dimensions is not None:
+            # One outer size cannot be every generated size's (nor a trimmed box's).
+            out.warnings.append(
+                f"{where}: outer.dimensions in the defaults cannot fit every generated size; "
+                "ignored (give outer.dimensionChange instead)"
+            )
+            change = outer.dimension_change
+            defaults.outer = None if change is None else Outer(dimension_change=change)
         if gen.operation == "pack-as-is":
             # The item's own packaging: no space is reserved for packing material in it.
             own = defaults.model_copy(update={"reserved_space": 0.0})

@@ -294,7 +294,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         box_type_choice_goal_used=req.box_type_choice_goal,
         order_id=req.order_id,
         request_id=req.request_id,
-        warnings=warnings,
+        # One warning per problem, however many box types share it (generated ones do).
+        warnings=list(dict.fromkeys(warnings)),
         properties=req.properties,
     )
     render_pictures(req, response, box_types)
