@@ -376,6 +376,101 @@ def test_alternate_dimensions(
     assert response["totalVolumeNet"] == pytest.approx(placed_volume)
 
 
+_FOLDS = {"dimensionScaleChanges": [{"x": -0.5}]}  # a 2 x 4 x 4 unit folds to 1 x 4 x 4
+
+
+@pytest.mark.parametrize(
+    ("rules", "preferred", "boxes"),
+    [
+        ([], True, [[(2, 4, 4)]] * 3),  # one unit to a 3 x 4 x 4 box
+        # Each unit as given first; one that no longer fits folds into the 1 left.
+        ([_FOLDS], True, [[(2, 4, 4), (1, 4, 4)], [(2, 4, 4)]]),
+        # Not preferring the given shape, every unit takes the flatter fold: one box.
+        ([_FOLDS], False, [[(1, 4, 4)] * 3]),
+    ],
+)
+def test_alternate_dimensions_are_chosen_unit_by_unit(
+    rules: list[dict[str, Any]], preferred: bool, boxes: list[list[tuple[float, ...]]]
+) -> None:
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 4, "z": 4}, "weight": 1, "quantity": 3}
+    box = {"refId": 9, "dimensions": {"x": 3, "y": 4, "z": 4}, "weightMax": 0}
+    response = _pack(
+        {
+            "itemSets": [item],
+            "boxTypes": [box],
+            "itemInitialOrientationPreferred": preferred,
+            "rules": [
+                {"operation": "alternate-dimensions", "itemRefId": 1, "options": o} for o in rules
+            ],
+        }
+    )
+    placed = sorted(
+        sorted(tuple(e["item"]["dimensions"].values()) for e in b["box"]["items"])
+        for b in response["boxes"]
+    )
+    assert placed == sorted(sorted(b) for b in boxes)
+
+
+def test_an_alternate_shape_keeps_its_centre_of_mass_in_proportion() -> None:
+    item = {
+        "refId": 1,
+        "dimensions": {"x": 2, "y": 4, "z": 4},
+        "centerOfMass": {"x": 0.5, "y": 1, "z": 2},
+        "weight": 1,
+        "quantity": 2,
+    }
+    box = {"refId": 9, "dimensions": {"x": 3, "y": 4, "z": 4}, "weightMax": 0}
+    rule = {"operation": "alternate-dimensions", "itemRefId": 1, "options": _FOLDS}
+    response = _pack({"itemSets": [item], "boxTypes": [box], "rules": [rule]})
+    given, folded = (e["item"] for e in response["boxes"][0]["box"]["items"])
+    assert given["centerOfMass"] == {"x": 0.5, "y": 1, "z": 2}
+    # Folded at x = 2: the offset's x halves with the side (0.5 -> 0.25).
+    assert folded["origin"]["x"] == 2
+    assert folded["centerOfMass"] == {"x": 2.25, "y": 1, "z": 2}
+
+
+@pytest.mark.parametrize(
+    ("winner", "name"),
+    [
+        ({"operation": "pack-as-is", "itemRefId": 1}, "pack-as-is"),
+        (
+            {
+                "operation": "internal-space",
+                "itemRefId": 1,
+                "options": {"boxType": {"dimensions": {"x": 1, "y": 1, "z": 1}}},
+            },
+            "internal-space: it packs as given",
+        ),
+        ({"operation": "group-pack", "itemRefId": 1, "options": {"axisMultiplier": 2}}, None),
+        ({"operation": "bounded-fill", "itemRefId": 1}, None),
+    ],
+)
+def test_rules_that_ship_as_given_and_alternate_dimensions_warn_which_wins(
+    winner: dict[str, Any], name: str | None
+) -> None:
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 4, "z": 4}, "weight": 1, "quantity": 2}
+    box = {"refId": 9, "dimensions": {"x": 3, "y": 4, "z": 4}, "weightMax": 0}
+    alternate = {"operation": "alternate-dimensions", "itemRefId": 1, "options": _FOLDS}
+    response = _pack({"itemSets": [item], "boxTypes": [box], "rules": [alternate, winner]})
+    if name is None:
+        # group-pack and bounded-fill yield to alternate-dimensions: the units fold.
+        assert any("alternate-dimensions wins" in w for w in response["warnings"])
+        assert {
+            e["item"]["dimensions"]["x"] for b in response["boxes"] for e in b["box"]["items"]
+        } == {1, 2}
+    else:
+        assert (
+            f"rules[0] (alternate-dimensions) and rules[1] ({name}) both select item refId 1; "
+            f"{name.split(':')[0]} wins: the item keeps its own dimensions"
+        ) in response["warnings"]
+        assert {
+            e["item"]["dimensions"]["x"]
+            for b in response["boxes"]
+            for e in b["box"]["items"]
+            if e["item"]["refId"] == 1
+        } == {2}
+
+
 @pytest.mark.parametrize(
     ("rule", "details"),
     [

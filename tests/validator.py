@@ -1139,14 +1139,20 @@ def _targets_box(rule: Wire, box: Wire) -> bool:
 
 
 def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
-    """Dimensions an alternate-dimensions rule selecting ``item`` lets it take (none for
-    the units of a dimensionSets ladder: the ladder wins)."""
+    """Dimensions the first alternate-dimensions rule selecting ``item`` lets it take.
+    None when a dimensionSets ladder, pack-as-is, irregular or an internal space (the
+    item packs as given) wins over it."""
     group = view.group_of(item)
     if group is not None and any(s.get("dimensionSets") for s in group.sets):
         return
-    for rule in _rules(view, "alternate-dimensions"):
-        if not _selects(rule, item.wire):
-            continue
+    rules = view.request.get("rules") or []
+    wins = ("pack-as-is", "irregular")
+    if _hosts_subspaces(view, item.wire) or any(
+        r.get("operation") in wins and _selects(r, item.wire) for r in rules
+    ):
+        return
+    selecting = (r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
+    for rule in [r for r in [next(selecting, None)] if r is not None]:
         options = rule.get("options") or {}
         for p in options.get("dimensions") or []:
             yield (float(p.get("x", 0)), float(p.get("y", 0)), float(p.get("z", 0)))
@@ -1812,7 +1818,7 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
     winners = [
         r
         for r in view.request.get("rules") or []
-        if r.get("operation") in ("pack-as-is", "irregular", "fragile")
+        if r.get("operation") in ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
     ]
     out: dict[int, tuple[Wire, int, Vec]] = {}
     if not rules or not boxes:
@@ -1937,7 +1943,14 @@ def _fill_rule(view: PackView, item: Wire) -> Wire | None:
     rule = next(
         (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
     )
-    winners = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+    winners = (
+        "pack-as-is",
+        "irregular",
+        "group-pack",
+        "fragile",
+        "lock-orientation",
+        "alternate-dimensions",
+    )
     if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
         return None
     ladders = [
@@ -2095,12 +2108,21 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
                 and not _given_prepacked(view, item)
             ):
                 offset, given = offsets[item.ref_id]
-                if _same_dims(sorted_dims(given), sorted_dims(item.dims)) and not _offset_fits(
-                    (inside[0], inside[1], inside[2]), offset, item.dims, given
+                # An alternate shape keeps the offset in proportion along each given axis.
+                shapes: list[tuple[Vec, Vec]] = [(given, offset)]
+                for alt in _alternates(view, item, item.dims):
+                    scaled = [o * a / g for o, a, g in zip(offset, alt, given, strict=True)]
+                    shapes.append((alt, (scaled[0], scaled[1], scaled[2])))
+                shape = next(
+                    (s for s in shapes if _same_dims(sorted_dims(s[0]), sorted_dims(item.dims))),
+                    None,
+                )
+                if shape is not None and not _offset_fits(
+                    (inside[0], inside[1], inside[2]), shape[1], item.dims, shape[0]
                 ):
                     yield (
                         f"center-of-mass: {item.label}: offset {_fmt(inside)} is not the given "
-                        f"{_fmt(offset)} turned with the item"
+                        f"{_fmt(shape[1])} turned with the item"
                     )
         box_com = box.wire.get("centerOfMass")
         total = sum(weights)

@@ -42,7 +42,14 @@ Pack = Callable[[PackRequest], PackResponse]
 Vec = tuple[float, float, float]
 
 #: Operations that decide the unit's shape or packaging, winning over bounded-fill.
-_WINS_OVER_FILL = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+_WINS_OVER_FILL = (
+    "pack-as-is",
+    "irregular",
+    "group-pack",
+    "fragile",
+    "lock-orientation",
+    "alternate-dimensions",
+)
 _EPS = 1e-9
 
 

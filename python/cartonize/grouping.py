@@ -41,7 +41,7 @@ __all__ = ["has_group_pack", "pack_grouped", "selects", "with_ref_ids"]
 Pack = Callable[[PackRequest], PackResponse]
 
 #: Operations that decide how a unit ships and so win over group-pack on the same item.
-_WINS_OVER_GROUPING = ("pack-as-is", "irregular", "fragile")
+_WINS_OVER_GROUPING = ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
 
 
 def has_group_pack(req: PackRequest) -> bool:

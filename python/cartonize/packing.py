@@ -21,6 +21,7 @@ from cartonize.items import (
     placed_center_of_mass,
     point_string,
     property_amount,
+    scaled_center_of_mass,
     sequence_distance_pairs,
     sequence_order,
     sequence_sort_warnings,
@@ -105,6 +106,8 @@ class _Kind:
     item_set: ItemSet
     first_unit: int = 0
     dimension_set: DimensionSet | None = None
+    #: Further dimensions (x, y, z as given) a unit may take (alternate-dimensions).
+    alternates: tuple[tuple[float, float, float], ...] = ()
 
     @property
     def eaches(self) -> int:
@@ -170,7 +173,6 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         req.rules,
         [(k.ref_id, k.item_set) for k in [*kinds, *prepacked_kinds]],
         requested_box_types + generated.box_types,
-        prefer_original=req.item_initial_orientation_preferred,
         box_type_defaults=req.box_type_defaults,
         packed_anew=len(kinds),
         prepacked_boxes=prepacked.box_types,
@@ -181,9 +183,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     # the request's own first and the pre-packed items after them.
     units_so_far: dict[int, int] = {}
     numbered: list[_Kind] = []
-    for k, item_set in zip([*kinds, *prepacked_kinds], effects.item_sets, strict=True):
+    for p, (k, item_set) in enumerate(
+        zip([*kinds, *prepacked_kinds], effects.item_sets, strict=True)
+    ):
         first = units_so_far.get(k.ref_id, 0)
-        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set))
+        alternates = tuple(effects.alternates.get(p, ()))
+        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set, alternates))
         units_so_far[k.ref_id] = first + item_set.quantity
     packed_anew = len(kinds)
     kinds = numbered
@@ -230,6 +235,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             ),
         },
         "fragile": [limit.engine(p) for p, limit in sorted(effects.fragile.items())],
+        "alternates": [
+            {"kind": p, "dimensions": [list(d) for d in dims]}
+            for p, dims in sorted(effects.alternates.items())
+        ],
         "boxTypeSubsets": _without_generated(
             len(box_types), len(requested_box_types), len(generated.box_types)
         ),
@@ -665,17 +674,35 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
     dx, dy, dz = placement["dimensions"]
     origin = Point.model_construct(x=ox, y=oy, z=oz)
     dimensions = Dimensions.model_construct(x=dx, y=dy, z=dz)
-    s = kind.item_set
+    given, offset = _shape_of(kind, dimensions)
     return _unit(
         kind,
         placement["unit"],
         dimensions=dimensions,
         origin=origin,
-        center_of_mass=placed_center_of_mass(s.dimensions, s.center_of_mass, origin, dimensions),
+        center_of_mass=placed_center_of_mass(given, offset, origin, dimensions),
         packed_index=placement["packedIndex"],
         delta_cost=delta_cost,
         message=_support_message(placement.get("support")),
     )
+
+
+def _shape_of(kind: _Kind, placed: Dimensions) -> tuple[Dimensions, Point | None]:
+    """The dimensions as given of the shape a unit was placed in (its own, or one of its
+    alternate dimensions) and its centre of mass offset in that shape."""
+    s = kind.item_set
+    if not kind.alternates or _sides(s.dimensions) == _sides(placed):
+        return s.dimensions, s.center_of_mass
+    for x, y, z in kind.alternates:
+        shape = Dimensions.model_construct(x=x, y=y, z=z)
+        if _sides(shape) == _sides(placed):
+            return shape, scaled_center_of_mass(s.center_of_mass, s.dimensions, shape)
+    return s.dimensions, None
+
+
+def _sides(p: Point) -> list[float]:
+    """Sides sorted, rounded to the engine's 1/10,000 so placed and given sides compare."""
+    return sorted(round(v, 4) for v in (p.x, p.y, p.z))
 
 
 def _support_message(support: dict[str, Any] | None) -> str | None:

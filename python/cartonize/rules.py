@@ -1,7 +1,7 @@
 """Rules: which item sets (and box types) a rule selects, and what each operation
-does to the pack. Operations that reshape the request (set-properties,
-alternate-dimensions) are applied here; the others become constraints the engine
-enforces (orientation locks, exclusions, pack-as-is boxes). See docs/rules.md."""
+does to the pack. Operations that reshape the request (set-properties, irregular) are
+applied here; the others become constraints the engine enforces (orientation locks,
+exclusions, pack-as-is boxes, fragile limits, alternate dimensions). See docs/rules.md."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cartonize.errors import InvalidRequest
+from cartonize.items import scaled_center_of_mass
 from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
 from cartonize.rolls import roll_of, rolled_item_set
 
-__all__ = ["Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
+__all__ = ["AS_GIVEN", "Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
 
 #: Operations resolved here; the others pack the request in parts (see apply_rules).
 _HONOURED = frozenset(
@@ -29,6 +30,10 @@ _HONOURED = frozenset(
     }
 )
 
+
+#: Option of the lock-orientation rules that internal-space gives its hosts (not a wire
+#: option): the units pack exactly as given, without alternate dimensions either.
+AS_GIVEN = "packAsGiven"
 
 #: Operations that change an item's shape, which a unit-of-measure ladder fixes.
 _RESHAPING = frozenset({"irregular", "alternate-dimensions"})
@@ -57,8 +62,9 @@ class Fragile:
 class RuleEffects:
     """What the request's rules do, by item set position and box type index.
 
-    `item_sets` are the item sets after set-properties and alternate-dimensions;
-    `box_types` are the request's box types followed by one box per pack-as-is item set."""
+    `item_sets` are the item sets after set-properties, irregular and alternate-dimensions
+    with `replaceOriginal`; `box_types` are the request's box types followed by one box per
+    pack-as-is item set."""
 
     item_sets: list[ItemSet]
     box_types: list[BoxType]
@@ -73,6 +79,8 @@ class RuleEffects:
     as_is: dict[int, int] = field(default_factory=dict)
     #: Item set position -> its fragile limit.
     fragile: dict[int, Fragile] = field(default_factory=dict)
+    #: Item set position -> further dimensions (x, y, z as given) a unit may take instead.
+    alternates: dict[int, list[tuple[float, float, float]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -248,38 +256,6 @@ def _alternate_candidates(
     return candidates, replace
 
 
-def _fits_some_box(dims: tuple[float, float, float], boxes: Sequence[BoxType]) -> bool:
-    """True when `dims`, turned freely, fit inside some box type."""
-    need = sorted(dims)
-    return any(
-        all(
-            n <= h
-            for n, h in zip(
-                need, sorted((b.dimensions.x, b.dimensions.y, b.dimensions.z)), strict=True
-            )
-        )
-        for b in boxes
-    )
-
-
-def _choose_dimensions(
-    original: Dimensions,
-    candidates: list[tuple[float, float, float]],
-    replace: bool,
-    prefer_original: bool,
-    boxes: Sequence[BoxType],
-) -> tuple[float, float, float]:
-    """One shape per item set, chosen before packing: the original while it fits some box
-    and is preferred; otherwise the smallest-volume candidate that fits a box (or the
-    smallest, when none fits and the unit becomes a leftover)."""
-    given = (original.x, original.y, original.z)
-    if not replace and prefer_original and _fits_some_box(given, boxes):
-        return given
-    pool = candidates if replace else [given, *candidates]
-    by_volume = sorted(pool, key=lambda c: c[0] * c[1] * c[2])
-    return next((c for c in by_volume if _fits_some_box(c, boxes)), by_volume[0])
-
-
 def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
     options = rule.options or {}
     new = options.get("properties")
@@ -316,7 +292,6 @@ def apply_rules(
     item_sets: Sequence[tuple[int, ItemSet]],
     box_types: Sequence[BoxType] = (),
     *,
-    prefer_original: bool = True,
     box_type_defaults: BoxProperties | None = None,
     packed_anew: int | None = None,
     prepacked_boxes: Sequence[BoxType] = (),
@@ -335,6 +310,10 @@ def apply_rules(
     fresh = len(item_sets) if packed_anew is None else packed_anew
     effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
     locked_by: dict[int, int] = {}
+    alternate_by: dict[int, int] = {}
+    alternates: dict[int, tuple[list[tuple[float, float, float]], bool]] = {}
+    #: Item sets that pack exactly as given (units carrying an internal space).
+    as_given_by: dict[int, int] = {}
     as_is_by: dict[int, int] = {}
     fragile_by: dict[int, int] = {}
     rolled_by: dict[int, int] = {}
@@ -380,6 +359,8 @@ def apply_rules(
                     continue
                 locked_by[p] = index
                 effects.free_axes[p] = axes
+                if (rule.options or {}).get(AS_GIVEN):
+                    as_given_by[p] = index
         elif op == "exclude":
             for p in selected:
                 for q, (ref_id, item_set) in enumerate(
@@ -442,17 +423,66 @@ def apply_rules(
                 effects.item_sets[p] = _set_properties(index, rule, effects.item_sets[p])
         elif op == "alternate-dimensions":
             for p in selected:
-                item_set = effects.item_sets[p]
-                candidates, replace = _alternate_candidates(index, rule, item_set.dimensions)
-                x, y, z = _choose_dimensions(
-                    item_set.dimensions, candidates, replace, prefer_original, box_types
+                if p in alternate_by:
+                    effects.warnings.append(
+                        f"rules[{index}]: item refId {ref_ids[p]} already has alternate "
+                        f"dimensions by rules[{alternate_by[p]}], which wins"
+                    )
+                    continue
+                alternate_by[p] = index
+                alternates[p] = _alternate_candidates(index, rule, effects.item_sets[p].dimensions)
+    # Shipping as given, in the item's own carton or with its internal space, and
+    # rolling win over alternate dimensions.
+    for p, alternate in sorted(alternate_by.items()):
+        winner = next(
+            (
+                (by[p], name)
+                for by, name in (
+                    (as_is_by, "pack-as-is"),
+                    (rolled_by, "irregular"),
+                    (as_given_by, "internal-space: it packs as given"),
                 )
-                effects.item_sets[p] = item_set.model_copy(
-                    update={"dimensions": Dimensions(x=x, y=y, z=z)}
-                )
+                if p in by
+            ),
+            None,
+        )
+        if winner is None:
+            _add_alternates(effects, p, *alternates[p])
+            continue
+        effects.warnings.append(
+            f"rules[{alternate}] (alternate-dimensions) and rules[{winner[0]}] ({winner[1]}) "
+            f"both select item refId {ref_ids[p]}; {winner[1].split(':')[0]} wins: the item "
+            "keeps its own dimensions"
+        )
     _add_as_is_boxes(effects, ref_ids, as_is_by, len(box_types), box_type_defaults)
     effects.kind_prepacked_boxes |= {(p, b) for p in as_is_by for b in range(len(prepacked_boxes))}
     return effects
+
+
+def _add_alternates(
+    effects: RuleEffects,
+    p: int,
+    candidates: list[tuple[float, float, float]],
+    replace: bool,
+) -> None:
+    """Gives item set `p` its alternate dimensions, smallest volume first (the schema:
+    "sorted by volume ascending"); with `replace` the smallest takes the place of the
+    item's own dimensions, which are dropped."""
+    by_volume = sorted(candidates, key=lambda c: c[0] * c[1] * c[2])
+    if replace:
+        x, y, z = by_volume.pop(0)
+        item_set = effects.item_sets[p]
+        shape = Dimensions(x=x, y=y, z=z)
+        effects.item_sets[p] = item_set.model_copy(
+            update={
+                "dimensions": shape,
+                "center_of_mass": scaled_center_of_mass(
+                    item_set.center_of_mass, item_set.dimensions, shape
+                ),
+            }
+        )
+    if by_volume:
+        effects.alternates[p] = by_volume
 
 
 def _as_is_wins(loser: int, operation: str, ref_id: int, winner: int) -> str:

@@ -30,7 +30,7 @@ from cartonize.models import (
     response_totals,
 )
 from cartonize.render import render_pictures
-from cartonize.rules import item_matches
+from cartonize.rules import AS_GIVEN, item_matches
 from cartonize.units import first_units, renamed_rules, renumber_by, without_operations
 
 __all__ = ["has_internal_space", "pack_with_subspaces"]
@@ -242,7 +242,11 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
     # Units with an internal space pack as given: lock-orientation rules ahead of the rest.
     locked = {item_sets[h].ref_id: host.rule_index for h, host in hosts.items()}
     locks = [
-        Rule(operation="lock-orientation", item_ref_id=ref_id, options={"freeAxes": []})
+        Rule(
+            operation="lock-orientation",
+            item_ref_id=ref_id,
+            options={"freeAxes": [], AS_GIVEN: True},
+        )
         for ref_id in locked
     ]
     outer = pack(
