@@ -1516,7 +1516,9 @@ def _space_rule(view: PackView, box: Box) -> Wire | None:
 def check_internal_space(view: PackView) -> Iterator[str]:
     """internal-space: a subspace box has the rule's boxType dimensions and costs nothing;
     its item stands as given (unturned) and weighs its own weight plus the subspace's
-    contents; originInParent is the item's origin plus the rule's origin."""
+    contents; originInParent is the item's origin plus the rule's origin. Items that an
+    exclude, exclude-all, pack-as-is or irregular rule selects (or an exclude targets),
+    and units of a dimensionSets ladder, are not in subspaces."""
     for box in view.boxes:
         rule = _space_rule(view, box)
         if rule is None:
@@ -1554,6 +1556,22 @@ def check_internal_space(view: PackView) -> Iterator[str]:
         origin = box.wire["subspace"].get("originInParent")
         if origin is None or not _same_dims(_vec(origin), at):
             yield f"{where}: originInParent {origin}, item origin plus rule origin is {_fmt(at)}"
+        rules = view.request.get("rules") or []
+        for inner in box.items:
+            group = view.group_of(inner)
+            kept_out = [
+                r.get("operation")
+                for r in rules
+                if r.get("operation") in ("exclude", "exclude-all", "pack-as-is", "irregular")
+                and (
+                    _selects(r, inner.wire)
+                    or (r.get("operation") == "exclude" and _targets(r, inner.wire))
+                )
+            ]
+            if group is not None and any(s.get("dimensionSets") for s in group.sets):
+                kept_out.append("dimensionSets")
+            if kept_out:
+                yield f"{where}: holds {inner.label}, which {kept_out[0]} keeps out of subspaces"
 
 
 def _stage_rules(view: PackView) -> list[tuple[int, Wire]]:
@@ -1810,7 +1828,8 @@ def check_cohorts(view: PackView) -> Iterator[str]:
 def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
     """Per requested item set (position) that a group-pack rule groups: the rule, the units
     per group and the group's dimensions. The first group-pack rule selecting an item set
-    applies, unless a pack-as-is, irregular or fragile rule selects it too; an axis is
+    applies, unless a pack-as-is, irregular, fragile or alternate-dimensions rule (or a
+    pack-sequence stage shipping as is) selects it too; an axis is
     scaled when it is in ``axes`` and the unit is at least ``scaleFactorThreshold``
     (default ``axisMultiplier``) times smaller than the smallest box type on that axis."""
     rules = _rules(view, "group-pack")
@@ -1823,12 +1842,27 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
     out: dict[int, tuple[Wire, int, Vec]] = {}
     if not rules or not boxes:
         return out
+    stages = _stage_rules(view)
     for position, item_set in enumerate(view.request.get("itemSets") or []):
         rule = next((r for r in rules if _selects(r, item_set)), None)
         if rule is None or any(_selects(w, item_set) for w in winners):
             continue
         if item_set.get("dimensionSets"):
             continue  # its units of measure win over grouping
+        # In a pack-sequence stage: against the stage's box types; shipped as is, ungrouped.
+        stage = next((r for _, r in stages if _selects(r, item_set)), None)
+        stage_boxes = boxes
+        if stage is not None:
+            if (stage.get("options") or {}).get("reduce") == "pack-as-is":
+                continue
+            if stage.get("targetBoxRefIds") or stage.get("targetBoxMatch"):
+                stage_boxes = [
+                    _vec(b["dimensions"])
+                    for b in view.request.get("boxTypes") or []
+                    if _targets_box(stage, b)
+                ]
+            if not stage_boxes:
+                continue
         options = rule.get("options") or {}
         multiplier = int(options["axisMultiplier"])
         threshold = float(options.get("scaleFactorThreshold", multiplier))
@@ -1836,7 +1870,7 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
         dims = _vec(item_set["dimensions"])
         counts = [
             multiplier
-            if a in axes and dims[a] * threshold <= min(b[a] for b in boxes) + 1e-9
+            if a in axes and dims[a] * threshold <= min(b[a] for b in stage_boxes) + 1e-9
             else 1
             for a in range(3)
         ]

@@ -41,7 +41,9 @@ Pack = Callable[[PackRequest], PackResponse]
 _WINS_OVER_SUBSPACE = ("irregular", "group-pack", "bounded-fill")
 #: Items these rules select stay out of subspaces (they must not share a parent box
 #: unseen, or ship on their own).
-_KEPT_OUT_OF_SUBSPACES = ("exclude", "exclude-all", "pack-as-is")
+#: Rolls (irregular) stay out too: subspaces are filled unit by unit, and a unit may wind
+#: into several rolls.
+_KEPT_OUT_OF_SUBSPACES = ("exclude", "exclude-all", "pack-as-is", "irregular")
 
 
 def has_internal_space(req: PackRequest) -> bool:
