@@ -199,7 +199,7 @@ def validate(request: Wire, response: Wire) -> list[str]:
     if problems:
         # The other checks assume a well-formed response; report the shape first.
         return problems
-    view = _parse(_rolled(_random_drawn(request)), response)
+    view = _parse(_rolled(_properties_set(_random_drawn(request))), response)
     return [problem for check in CHECKS for problem in check(view)]
 
 
@@ -239,6 +239,26 @@ def _random_drawn(request: Wire) -> Wire:
             }
         )
     return {**request, "random": False, "itemSets": item_sets}
+
+
+def _properties_set(request: Wire) -> Wire:
+    """The request with every set-properties rule applied to the item sets it selects, in
+    request order, before any other rule (keys present stay unless ``overwrite``)."""
+    rules = [r for r in request.get("rules") or [] if r.get("operation") == "set-properties"]
+    if not rules:
+        return request
+    item_sets = [dict(s) for s in request.get("itemSets") or []]
+    for rule in rules:
+        options = rule.get("options") or {}
+        for item_set in item_sets:
+            if not _selects(rule, item_set):
+                continue
+            properties = dict(item_set.get("properties") or {})
+            for key, value in (options.get("properties") or {}).items():
+                if options.get("overwrite") or key not in properties:
+                    properties[key] = value
+            item_set["properties"] = properties
+    return {**request, "itemSets": item_sets}
 
 
 def _rolled(request: Wire) -> Wire:

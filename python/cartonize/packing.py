@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -49,7 +49,7 @@ from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
-from cartonize.rules import apply_rules
+from cartonize.rules import apply_rules, with_properties_set
 from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
 from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
@@ -85,6 +85,14 @@ def _with_random_items(req: PackRequest) -> PackRequest:
     return drawn.with_warnings(
         "random is true: the request's itemSets were replaced by random items"
     )
+
+
+def _with_properties_set(req: PackRequest) -> PackRequest:
+    """`req` with its set-properties rules applied to its item sets (selected by the
+    refIds pack() assigns, pre-packed items counted), before anything else."""
+    ref_ids = _ref_ids([*req.item_sets, *read_prepacked(req).item_sets])
+    item_sets = with_properties_set(req.rules, req.item_sets, ref_ids[: len(req.item_sets)])
+    return req.model_copy(update={"item_sets": item_sets})
 
 
 def max_timeout() -> float:
@@ -130,6 +138,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         # Drawn once, before the request is packed in parts, so that every part (stage,
         # groups, fill, subspaces) packs the same random items and every rule sees them.
         req = _with_random_items(req)
+    if any(r.operation == "set-properties" for r in req.rules):
+        req = _with_properties_set(req)
     if req.boxes:
         _refuse_prepacked_with_parts(req)
     if has_sequences(req):
@@ -391,20 +401,27 @@ def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
     """Item sets with quantity > 0, each with its refId, one kind per unit of measure
     they pack as; -1 or null get ids no item set of the request uses."""
     item_sets = list(item_sets)
-    taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
-    next_id = max(taken, default=-1) + 1
     kinds: list[_Kind] = []
     units_so_far: dict[int, int] = {}
-    for position, s in enumerate(item_sets):
-        ref_id = s.ref_id
-        if ref_id is None or ref_id == -1:
-            ref_id = next_id
-            next_id += 1
+    for position, (s, ref_id) in enumerate(zip(item_sets, _ref_ids(item_sets), strict=True)):
         for unit in unit_ladder(s, f"itemSets[{position}]"):
             first = units_so_far.get(ref_id, 0)
             kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
             units_so_far[ref_id] = first + unit.item_set.quantity
     return kinds
+
+
+def _ref_ids(item_sets: Sequence[ItemSet]) -> list[int]:
+    """Each item set's refId; -1 or null get ids no item set of the request uses."""
+    taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
+    next_id = max(taken, default=-1) + 1
+    out = []
+    for s in item_sets:
+        ref_id = s.ref_id
+        if ref_id is None or ref_id == -1:
+            ref_id, next_id = next_id, next_id + 1
+        out.append(ref_id)
+    return out
 
 
 #: Largest count the engine takes (u32).

@@ -14,7 +14,15 @@ from cartonize.items import scaled_center_of_mass
 from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
 from cartonize.rolls import roll_of, rolled_item_set
 
-__all__ = ["AS_GIVEN", "Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
+__all__ = [
+    "AS_GIVEN",
+    "Fragile",
+    "RuleEffects",
+    "apply_rules",
+    "box_matches",
+    "item_matches",
+    "with_properties_set",
+]
 
 #: Operations resolved here; the others pack the request in parts (see apply_rules).
 _HONOURED = frozenset(
@@ -269,6 +277,22 @@ def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
         if overwrite or key not in current:
             current[key] = value
     return item_set.model_copy(update={"properties": current})
+
+
+def with_properties_set(
+    rules: Sequence[Rule], item_sets: Sequence[ItemSet], ref_ids: Sequence[int]
+) -> list[ItemSet]:
+    """`item_sets` (answering to `ref_ids`) after every set-properties rule, in request
+    order: they act before any other rule, so every rule, and every part a request is
+    packed in (group-pack groups carry their units' amounts), sees the new properties."""
+    out = list(item_sets)
+    for index, rule in enumerate(rules):
+        if rule.operation != "set-properties":
+            continue
+        for p, ref_id in enumerate(ref_ids):
+            if _selects(rule, ref_id, out[p]):
+                out[p] = _set_properties(index, rule, out[p])
+    return out
 
 
 def _as_is_box(item_set: ItemSet, ref_id: int, defaults: BoxProperties | None) -> BoxType:
