@@ -1066,12 +1066,14 @@ def check_inline(view: PackView) -> Iterator[str]:
 
 
 def check_box_spread(view: PackView) -> Iterator[str]:
-    """boxesMax bounds the boxes; boxesPerItemSetMax and boxesPerSequenceMax bound the
-    boxes one refId, or one non-empty sequence, spreads across."""
+    """boxesMax bounds the boxes that ship; boxesPerItemSetMax and boxesPerSequenceMax
+    bound the boxes one refId, or one non-empty sequence, spreads across (within each
+    pack-sequence stage)."""
     boxes_max = _count_limit(view.request.get("boxesMax"))
     prepacked = len(view.request.get("boxes") or [])
-    # A subspace of an item (internal-space) is not a box of the shipment.
-    shipped = [b for b in view.boxes if _space_rule(view, b) is None]
+    # A box inside an item (an internal space, or a pack-sequence box a later stage
+    # carries) does not ship on its own.
+    shipped = [b for b in view.boxes if not b.wire.get("subspace")]
     if boxes_max is not None and len(shipped) > max(boxes_max, prepacked):
         yield f"box-spread: {len(shipped)} boxes > boxesMax {boxes_max}"
     for name, key in (
@@ -1081,12 +1083,14 @@ def check_box_spread(view: PackView) -> Iterator[str]:
         limit = _count_limit(view.request.get(name))
         if limit is None:
             continue
+        # Each pack-sequence stage is a packing of its own.
         spans: dict[object, set[int]] = defaultdict(set)
         for box in view.boxes:
+            stage = _stage_of(view, box)
             for item in box.items:
                 group = key(item)
                 if group is not None:
-                    spans[group].add(box.position)
+                    spans[(stage, group) if stage is not None else group].add(box.position)
         for group, where in spans.items():
             if len(where) > limit:
                 yield f"box-spread: {group!r} spans boxes {sorted(where)} > {name} {limit}"
