@@ -508,6 +508,60 @@ def test_malformed_rule_options_are_422_naming_rule_and_field(
     assert (info.value.details or "").startswith(details)
 
 
+@pytest.mark.parametrize(
+    ("rule", "details"),
+    [
+        ({"operation": "lock-orientation", "options": {"freeAxes": "x"}}, "freeAxes"),
+        ({"operation": "fragile", "options": {"maxWeight": -1}}, "maxWeight"),
+        ({"operation": "set-properties", "options": {"overwrite": 1}}, "properties"),
+        (
+            {
+                "operation": "alternate-dimensions",
+                "options": {"dimensionScaleChanges": [{"x": -1}]},
+            },
+            "dimensions",
+        ),
+        (
+            {"operation": "irregular", "options": {"maxDiameter": 2, "innerDiameter": 3}},
+            "maxDiameter",
+        ),
+        ({"operation": "group-pack", "options": {"axisMultiplier": 0}}, "axisMultiplier"),
+        ({"operation": "pack-sequence", "options": {"reduce": "fold"}}, "reduce"),
+    ],
+)
+def test_malformed_options_are_a_422_even_when_the_rule_selects_nothing(
+    rule: dict[str, Any], details: str
+) -> None:
+    request = {"itemSets": [_cube_set(1)], "boxTypes": [_box_type(1)]}
+    for selector in ({"itemRefId": 99}, {}):
+        with pytest.raises(InvalidRequest) as info:
+            cartonize.pack({**request, "rules": [{**rule, **selector}]})
+        assert (info.value.details or "").startswith(f"rules[0].options.{details}"), info.value
+
+
+@pytest.mark.parametrize(
+    ("rules", "warning"),
+    [
+        (
+            [{"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxis": [0]}}],
+            "unknown field 'rules[0].options.freeAxis' ignored (operation lock-orientation)",
+        ),
+        (
+            [
+                {"operation": "group-pack", "itemRefId": 1, "options": {"axisMultiplier": 2}},
+                {"operation": "exclude-all", "itemRefId": 1, "options": {"strict": True}},
+            ],
+            "unknown field 'rules[1].options.strict' ignored (operation exclude-all)",
+        ),
+    ],
+)
+def test_unknown_option_keys_warn_naming_rule_and_key(
+    rules: list[dict[str, Any]], warning: str
+) -> None:
+    request = {"itemSets": [_cube_set(1, quantity=8)], "boxTypes": [_box_type(1)], "rules": rules}
+    assert _pack(request)["warnings"].count(warning) == 1
+
+
 def test_unknown_operation_is_a_422_naming_the_rule() -> None:
     with pytest.raises(InvalidRequest) as info:
         cartonize.pack({"rules": [{"operation": "teleport", "itemRefId": 1}]})

@@ -145,6 +145,31 @@ RuleOperation = Literal[
     "bounded-fill",
 ]
 
+#: The option keys each rule operation reads (docs/rules.md); others are ignored with a
+#: warning. `packAsGiven` is internal: internal-space gives it to its hosts' locks.
+RULE_OPTION_KEYS: dict[str, frozenset[str]] = {
+    "exclude": frozenset(),
+    "exclude-all": frozenset(),
+    "pack-as-is": frozenset(),
+    "lock-orientation": frozenset({"freeAxes", "packAsGiven"}),
+    "irregular": frozenset(
+        {"type", "innerDiameter", "spoolWeight", "maxDiameter", "maxWeight", "minRollLength"}
+    ),
+    "internal-space": frozenset(
+        {"type", "boxType", "origin", "blocking", "display", "displayChildren"}
+    ),
+    "alternate-dimensions": frozenset(
+        {"dimensions", "dimensionChanges", "dimensionScaleChanges", "replaceOriginal"}
+    ),
+    "fragile": frozenset({"maxWeight", "onTopOnly", "excludeOverweight", "unrestrictedPlacement"}),
+    "group-pack": frozenset(
+        {"type", "nameSuffix", "scaleFactorThreshold", "axes", "axisMultiplier"}
+    ),
+    "set-properties": frozenset({"properties", "overwrite"}),
+    "pack-sequence": frozenset({"index", "key", "reduce", "reducedRefId"}),
+    "bounded-fill": frozenset({"criticalAxis", "critialAxis"}),
+}
+
 _PNG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -726,6 +751,12 @@ class PackRequest(RequestModel):
         """Return the request's non-fatal problems: clamped values, unknown fields, no ids."""
         warnings = list(self._normalisation_warnings)
         warnings += [f"unknown field '{path}' ignored" for path in unknown_fields(self)]
+        warnings += [
+            f"unknown field 'rules[{i}].options.{key}' ignored (operation {rule.operation})"
+            for i, rule in enumerate(self.rules)
+            for key in rule.options or {}
+            if key not in RULE_OPTION_KEYS[rule.operation]
+        ]
         if not self.order_id and not self.request_id:
             warnings.append("no orderId or requestId given; add one to find this pack later")
         return warnings

@@ -49,7 +49,7 @@ from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
-from cartonize.rules import apply_rules, with_properties_set
+from cartonize.rules import apply_rules, check_rule_options, with_properties_set
 from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
 from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
@@ -134,6 +134,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started = time.perf_counter()
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    check_rule_options(req.rules)
     if req.random:
         # Drawn once, before the request is packed in parts, so that every part (stage,
         # groups, fill, subspaces) packs the same random items and every rule sees them.

@@ -12,7 +12,7 @@ from typing import Any
 from cartonize.errors import InvalidRequest
 from cartonize.items import scaled_center_of_mass
 from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
-from cartonize.rolls import roll_of, rolled_item_set
+from cartonize.rolls import roll_of, roll_options, rolled_item_set
 
 __all__ = [
     "AS_GIVEN",
@@ -20,6 +20,7 @@ __all__ = [
     "RuleEffects",
     "apply_rules",
     "box_matches",
+    "check_rule_options",
     "item_matches",
     "with_properties_set",
 ]
@@ -264,7 +265,8 @@ def _alternate_candidates(
     return candidates, replace
 
 
-def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
+def _property_options(index: int, rule: Rule) -> tuple[dict[str, Any], bool]:
+    """A set-properties rule's properties and overwrite flag."""
     options = rule.options or {}
     new = options.get("properties")
     if not isinstance(new, dict):
@@ -272,11 +274,38 @@ def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
     overwrite = options.get("overwrite", False)
     if not isinstance(overwrite, bool):
         raise _invalid(index, "overwrite", "must be true or false", overwrite)
+    return new, overwrite
+
+
+def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
+    new, overwrite = _property_options(index, rule)
     current = dict(item_set.properties or {})
     for key, value in new.items():
         if overwrite or key not in current:
             current[key] = value
     return item_set.model_copy(update={"properties": current})
+
+
+#: Units this long on every side check alternate options that hold for any item.
+_ANY_ITEM = Dimensions.model_construct(x=1e12, y=1e12, z=1e12)
+
+
+def check_rule_options(rules: Sequence[Rule]) -> None:
+    """Checks the options of the rules resolved here whatever they select; raises
+    `InvalidRequest` naming `rules[i].options.<field>` (the parts' own operations check
+    theirs when their module packs the request)."""
+    for index, rule in enumerate(rules):
+        op = rule.operation
+        if op == "lock-orientation":
+            _free_axes(index, rule)
+        elif op == "fragile":
+            _fragile(index, rule)
+        elif op == "set-properties":
+            _property_options(index, rule)
+        elif op == "alternate-dimensions":
+            _alternate_candidates(index, rule, _ANY_ITEM)
+        elif op == "irregular":
+            roll_options(index, rule.options or {})
 
 
 def with_properties_set(
