@@ -14,7 +14,6 @@ from typing import Any
 import cartonize
 import pytest
 from cartonize import _core
-from cartonize.errors import InvalidRequest
 from cartonize.models import Item, PackResponse
 from cartonize.store import Store
 from falcon import testing
@@ -409,9 +408,10 @@ def test_render_json_errors_map_to_the_exception_tree() -> None:
         _core.render_json(json.dumps(bad))
 
 
-def test_too_wide_a_picture_is_422() -> None:
-    with pytest.raises(InvalidRequest, match="imgSize"):
-        cartonize.pack(mixed_order(imgSize=5000))
+def test_too_wide_a_picture_is_clamped_with_a_warning() -> None:
+    response = cartonize.pack(mixed_order(imgSize=5000))
+    assert "imgSize 5000 is above the maximum 4096; using 4096" in response.warnings
+    assert response.svgs and all('width="4096"' in svg for svg in response.svgs)
 
 
 def test_render_from_several_threads_gives_identical_pictures() -> None:
