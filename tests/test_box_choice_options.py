@@ -517,6 +517,41 @@ def test_contradictions_that_still_pack_warn(extra: Wire, warning: str) -> None:
     assert any(w.startswith(warning) for w in response.warnings), response.warnings
 
 
+@pytest.mark.parametrize(
+    ("extra", "warning"),
+    [
+        ({"n": 3, "seedValue": 2}, "n, seedValue: no effect without random: true"),
+        (
+            {"random": True, "seed": False, "seedValue": 2},
+            "seedValue: no effect with seed: false (the items are unseeded)",
+        ),
+        (
+            {"random": True, "seedFromOrderId": True, "orderId": " "},
+            "seedFromOrderId: no orderId given; seeded with seedValue 1",
+        ),
+        ({"generatedBoxTypesMax": 64}, "generatedBoxTypesMax: no effect without boxTypeGenerators"),
+        (
+            {"sequenceHeatMap": True, "imageFormat": "png"},
+            "imageFormat, sequenceHeatMap: no effect with includeImages: false",
+        ),
+        (
+            {
+                "layFlat": True,
+                "rules": [{"operation": "lock-orientation", "itemRefId": 1, "options": {}}],
+                "itemSets": [_item(1, 6, 2, 3, 1)],
+            },
+            "layFlat has no effect on item refId 1: it may only turn as rules[0] says "
+            "(lock-orientation), which wins",
+        ),
+    ],
+)
+def test_options_that_cannot_act_warn(extra: Wire, warning: str) -> None:
+    response = _pack({**_BASE, **extra})
+    assert warning in response["warnings"]
+    # Spelled out as the defaults, or where they act, they do not warn.
+    assert not any("no effect" in w for w in _pack(_BASE)["warnings"])
+
+
 def test_a_prepacked_box_echoed_from_a_response_keeps_its_type_price() -> None:
     rated = _box(9, 10, 10, 10, price=100, rateTable={"basePrice": 50, "priceIncreaseRate": 0})
     first = _pack(_request([_cube(1, 5, 1)], [rated]))

@@ -145,6 +145,27 @@ RuleOperation = Literal[
     "bounded-fill",
 ]
 
+#: Request options that only shape random items, and ones that only shape pictures.
+_RANDOM_OPTIONS = (
+    "n",
+    "random_max_dimension",
+    "random_max_weight",
+    "random_max_quantity",
+    "seed",
+    "seed_value",
+    "seed_from_order_id",
+)
+_IMAGE_OPTIONS = (
+    "img_size",
+    "template",
+    "include_scripts",
+    "image_format",
+    "image_scale",
+    "image_scale_style",
+    "eye",
+    "sequence_heat_map",
+)
+
 #: The option keys each rule operation reads (docs/rules.md); others are ignored with a
 #: warning. `packAsGiven` is internal: internal-space gives it to its hosts' locks.
 RULE_OPTION_KEYS: dict[str, frozenset[str]] = {
@@ -697,6 +718,7 @@ class PackRequest(RequestModel):
                 f"imgSize {self.img_size} is above the maximum {MAX_IMG_SIZE}; using {MAX_IMG_SIZE}"
             )
             self.img_size = MAX_IMG_SIZE
+        self._normalisation_warnings += self._ignored_option_warnings()
         problems = [*self._box_type_problems(), *self._png_color_problems()]
         if problems:
             # The paths are inside the message because this error belongs to the whole request.
@@ -704,6 +726,33 @@ class PackRequest(RequestModel):
                 "contradiction", "{problems}", {"problems": "; ".join(problems)}
             )
         return self
+
+    def _ignored_option_warnings(self) -> list[str]:
+        """Options given where they cannot act: a warning each (issue: every ignored
+        combination that still packs says so)."""
+        given = self.model_fields_set
+
+        def named(names: tuple[str, ...]) -> str:
+            return ", ".join(to_camel(n) for n in names if n in given)
+
+        warnings = []
+        random_only = named(_RANDOM_OPTIONS)
+        if random_only and not self.random:
+            warnings.append(f"{random_only}: no effect without random: true")
+        seeded = named(("seed_value", "seed_from_order_id"))
+        if self.random and not self.seed and seeded:
+            warnings.append(f"{seeded}: no effect with seed: false (the items are unseeded)")
+        blank = not (self.order_id and self.order_id.strip())
+        if self.random and self.seed and self.seed_from_order_id and blank:
+            warnings.append(
+                f"seedFromOrderId: no orderId given; seeded with seedValue {self.seed_value}"
+            )
+        if "generated_box_types_max" in given and not self.box_type_generators:
+            warnings.append("generatedBoxTypesMax: no effect without boxTypeGenerators")
+        pictures = named(_IMAGE_OPTIONS)
+        if pictures and not self.include_images:
+            warnings.append(f"{pictures}: no effect with includeImages: false")
+        return warnings
 
     def _box_type_problems(self) -> Iterator[str]:
         for i, box_type in enumerate(self.box_types):

@@ -3,6 +3,7 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -49,7 +50,7 @@ from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
-from cartonize.rules import apply_rules, check_rule_options, with_properties_set
+from cartonize.rules import RuleEffects, apply_rules, check_rule_options, with_properties_set
 from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
 from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
@@ -190,6 +191,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         ladder_units={p for p, k in enumerate(kinds) if k.dimension_set is not None},
     )
     warnings += effects.warnings
+    if req.lay_flat or req.interlock:
+        warnings += _locked_upright(
+            [(k.ref_id, s) for k, s in zip(kinds, effects.item_sets, strict=False)], effects
+        )
     # Rules may change quantities (irregular: a unit becomes rolls): number units anew,
     # the request's own first and the pre-packed items after them.
     units_so_far: dict[int, int] = {}
@@ -354,6 +359,36 @@ def _placement_warnings(req: PackRequest) -> list[str]:
             "itemOrientationSearchDepth has no effect while itemInitialOrientationPreferred is true"
         )
     return warnings
+
+
+def _locked_upright(item_sets: list[tuple[int, ItemSet]], effects: RuleEffects) -> list[str]:
+    """A warning for each item set whose orientation lock lets it lie on no largest face
+    (smallest side up): the lock wins over layFlat."""
+    warnings = []
+    for p, rule in sorted(effects.locked_by.items()):
+        if p >= len(item_sets) or p in effects.as_is:
+            continue
+        ref_id, item_set = item_sets[p]
+        d = item_set.dimensions
+        sides = (d.x, d.y, d.z)
+        if not any(sides[turn[0]] <= min(sides) for turn in _turns(effects.free_axes[p])):
+            warnings.append(
+                f"layFlat has no effect on item refId {ref_id}: it may only turn as "
+                f"rules[{rule}] says (lock-orientation), which wins"
+            )
+    return list(dict.fromkeys(warnings))
+
+
+def _turns(free_axes: list[int]) -> list[tuple[int, int, int]]:
+    """The axis permutations (placed axis a shows given axis p[a]) that turns about
+    `free_axes` reach, as the engine allows them: none, a spin about one axis, or all."""
+    every = [(a, b, c) for a, b, c in itertools.permutations(range(3))]
+    axes = sorted(set(free_axes))
+    if not axes:
+        return [(0, 1, 2)]
+    if len(axes) == 1:
+        return [p for p in every if p[axes[0]] == axes[0]]
+    return every
 
 
 def _box_type_path(index: int, requested: int) -> str:

@@ -78,6 +78,8 @@ class RuleEffects:
     item_sets: list[ItemSet]
     box_types: list[BoxType]
     free_axes: dict[int, list[int]] = field(default_factory=dict)
+    #: Item set position -> index of the lock-orientation rule that locks it.
+    locked_by: dict[int, int] = field(default_factory=dict)
     #: Item set pairs whose units never share a box.
     kind_pairs: set[tuple[int, int]] = field(default_factory=set)
     #: (item set, box type) pairs: the item set never enters the box type.
@@ -362,7 +364,7 @@ def apply_rules(
     ref_ids = [ref_id for ref_id, _ in item_sets]
     fresh = len(item_sets) if packed_anew is None else packed_anew
     effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
-    locked_by: dict[int, int] = {}
+    locked_by = effects.locked_by
     alternate_by: dict[int, int] = {}
     alternates: dict[int, tuple[list[tuple[float, float, float]], bool]] = {}
     #: Item sets that pack exactly as given (units carrying an internal space).
