@@ -132,7 +132,7 @@ impl<'a> BoxFill<'a> {
             fill.eps.add_item(&u.cuboid, &fill.cuboids);
             fill.units.push(*u);
             fill.payload += kinds[u.kind].weight;
-            fill.volume_left -= u.cuboid.volume();
+            fill.volume_left -= kinds[u.kind].placed_volume(&u.cuboid);
             fill.stack
                 .push(u.cuboid, kinds[u.kind].weight, kinds[u.kind].fragile);
             fill.note_set(kinds[u.kind].item_set);
@@ -159,7 +159,7 @@ impl<'a> BoxFill<'a> {
         self.cuboids.push(cuboid);
         self.eps.add_item(&cuboid, &self.cuboids);
         self.payload += k.weight;
-        self.volume_left -= cuboid.volume();
+        self.volume_left -= k.placed_volume(&cuboid);
         self.stack.push(cuboid, k.weight, k.fragile);
         self.note_set(k.item_set);
         self.tally.add(k, &cuboid);
@@ -239,7 +239,7 @@ impl<'a> BoxFill<'a> {
             perm: spot.perm,
         });
         self.payload += k.weight;
-        self.volume_left -= spot.cuboid.volume();
+        self.volume_left -= k.placed_volume(&spot.cuboid);
         self.stack.push(spot.cuboid, k.weight, k.fragile);
         self.note_set(k.item_set);
         self.tally.add(k, &spot.cuboid);

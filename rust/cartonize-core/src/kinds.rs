@@ -95,6 +95,16 @@ impl Kind {
         }
     }
 
+    /// The volume a unit placed as `at` takes: its kind's, or with alternate
+    /// dimensions the volume of the shape it took.
+    pub fn placed_volume(&self, at: &crate::geometry::Cuboid) -> f64 {
+        if self.varied {
+            at.volume()
+        } else {
+            self.volume
+        }
+    }
+
     /// True when a unit of this kind may share a box with a unit of `other`.
     pub fn may_share_with(&self, other: usize) -> bool {
         self.excludes.binary_search(&other).is_err()
