@@ -345,6 +345,26 @@ def test_set_properties_overwrite() -> None:
     assert response["boxes"][0]["box"]["items"][0]["item"]["properties"] == {"oz": 64}
 
 
+@pytest.mark.parametrize(("overwrite", "value", "winner"), [(False, 1, 0), (True, 2, 1)])
+def test_two_set_properties_rules_on_one_key_warn_which_wins(
+    overwrite: bool, value: int, winner: int
+) -> None:
+    rules = [
+        {"operation": "set-properties", "itemRefId": 1, "options": {"properties": {"oz": 1}}},
+        {
+            "operation": "set-properties",
+            "itemRefId": 1,
+            "options": {"properties": {"oz": 2}, "overwrite": overwrite},
+        },
+    ]
+    response = _pack({"itemSets": [_cube_set(1)], "boxTypes": [_box_type(1)], "rules": rules})
+    assert response["boxes"][0]["box"]["items"][0]["item"]["properties"] == {"oz": value}
+    assert (
+        f"rules[1] and rules[0] (set-properties) both set 'oz' on item refId 1; "
+        f"rules[{winner}] wins"
+    ) in response["warnings"]
+
+
 @pytest.mark.parametrize(
     ("options", "preferred", "box_side", "placed_volume"),
     [

@@ -92,8 +92,10 @@ def _with_properties_set(req: PackRequest) -> PackRequest:
     """`req` with its set-properties rules applied to its item sets (selected by the
     refIds pack() assigns, pre-packed items counted), before anything else."""
     ref_ids = _ref_ids([*req.item_sets, *read_prepacked(req).item_sets])
-    item_sets = with_properties_set(req.rules, req.item_sets, ref_ids[: len(req.item_sets)])
-    return req.model_copy(update={"item_sets": item_sets})
+    item_sets, warnings = with_properties_set(
+        req.rules, req.item_sets, ref_ids[: len(req.item_sets)]
+    )
+    return req.model_copy(update={"item_sets": item_sets}).with_warnings(*warnings)
 
 
 def max_timeout() -> float:

@@ -312,18 +312,35 @@ def check_rule_options(rules: Sequence[Rule]) -> None:
 
 def with_properties_set(
     rules: Sequence[Rule], item_sets: Sequence[ItemSet], ref_ids: Sequence[int]
-) -> list[ItemSet]:
+) -> tuple[list[ItemSet], list[str]]:
     """`item_sets` (answering to `ref_ids`) after every set-properties rule, in request
     order: they act before any other rule, so every rule, and every part a request is
-    packed in (group-pack groups carry their units' amounts), sees the new properties."""
+    packed in (group-pack groups carry their units' amounts), sees the new properties.
+    Also a warning for each key two rules set on one item set, naming the winner."""
     out = list(item_sets)
+    warnings = []
+    set_by: dict[tuple[int, str], int] = {}  # (item set, key) -> rule index
     for index, rule in enumerate(rules):
         if rule.operation != "set-properties":
             continue
+        new, overwrite = _property_options(index, rule)
         for p, ref_id in enumerate(ref_ids):
-            if _selects(rule, ref_id, out[p]):
-                out[p] = _set_properties(index, rule, out[p])
-    return out
+            if not _selects(rule, ref_id, out[p]):
+                continue
+            current = out[p].properties or {}
+            for key in new:
+                earlier = set_by.get((p, key))
+                sets = overwrite or key not in current
+                if earlier is not None:
+                    winner = index if sets else earlier
+                    warnings.append(
+                        f"rules[{index}] and rules[{earlier}] (set-properties) both set "
+                        f"{key!r} on item refId {ref_id}; rules[{winner}] wins"
+                    )
+                if sets:
+                    set_by[(p, key)] = index
+            out[p] = _set_properties(index, rule, out[p])
+    return out, list(dict.fromkeys(warnings))
 
 
 def _as_is_box(item_set: ItemSet, ref_id: int, defaults: BoxProperties | None) -> BoxType:
