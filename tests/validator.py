@@ -1265,12 +1265,22 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
 
 def _hosts_subspaces(view: PackView, item: Wire) -> bool:
     """An internal-space rule selects ``item`` (an item or item set; and no rule that wins
-    over it does): it packs unturned, as single units."""
+    over it does) and, without generators, it fits some box type as given: it packs
+    unturned, as single units. (An item that fits no box type unturned gets no subspace.)"""
     rules = view.request.get("rules") or []
     winners = ("irregular", "group-pack", "bounded-fill")
-    return any(
+    hosts = any(
         r.get("operation") == "internal-space" and _selects(r, item) for r in rules
     ) and not any(r.get("operation") in winners and _selects(r, item) for r in rules)
+    if not hosts or view.request.get("boxTypeGenerators"):
+        return hosts
+    given = [
+        _vec(s["dimensions"])
+        for s in view.request.get("itemSets") or []
+        if s.get("refId") == item.get("refId")
+    ] or [_vec(item["dimensions"])]
+    boxes = [_vec(b["dimensions"]) for b in _box_types(view.request)]
+    return any(all(b[a] >= d[a] - EPS for a in range(3)) for d in given for b in boxes)
 
 
 def _close_len(a: float, b: float) -> bool:
