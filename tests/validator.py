@@ -1479,15 +1479,16 @@ def _rests_above(upper: Item, lower: Item) -> bool:
 def check_fragile(view: PackView) -> Iterator[str]:
     """fragile (first rule selecting an item wins): the weight of everything resting above
     the item (higher, footprints overlapping) is at most maxWeight, nothing rests above
-    it with onTopOnly, and with excludeOverweight no heavier item shares its box."""
+    it with onTopOnly, and with excludeOverweight no heavier item shares its box.
+    Pre-packed items are not fragile, whatever rule selects them."""
     rules = _rules(view, "fragile")
     if not rules:
         return
     for box in view.boxes:
         for item in box.items:
             rule = next((r for r in rules if _selects(r, item.wire)), None)
-            if rule is None:
-                continue
+            if rule is None or _given_prepacked(view, item):
+                continue  # pre-packed items are not subject to rules
             options = rule.get("options") or {}
             above = [o for o in box.items if o is not item and _rests_above(o, item)]
             load = sum(o.weight for o in above)
