@@ -498,3 +498,21 @@ def test_a_dimension_change_follows_the_trimmed_size() -> None:
     (box,) = [b["box"] for b in response["boxes"]]
     assert box["outer"]["dimensions"] == {"x": 6, "y": 6, "z": 9}
     assert box["price"] == 32  # 6 * 6 * 9 / 10 = 32.4
+
+
+def test_trimming_keeps_the_reserved_space() -> None:
+    # Four 1 x 4 x 6 items (96) would trim a 5 x 11 x 10 box to 5 x 5 x 6 (150), where
+    # reservedSpace 0.4 leaves room for 90 only: the box keeps a size that holds them.
+    generator = {
+        "operation": "cartesian",
+        "options": {
+            "xList": [5],
+            "yRange": {"min": 5, "max": 11},
+            "zRange": {"min": 5, "max": 10},
+        },
+    }
+    request = {"itemSets": [item(1, 1, 4, 6, quantity=4)], "boxTypeGenerators": [generator]}
+    (plain,) = [b["box"] for b in pack(request)["boxes"]]
+    (reserved,) = [b["box"] for b in pack({**request, "reservedSpace": 0.4})["boxes"]]
+    assert plain["volumeMax"] == 150
+    assert reserved["volumeNet"] <= 0.6 * reserved["volumeMax"]

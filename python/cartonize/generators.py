@@ -360,12 +360,17 @@ def trimmed_box_type(trim: Trim, box_type: BoxType, size: Size) -> BoxType:
 
 
 def trim_packed_box(
-    trim: Trim, packed: dict[str, Any], box_type: BoxType, weights: Sequence[float]
+    trim: Trim,
+    packed: dict[str, Any],
+    box_type: BoxType,
+    weights: Sequence[float],
+    reserved: float = 0.0,
 ) -> tuple[dict[str, Any], BoxType]:
     """An engine box of a cartesian type (`weights`: each engine item kind's unit weight)
     trimmed to its contents' extent and costed anew: price components, dimensional
     weight, each item's deltaCost. Unchanged when trimming shrinks nothing, breaks a
-    limit or would make the box dearer."""
+    limit, leaves the items more than the `reserved` share allows, or would make the box
+    dearer."""
     d = box_type.dimensions
     extent = [
         max((p["origin"][a] + p["dimensions"][a] for p in packed["items"]), default=0.0)
@@ -374,9 +379,12 @@ def trim_packed_box(
     new_size = trimmed_size(trim, (d.x, d.y, d.z), (extent[0], extent[1], extent[2]))
     if new_size is None:
         return packed, box_type
+    volume = new_size[0] * new_size[1] * new_size[2]
+    net = sum(math.prod(p["dimensions"]) for p in packed["items"])
+    if net > (1 - reserved) * volume * (1 + 1e-9):
+        return packed, box_type
     trimmed = trimmed_box_type(trim, box_type, new_size)
     rating = lower_rating(trimmed, "boxTypeGenerators", [])
-    volume = new_size[0] * new_size[1] * new_size[2]
     price = None if trimmed.price is None else float(trimmed.price)
     gross = trimmed.weight_tare or 0.0
     previous = 0.0

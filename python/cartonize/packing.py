@@ -297,7 +297,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     def box_and_type(packed: dict[str, Any]) -> tuple[dict[str, Any], BoxType]:
         if packed.get("prepacked") is not None:
             return packed, prepacked.box_types[packed["prepacked"]]
-        return _trimmed(packed, box_types, generated, len(requested_box_types), weights)
+        return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
     boxes = []
     for i, engine_box in enumerate(out["boxes"]):
@@ -404,6 +404,7 @@ def _trimmed(
     generated: GeneratedBoxTypes,
     first_generated: int,
     weights: list[float],
+    req: PackRequest,
 ) -> tuple[dict[str, Any], BoxType]:
     """The engine box and its box type, trimmed to the contents when a cartesian
     generator made the type (docs/generators.md)."""
@@ -411,7 +412,7 @@ def _trimmed(
     trim = generated.trim.get(packed["boxType"] - first_generated)
     if trim is None:
         return packed, box_type
-    return trim_packed_box(trim, packed, box_type, weights)
+    return trim_packed_box(trim, packed, box_type, weights, _reserved_space(req, box_type))
 
 
 def _without_generated(total: int, requested: int, generated: int) -> list[list[int]]:
