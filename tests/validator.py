@@ -39,9 +39,12 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``cohortMax`` (default 2) groups connected through shared faces of positive area.
 - **Random items** (``random: true``) are drawn again as docs/decisions.md says and
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
-- **Not checked yet:** box type generators (the box-type check is skipped), and whether
-  a bounded-fill unit took the largest free space available (only its volume and
-  critical axis are checked).
+- **Generated boxes** are judged by their generator's defaults (completed by
+  boxTypeDefaults) for caps, reserved space and property constraints; in a pack-sequence
+  stage with box targets they must be targeted like any box.
+- **Not checked yet:** the size and price of generated boxes (which sizes a generator
+  makes, trimming, price components), and whether a bounded-fill unit took the largest
+  free space available (only its volume and critical axis are checked).
 - **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
   count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
   internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
