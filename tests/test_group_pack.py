@@ -100,6 +100,31 @@ def test_too_heavy_groups_are_not_made() -> None:
     assert any("more than any box type carries" in w for w in response["warnings"])
 
 
+@pytest.mark.parametrize("order", [1, -1])
+def test_set_properties_acts_before_grouping(order: int) -> None:
+    # Wherever the rule stands, the units carry lithium 1 each: a group of 8 holds 8, over
+    # the box's 3, so none is made and the units go 3, 3 and 2 to a box.
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["itemSets"].pop()
+    request["boxTypes"][0]["propertyConstraints"] = [{"key": "lithium", "max": 3}]
+    set_lithium = {"operation": "set-properties", "itemRefId": 1}
+    set_lithium["options"] = {"properties": {"lithium": 1}}
+    request["rules"] = [*request["rules"], set_lithium][::order]
+    response = _pack(request)
+    assert _groups(response) == {}
+    values = sorted(b["box"]["propertyConstraints"][0]["value"] for b in response["boxes"])
+    assert values == [2, 3, 3]
+
+
+def test_fewer_units_than_a_group_are_not_grouped_with_a_warning() -> None:
+    response = _pack(_request({"axisMultiplier": 2}, quantity=7))
+    assert _groups(response) == {}
+    assert any(
+        w == "rules[0]: item refId 1 has 7 units, fewer than a group of 8; not grouped"
+        for w in response["warnings"]
+    )
+
+
 def test_a_group_carries_the_constrained_amounts_of_its_units() -> None:
     request = _request({"axisMultiplier": 2}, quantity=8)
     request["itemSets"].pop()

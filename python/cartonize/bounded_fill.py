@@ -42,13 +42,20 @@ Pack = Callable[[PackRequest], PackResponse]
 Vec = tuple[float, float, float]
 
 #: Operations that decide the unit's shape or packaging, winning over bounded-fill.
-_WINS_OVER_FILL = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+_WINS_OVER_FILL = (
+    "pack-as-is",
+    "irregular",
+    "group-pack",
+    "fragile",
+    "lock-orientation",
+    "alternate-dimensions",
+)
 _EPS = 1e-9
 
 
 def has_bounded_fill(req: PackRequest) -> bool:
     """True when the request has a bounded-fill rule (and real item sets)."""
-    return not req.random and any(r.operation == "bounded-fill" for r in req.rules)
+    return any(r.operation == "bounded-fill" for r in req.rules)
 
 
 def critical_axis(index: int, rule: Rule) -> int | None:

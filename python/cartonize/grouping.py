@@ -41,12 +41,12 @@ __all__ = ["has_group_pack", "pack_grouped", "selects", "with_ref_ids"]
 Pack = Callable[[PackRequest], PackResponse]
 
 #: Operations that decide how a unit ships and so win over group-pack on the same item.
-_WINS_OVER_GROUPING = ("pack-as-is", "irregular", "fragile")
+_WINS_OVER_GROUPING = ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
 
 
 def has_group_pack(req: PackRequest) -> bool:
     """True when the request has a group-pack rule (and real item sets to group)."""
-    return not req.random and any(r.operation == "group-pack" for r in req.rules)
+    return any(r.operation == "group-pack" for r in req.rules)
 
 
 def selects(rule: Rule, item_set: ItemSet) -> bool:
@@ -262,6 +262,10 @@ def _plan(
         )
         return None
     if item_set.quantity < per_group:
+        warnings.append(
+            f"rules[{index}]: item refId {item_set.ref_id} has {item_set.quantity} units, "
+            f"fewer than a group of {per_group}; not grouped"
+        )
         return None
     weight = item_set.weight * per_group
     if not any(_carries_weight(b, weight) for b in boxes):

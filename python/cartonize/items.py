@@ -23,6 +23,7 @@ __all__ = [
     "placed_center_of_mass",
     "point_string",
     "property_amount",
+    "scaled_center_of_mass",
     "sequence_distance_pairs",
     "sequence_number",
     "sequence_order",
@@ -290,6 +291,16 @@ def placed_center_of_mass(
     return Point.model_construct(
         x=origin.x + turned[0], y=origin.y + turned[1], z=origin.z + turned[2]
     )
+
+
+def scaled_center_of_mass(offset: Point | None, given: Dimensions, shape: Point) -> Point | None:
+    """`offset` (within `given`) for a unit that takes another `shape` (alternate
+    dimensions): moved in proportion along each axis, so it keeps its place in the unit."""
+    if offset is None:
+        return None
+    g, s, o = _xyz(given), _xyz(shape), _xyz(offset)
+    x, y, z = (o[a] * s[a] / g[a] if g[a] > 0 else s[a] / 2 for a in range(3))
+    return Point.model_construct(x=x, y=y, z=z)
 
 
 def box_center_of_mass(items: Sequence[Item]) -> Point:

@@ -145,6 +145,52 @@ RuleOperation = Literal[
     "bounded-fill",
 ]
 
+#: Request options that only shape random items, and ones that only shape pictures.
+_RANDOM_OPTIONS = (
+    "n",
+    "random_max_dimension",
+    "random_max_weight",
+    "random_max_quantity",
+    "seed",
+    "seed_value",
+    "seed_from_order_id",
+)
+_IMAGE_OPTIONS = (
+    "img_size",
+    "template",
+    "include_scripts",
+    "image_format",
+    "image_scale",
+    "image_scale_style",
+    "eye",
+    "sequence_heat_map",
+)
+
+#: The option keys each rule operation reads (docs/rules.md); others are ignored with a
+#: warning. `packAsGiven` is internal: internal-space gives it to its hosts' locks.
+RULE_OPTION_KEYS: dict[str, frozenset[str]] = {
+    "exclude": frozenset(),
+    "exclude-all": frozenset(),
+    "pack-as-is": frozenset(),
+    "lock-orientation": frozenset({"freeAxes", "packAsGiven"}),
+    "irregular": frozenset(
+        {"type", "innerDiameter", "spoolWeight", "maxDiameter", "maxWeight", "minRollLength"}
+    ),
+    "internal-space": frozenset(
+        {"type", "boxType", "origin", "blocking", "display", "displayChildren"}
+    ),
+    "alternate-dimensions": frozenset(
+        {"dimensions", "dimensionChanges", "dimensionScaleChanges", "replaceOriginal"}
+    ),
+    "fragile": frozenset({"maxWeight", "onTopOnly", "excludeOverweight", "unrestrictedPlacement"}),
+    "group-pack": frozenset(
+        {"type", "nameSuffix", "scaleFactorThreshold", "axes", "axisMultiplier"}
+    ),
+    "set-properties": frozenset({"properties", "overwrite"}),
+    "pack-sequence": frozenset({"index", "key", "reduce", "reducedRefId"}),
+    "bounded-fill": frozenset({"criticalAxis", "critialAxis"}),
+}
+
 _PNG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -627,6 +673,8 @@ class PackRequest(RequestModel):
     key: SecretStr | None = Field(default=None, exclude=True, repr=False)
 
     _normalisation_warnings: list[str] = PrivateAttr(default_factory=list)
+    #: A pack-sequence stage's rule: the stage packs into the box types it targets only.
+    _stage_rule: Rule | None = PrivateAttr(default=None)
 
     @field_validator("image_format", mode="before")
     @classmethod
@@ -665,6 +713,7 @@ class PackRequest(RequestModel):
                 f"itemOrientationSearchDepth {depth} is above the maximum "
                 f"{MAX_ITEM_ORIENTATION_SEARCH_DEPTH}; using {MAX_ITEM_ORIENTATION_SEARCH_DEPTH}"
             )
+        self._normalisation_warnings += self._ignored_option_warnings()
         problems = [*self._box_type_problems(), *self._png_color_problems()]
         if problems:
             # The paths are inside the message because this error belongs to the whole request.
@@ -672,6 +721,33 @@ class PackRequest(RequestModel):
                 "contradiction", "{problems}", {"problems": "; ".join(problems)}
             )
         return self
+
+    def _ignored_option_warnings(self) -> list[str]:
+        """Options given where they cannot act: a warning each (issue: every ignored
+        combination that still packs says so)."""
+        given = self.model_fields_set
+
+        def named(names: tuple[str, ...]) -> str:
+            return ", ".join(to_camel(n) for n in names if n in given)
+
+        warnings = []
+        random_only = named(_RANDOM_OPTIONS)
+        if random_only and not self.random:
+            warnings.append(f"{random_only}: no effect without random: true")
+        seeded = named(("seed_value", "seed_from_order_id"))
+        if self.random and not self.seed and seeded:
+            warnings.append(f"{seeded}: no effect with seed: false (the items are unseeded)")
+        blank = not (self.order_id and self.order_id.strip())
+        if self.random and self.seed and self.seed_from_order_id and blank:
+            warnings.append(
+                f"seedFromOrderId: no orderId given; seeded with seedValue {self.seed_value}"
+            )
+        if "generated_box_types_max" in given and not self.box_type_generators:
+            warnings.append("generatedBoxTypesMax: no effect without boxTypeGenerators")
+        pictures = named(_IMAGE_OPTIONS)
+        if pictures and not self.include_images:
+            warnings.append(f"{pictures}: no effect with includeImages: false")
+        return warnings
 
     def _box_type_problems(self) -> Iterator[str]:
         for i, box_type in enumerate(self.box_types):
@@ -697,10 +773,34 @@ class PackRequest(RequestModel):
         """Return `boxTypes` with `boxTypeDefaults` filled in where a box type is silent."""
         return [box_type.with_defaults(self.box_type_defaults) for box_type in self.box_types]
 
+    def for_stage(self, rule: Rule, **update: Any) -> Self:
+        """A copy of the request (with `update`) that packs one pack-sequence stage: its
+        box types, generated ones included, are those `rule` targets (all without targets)."""
+        copy = self.model_copy(update=update)
+        copy._stage_rule = rule
+        return copy
+
+    @property
+    def stage_rule(self) -> Rule | None:
+        """The pack-sequence rule of the stage this request packs, if it is one."""
+        return self._stage_rule
+
+    def with_warnings(self, *warnings: str) -> Self:
+        """A copy of the request whose `warnings_for_request()` also lists `warnings`."""
+        copy = self.model_copy()
+        copy._normalisation_warnings = [*self._normalisation_warnings, *warnings]
+        return copy
+
     def warnings_for_request(self) -> list[str]:
         """Return the request's non-fatal problems: clamped values, unknown fields, no ids."""
         warnings = list(self._normalisation_warnings)
         warnings += [f"unknown field '{path}' ignored" for path in unknown_fields(self)]
+        warnings += [
+            f"unknown field 'rules[{i}].options.{key}' ignored (operation {rule.operation})"
+            for i, rule in enumerate(self.rules)
+            for key in rule.options or {}
+            if key not in RULE_OPTION_KEYS[rule.operation]
+        ]
         if not self.order_id and not self.request_id:
             warnings.append("no orderId or requestId given; add one to find this pack later")
         return warnings

@@ -65,6 +65,11 @@ impl Cuboid {
         self.origin[axis] + self.size[axis]
     }
 
+    /// Its volume in the caller's cubic units.
+    pub fn volume(&self) -> f64 {
+        volume_f64(&self.size)
+    }
+
     /// True when the two cuboids share interior volume (touching faces do not).
     pub fn overlaps(&self, other: &Cuboid) -> bool {
         (0..3).all(|a| self.origin[a] < other.end(a) && other.origin[a] < self.end(a))

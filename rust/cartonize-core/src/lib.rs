@@ -147,6 +147,7 @@ fn pack_box_types(
         .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
     kinds::apply_fragile(&mut kinds, &input.fragile);
+    kinds::apply_alternates(&mut kinds, &input.items, &input.alternates);
     orient::apply_lay_flat(&mut kinds, opts);
     let mut boxes: Vec<BoxKind> = input
         .box_types
