@@ -243,7 +243,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "targetItemMatch": "Substring search selecting the target item sets",
         "targetBoxRefIds": "refIds of the target box types (e.g. those an exclude rule keeps the matched items out of)",
         "targetBoxMatch": "Substring search selecting the target box types",
-        "ignoreSubspaces": "true: the rule applies only to direct relations (two items directly in the same box, or an item and its own box), not through inner packs or subspaces; null or false: relations through subspaces count as well",
+        "ignoreSubspaces": "Accepted; every rule applies to direct relations only (two items directly in the same box, or an item and its own box), as with true: relations through the inner packs of pack-sequence stages are not checked even when false (docs/rules.md)",
         "options": "Options of the operation, passed on unchanged: e.g. freeAxes (list of axes 0 = x, 1 = y, 2 = z) for lock-orientation, type roll with innerDiameter, spoolWeight, maxDiameter, maxWeight, minRollLength for irregular, maxWeight and onTopOnly for fragile",
         "parameters": "Supplementary text parameters of older clients, mostly deprecated in favour of options; passed on unchanged",
     },

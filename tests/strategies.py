@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle
+from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle, ValueTiebreaker
 from hypothesis import strategies as st
 
 # Every value the request model accepts: a new sort is drawn here as soon as it exists.
 ITEM_SORTS: tuple[str, ...] = get_args(ItemSort)
 BOX_TYPE_CHOICE_GOALS: tuple[str, ...] = get_args(BoxTypeChoiceGoal)
 PLACEMENT_STYLES: tuple[str, ...] = get_args(PlacementStyle)
+VALUE_TIEBREAKERS: tuple[str, ...] = get_args(ValueTiebreaker)
 
 Wire = dict[str, Any]
 
@@ -140,6 +141,8 @@ OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "itemInitialOrientationBestForBox": st.booleans(),
     "maxSequenceDistance": st.sampled_from([0, 1, 827, 1200]),
     "sequenceSort": st.booleans(),
+    "valueTiebreaker": st.sampled_from(VALUE_TIEBREAKERS),
+    "coordOrder": st.permutations([0, 1, 2]),
 }
 
 #: Per-box-type overrides a tuned request may set on its box types.
@@ -194,6 +197,12 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
     for box_type in request["boxTypes"]:
         for name in draw(st.sets(st.sampled_from(sorted(BOX_OPTION_VALUES)), max_size=1)):
             box_type[name] = draw(BOX_OPTION_VALUES[name])
+    if draw(st.integers(0, 3)) == 0:
+        # Defaults fill what a box type leaves unset; a box type's own value wins.
+        defaults = {"weightTare": draw(tenths(0, 2)), "price": draw(st.integers(1, 5000))}
+        for name in draw(st.sets(st.sampled_from(sorted(BOX_OPTION_VALUES)), max_size=2)):
+            defaults[name] = draw(BOX_OPTION_VALUES[name])
+        request["boxTypeDefaults"] = defaults
     for item_set in request["itemSets"]:
         if draw(st.booleans()):
             item_set["sequence"] = draw(
@@ -219,6 +228,10 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
         }
         for ref_id in locked
     ]
+    # Rules name explicit refIds: an auto-assigned one is the engine's to choose.
+    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
+    if explicit:
+        request["rules"] += draw(st.lists(item_rules(explicit), max_size=3))
     request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
     request["rules"] += draw(st.lists(bounded_fill_rules(), max_size=1))
     hosts = [s for s in request["itemSets"] if "refId" in s]
@@ -239,11 +252,132 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
                 },
             }
         )
-    if any(
-        r["operation"] in ("bounded-fill", "internal-space", "group-pack") for r in request["rules"]
-    ):
+    if explicit and draw(st.integers(0, 4)) == 0:
+        request["rules"].append(draw(pack_sequence_rule(explicit)))
+    for box_type in request["boxTypes"]:
+        if draw(st.integers(0, 2)) == 0:
+            box_type.update(draw(rated()))
+    if draw(st.integers(0, 4)) == 0:
+        request["boxTypeGenerators"] = [draw(generators())]
+        request["generatedBoxTypesMax"] = draw(st.integers(1, 16))
+    spaces = any(r["operation"] == "internal-space" for r in request["rules"])
+    if not spaces and draw(st.integers(0, 9)) == 0:
+        # (An internal space sized for an item set need not fit the random item.)
+        request.update(random=True, n=draw(st.integers(1, 4)), seedValue=draw(st.integers(0, 9)))
+    parts = ("bounded-fill", "internal-space", "group-pack", "pack-sequence")
+    if any(r["operation"] in parts for r in request["rules"]):
         request.pop("boxes", None)  # a 422 by design (test_box_choice_options)
     return request
+
+
+@st.composite
+def item_rules(draw: st.DrawFn, ref_ids: list[int]) -> Wire:
+    """One of the rules that constrain item sets in place, on one of `ref_ids`: exclude,
+    exclude-all, pack-as-is, fragile, set-properties, alternate-dimensions, irregular."""
+    ref_id = draw(st.sampled_from(ref_ids))
+    operation = draw(
+        st.sampled_from(
+            [
+                "exclude",
+                "exclude-all",
+                "pack-as-is",
+                "fragile",
+                "set-properties",
+                "alternate-dimensions",
+                "irregular",
+            ]
+        )
+    )
+    rule: Wire = {"operation": operation, "itemRefId": ref_id}
+    if operation == "exclude":
+        if draw(st.booleans()):
+            rule["targetItemRefIds"] = draw(st.lists(st.sampled_from(ref_ids), min_size=1))
+        else:
+            rule["targetBoxRefIds"] = [draw(st.integers(100, 103))]
+    elif operation == "fragile":
+        options: Wire = {}
+        if draw(st.booleans()):
+            options["onTopOnly"] = True
+        else:
+            options["maxWeight"] = draw(tenths(0, 20))
+            options["excludeOverweight"] = draw(st.booleans())
+        options["unrestrictedPlacement"] = draw(st.booleans())
+        rule["options"] = options
+    elif operation == "set-properties":
+        rule["options"] = {
+            "properties": {"lithium": draw(tenths(0, 4))},
+            "overwrite": draw(st.booleans()),
+        }
+    elif operation == "alternate-dimensions":
+        rule["options"] = draw(
+            st.sampled_from(
+                [
+                    {"dimensionScaleChanges": [{"x": -0.5}]},  # folded in half
+                    {"dimensionChanges": [{"x": 1, "y": 1, "z": 1}]},  # wrapped
+                    {"dimensions": [{"x": 2, "y": 3, "z": 4}], "replaceOriginal": True},
+                ]
+            )
+        )
+    elif operation == "irregular":
+        rule["options"] = {"maxDiameter": draw(st.integers(5, 30))}
+    return rule
+
+
+@st.composite
+def pack_sequence_rule(draw: st.DrawFn, ref_ids: list[int]) -> Wire:
+    """A pack-sequence rule putting one item set (or all) into stage 0 of a sequence,
+    packed into one box type, sometimes reduced to items of a (missing) next stage."""
+    rule: Wire = {
+        "operation": "pack-sequence",
+        "options": {
+            "index": 0,
+            "reduce": draw(
+                st.sampled_from(["default", "pack-as-is", "box-to-item", "box-to-item-optional"])
+            ),
+        },
+    }
+    if draw(st.booleans()):
+        rule["itemMatch"] = {"all": True}
+    else:
+        rule["itemRefId"] = draw(st.sampled_from(ref_ids))
+    if draw(st.booleans()):
+        rule["targetBoxRefIds"] = [draw(st.integers(100, 103))]
+    return rule
+
+
+@st.composite
+def rated(draw: st.DrawFn) -> Wire:
+    """A rate table (breakpoints or linear, with or without dimFactor), sometimes outer
+    dimensions rating the box with outerBasedCost."""
+    table: Wire
+    if draw(st.booleans()):
+        table = {"weights": [5, 20, 60], "rates": [300, 700, 1500]}
+    else:
+        table = {"basePrice": draw(st.integers(0, 500)), "priceIncreaseRate": draw(tenths(0, 50))}
+    if draw(st.booleans()):
+        table["dimFactor"] = draw(st.sampled_from([-1, 139, 166, 1000]))
+    extra: Wire = {"rateTable": table}
+    if draw(st.booleans()):
+        extra["outer"] = {"dimensionChange": {"x": 0.5, "y": 0.5, "z": 0.5}}
+        extra["outerBasedCost"] = draw(st.booleans())
+    return extra
+
+
+@st.composite
+def generators(draw: st.DrawFn) -> Wire:
+    """A cartesian generator (lists and ranges, sometimes trimmed) or a pack-as-is one."""
+    if draw(st.integers(0, 3)) == 0:
+        return {"operation": "pack-as-is", "boxTypeDefaults": {"price": draw(st.integers(-1, 900))}}
+    options: Wire = {
+        "xList": draw(st.lists(st.integers(5, 40), min_size=1, max_size=3, unique=True)),
+        "yRange": {"min": 5, "max": draw(st.integers(10, 60)), "increment": 10},
+        "zRange": {"min": 5, "max": draw(st.integers(10, 60)), "deriveFromItems": True},
+        "noTrimToMaxExtent": draw(st.booleans()),
+    }
+    defaults: Wire = {"weightMax": draw(st.sampled_from([0, 300]))}
+    if draw(st.booleans()):
+        defaults["price"] = draw(st.integers(1, 3000))
+    return {"operation": "cartesian", "boxTypeDefaults": defaults, "options": options}
 
 
 @st.composite

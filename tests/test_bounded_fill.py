@@ -110,3 +110,25 @@ def test_malformed_critical_axis_is_a_422(axis: object) -> None:
     with pytest.raises(InvalidRequest) as info:
         cartonize.pack(_request((5, 5, 5), criticalAxis=axis))
     assert "rules[0].options.criticalAxis" in (info.value.details or "")
+
+
+def test_soft_units_keep_cohort_max() -> None:
+    # Soft units placed after the engine's pack keep their item set within cohortMax
+    # face-connected groups per box (found by the property tests: three groups of two).
+    request = {
+        "orderId": "fill-cohorts",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 0, "dimensions": {"x": 2, "y": 7, "z": 1}, "weight": 0, "quantity": 4},
+            {"refId": 4, "dimensions": {"x": 4, "y": 4, "z": 8}, "weight": 0, "quantity": 10},
+        ],
+        "boxTypes": [
+            {"refId": 1, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0},
+            {"refId": 2, "dimensions": {"x": 28, "y": 7, "z": 32}, "weightMax": 0},
+        ],
+        "packOrigin": {"x": 4, "y": 8, "z": 0},
+        "cohortPacking": True,
+        "rules": [{"operation": "bounded-fill", "itemRefId": 4}],
+    }
+    response = _pack(request)
+    assert response["lenLeftovers"] == 0

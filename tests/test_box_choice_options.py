@@ -209,6 +209,20 @@ def _outer_based_cost(plain: Wire, tuned: Wire) -> None:
     assert tuned["totalCost"] == 1728
 
 
+def _tiebreak_by_weight(plain: Wire, tuned: Wire) -> None:
+    # Both types cost 100: volume keeps the smaller 10-cube, weight the lighter 12-cube.
+    assert _ref_ids(plain) == [20] and _ref_ids(tuned) == [21]
+    assert plain["totalCost"] == tuned["totalCost"] == 100
+
+
+def _defaults_merged_under_box_types(plain: Wire, tuned: Wire) -> None:
+    # The defaults' itemsPerBoxMax 2 applies to box type 9, which sets none; box type 8
+    # keeps its own 0 (no limit), so the cheaper 8 takes all four cubes.
+    assert _ref_ids(plain) == [9]
+    assert _ref_ids(tuned) == [8] and tuned["totalCost"] == 150
+    assert tuned["boxes"][0]["box"]["weightTare"] == 1
+
+
 _RATED = {"rateTable": {"basePrice": 0, "priceIncreaseRate": 100, "dimFactor": 100}}
 
 CASES: list[tuple[str, Wire, Wire, Callable[[Wire, Wire], None]]] = [
@@ -336,6 +350,30 @@ CASES: list[tuple[str, Wire, Wire, Callable[[Wire, Wire], None]]] = [
         _cohorts_one_group,
     ),
     (
+        "valueTiebreaker weight: lighter tare among equal costs",
+        _request(
+            [_cube(1, 5, 1)],
+            [_box(20, 10, 10, 10, price=100, weightTare=2), _box(21, 12, 12, 12, price=100)],
+        ),
+        {"valueTiebreaker": "weight"},
+        _tiebreak_by_weight,
+    ),
+    (
+        "boxTypeDefaults merged under each box type, box values win",
+        _request(
+            [_cube(1, 5, 4)],
+            [_box(9, 10, 10, 10, price=100), _box(8, 10, 10, 10, price=150)],
+        ),
+        {
+            "boxTypeDefaults": {"itemsPerBoxMax": 2, "weightTare": 1, "price": 999},
+            "boxTypes": [
+                _box(9, 10, 10, 10, price=100),
+                _box(8, 10, 10, 10, price=150, itemsPerBoxMax=0),
+            ],
+        },
+        _defaults_merged_under_box_types,
+    ),
+    (
         "outer dimensionChange reported",
         _request([_cube(1, 5, 1)], [_box(9, 10, 10, 10)]),
         {"boxTypes": [_box(9, 10, 10, 10, outer={"dimensionChange": {"x": 2, "y": 2, "z": 2}})]},
@@ -374,6 +412,28 @@ def test_option_changes_packing_as_specified(
     plain = _pack(base)
     tuned = _pack({**base, **option})
     expect(plain, tuned)
+
+
+@pytest.mark.parametrize(
+    "placement",
+    [
+        {"packOrigin": {"x": 0, "y": 3, "z": 41}, "itemsInlineMax": [0, 1, 2]},
+        {"placementStyle": "mound"},
+        {"corners": False},
+    ],
+    ids=["packOrigin", "mound", "corners-false"],
+)
+def test_cohorts_hold_under_every_placement(placement: Wire) -> None:
+    # Placement beyond the first corner point (a reference point, faces and walls) keeps
+    # each item set within cohortMax groups too; _pack validates the cohorts.
+    request = _request(
+        [_item(0, 2, 2, 1, 6), _item(1, 1, 3, 2, 4)],
+        [_box(9, 5, 9, 13)],
+        cohortPacking=True,
+        cohortMax=1,
+        **placement,
+    )
+    assert _pack(request)["lenLeftovers"] == 0
 
 
 _BASE = _request([_cube(1, 5, 2)], [_box(9, 10, 10, 10)])
@@ -455,6 +515,41 @@ def test_contradictions_that_cannot_pack_are_422(request_: Wire, details: str) -
 def test_contradictions_that_still_pack_warn(extra: Wire, warning: str) -> None:
     response = cartonize.pack({**_BASE, **extra})
     assert any(w.startswith(warning) for w in response.warnings), response.warnings
+
+
+@pytest.mark.parametrize(
+    ("extra", "warning"),
+    [
+        ({"n": 3, "seedValue": 2}, "n, seedValue: no effect without random: true"),
+        (
+            {"random": True, "seed": False, "seedValue": 2},
+            "seedValue: no effect with seed: false (the items are unseeded)",
+        ),
+        (
+            {"random": True, "seedFromOrderId": True, "orderId": " "},
+            "seedFromOrderId: no orderId given; seeded with seedValue 1",
+        ),
+        ({"generatedBoxTypesMax": 64}, "generatedBoxTypesMax: no effect without boxTypeGenerators"),
+        (
+            {"sequenceHeatMap": True, "imageFormat": "png"},
+            "imageFormat, sequenceHeatMap: no effect with includeImages: false",
+        ),
+        (
+            {
+                "layFlat": True,
+                "rules": [{"operation": "lock-orientation", "itemRefId": 1, "options": {}}],
+                "itemSets": [_item(1, 6, 2, 3, 1)],
+            },
+            "layFlat has no effect on item refId 1: it may only turn as rules[0] says "
+            "(lock-orientation), which wins",
+        ),
+    ],
+)
+def test_options_that_cannot_act_warn(extra: Wire, warning: str) -> None:
+    response = _pack({**_BASE, **extra})
+    assert warning in response["warnings"]
+    # Spelled out as the defaults, or where they act, they do not warn.
+    assert not any("no effect" in w for w in _pack(_BASE)["warnings"])
 
 
 def test_a_prepacked_box_echoed_from_a_response_keeps_its_type_price() -> None:

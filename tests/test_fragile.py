@@ -114,6 +114,16 @@ def test_exclude_overweight_keeps_heavier_items_out_of_the_box() -> None:
     assert pack(request([GLASS, BRICK, card], {"maxWeight": 5}))["lenBoxes"] == 1
 
 
+def test_a_pre_packed_item_is_not_fragile() -> None:
+    # The rule selects the pre-packed glass by name, but pre-packed items are as given:
+    # the brick goes on top of it in its box rather than into a new one.
+    glass = {**GLASS, "origin": {"x": 0, "y": 0, "z": 0}}
+    glass.pop("quantity")
+    box = {"dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 0, "items": [{"item": glass}]}
+    response = pack(request([BRICK], {"onTopOnly": True}, boxes=[box]))
+    assert layout(response) == [[("glass", 0), ("brick", 5)]]
+
+
 def test_the_validator_reports_weight_above_a_fragile_item() -> None:
     req = request([GLASS, BRICK], {"maxWeight": 5})
     response = pack(req)

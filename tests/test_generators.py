@@ -319,6 +319,23 @@ def test_pack_as_is_generator_cartons_hold_only_their_own_item() -> None:
     assert response["totalCost"] == 1
 
 
+@pytest.mark.parametrize(
+    "reserved", [{"reservedSpace": 0.2}, {"boxTypeDefaults": {"reservedSpace": 0.2}}]
+)
+def test_pack_as_is_cartons_reserve_no_space(reserved: Wire) -> None:
+    # The item's own packaging holds no packing material: it ships, though reservedSpace
+    # would leave 80 % of a carton of its size (the request's or the defaults').
+    response = pack(
+        {
+            "itemSets": [item(1, 4, 4, 4)],
+            "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 5}}],
+            **reserved,
+        }
+    )
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert (box["name"], box["volumeReserved"], response["lenLeftovers"]) == ("as-is 0", 0, 0)
+
+
 def test_pack_as_is_generator_is_restricted_by_an_exclude_rule() -> None:
     # Both items would ship as is for 63 rather than in the 5-cube for 64, but an exclude
     # rule keeps the glass out of the as-is cartons: it is not fit to ship as is.
@@ -436,3 +453,66 @@ def test_trimmed_boxes_are_rated_on_their_trimmed_volume() -> None:
     assert box["dimensionalWeightUsed"] is True
     assert box["price"] == round(7 + 52.8)
     assert box["items"][0]["item"]["deltaCost"] == box["price"]
+
+
+def test_outer_dimensions_in_generator_defaults_are_ignored_with_one_warning() -> None:
+    # One outer size cannot be every generated (or trimmed) size's: it is dropped, and the
+    # generated boxes are rated on their own inner size, warning once, not once per size.
+    generator = {
+        "operation": "cartesian",
+        "boxTypeDefaults": {
+            "outer": {"dimensions": {"x": 40, "y": 40, "z": 40}},
+            "outerBasedCost": True,
+            "rateTable": {"basePrice": 0, "priceIncreaseRate": 1, "dimFactor": 10},
+        },
+        "options": {
+            a: {"min": 5, "max": 30, "increment": 5} for a in ("xRange", "yRange", "zRange")
+        },
+    }
+    response = pack({"itemSets": [item(1, 4, 4, 4, quantity=2)], "boxTypeGenerators": [generator]})
+    (box,) = [b["box"] for b in response["boxes"]]
+    # Trimmed to 5 x 5 x 8 (200 / 10 = 20 over a weight of 2), not rated on 40^3 / 10.
+    assert (box["dimensions"], box["price"]) == ({"x": 5, "y": 5, "z": 8}, 20)
+    assert "outer" not in box
+    ignored = [w for w in response["warnings"] if "outer.dimensions" in w]
+    assert ignored == [
+        "boxTypeGenerators[0]: outer.dimensions in the defaults cannot fit every generated "
+        "size; ignored (give outer.dimensionChange instead)"
+    ]
+    assert len(response["warnings"]) == len(set(response["warnings"]))
+
+
+def test_a_dimension_change_follows_the_trimmed_size() -> None:
+    generator = {
+        "operation": "cartesian",
+        "boxTypeDefaults": {
+            "outer": {"dimensionChange": {"x": 1, "y": 1, "z": 1}},
+            "outerBasedCost": True,
+            "rateTable": {"basePrice": 0, "priceIncreaseRate": 1, "dimFactor": 10},
+        },
+        "options": {
+            a: {"min": 5, "max": 30, "increment": 5} for a in ("xRange", "yRange", "zRange")
+        },
+    }
+    response = pack({"itemSets": [item(1, 4, 4, 4, quantity=2)], "boxTypeGenerators": [generator]})
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert box["outer"]["dimensions"] == {"x": 6, "y": 6, "z": 9}
+    assert box["price"] == 32  # 6 * 6 * 9 / 10 = 32.4
+
+
+def test_trimming_keeps_the_reserved_space() -> None:
+    # Four 1 x 4 x 6 items (96) would trim a 5 x 11 x 10 box to 5 x 5 x 6 (150), where
+    # reservedSpace 0.4 leaves room for 90 only: the box keeps a size that holds them.
+    generator = {
+        "operation": "cartesian",
+        "options": {
+            "xList": [5],
+            "yRange": {"min": 5, "max": 11},
+            "zRange": {"min": 5, "max": 10},
+        },
+    }
+    request = {"itemSets": [item(1, 1, 4, 6, quantity=4)], "boxTypeGenerators": [generator]}
+    (plain,) = [b["box"] for b in pack(request)["boxes"]]
+    (reserved,) = [b["box"] for b in pack({**request, "reservedSpace": 0.4})["boxes"]]
+    assert plain["volumeMax"] == 150
+    assert reserved["volumeNet"] <= 0.6 * reserved["volumeMax"]

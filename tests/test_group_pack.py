@@ -100,6 +100,59 @@ def test_too_heavy_groups_are_not_made() -> None:
     assert any("more than any box type carries" in w for w in response["warnings"])
 
 
+@pytest.mark.parametrize("order", [1, -1])
+def test_set_properties_acts_before_grouping(order: int) -> None:
+    # Wherever the rule stands, the units carry lithium 1 each: a group of 8 holds 8, over
+    # the box's 3, so none is made and the units go 3, 3 and 2 to a box.
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["itemSets"].pop()
+    request["boxTypes"][0]["propertyConstraints"] = [{"key": "lithium", "max": 3}]
+    set_lithium = {"operation": "set-properties", "itemRefId": 1}
+    set_lithium["options"] = {"properties": {"lithium": 1}}
+    request["rules"] = [*request["rules"], set_lithium][::order]
+    response = _pack(request)
+    assert _groups(response) == {}
+    values = sorted(b["box"]["propertyConstraints"][0]["value"] for b in response["boxes"])
+    assert values == [2, 3, 3]
+
+
+def test_fewer_units_than_a_group_are_not_grouped_with_a_warning() -> None:
+    response = _pack(_request({"axisMultiplier": 2}, quantity=7))
+    assert _groups(response) == {}
+    assert any(
+        w == "rules[0]: item refId 1 has 7 units, fewer than a group of 8; not grouped"
+        for w in response["warnings"]
+    )
+
+
+def test_a_group_carries_the_constrained_amounts_of_its_units() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["itemSets"].pop()
+    request["itemSets"][0]["properties"] = {"lithium": 1, "colour": "red"}
+    request["boxTypes"][0]["propertyConstraints"] = [{"key": "lithium", "max": 4}]
+    response = _pack(request)
+    # A group of 8 holds 8 of lithium, over the box's 4: no group can ship, the
+    # units pack alone, at most 4 to a box; each unit reports its own properties.
+    assert _groups(response) == {}
+    assert response["lenBoxes"] == 2
+    for box in response["boxes"]:
+        assert box["box"]["propertyConstraints"][0]["value"] == 4
+    units = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    assert all(u["properties"] == {"lithium": 1, "colour": "red"} for u in units)
+
+
+def test_grouped_units_report_their_own_properties() -> None:
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["itemSets"].pop()
+    request["itemSets"][0]["properties"] = {"lithium": 1}
+    request["boxTypes"][0]["propertyConstraints"] = [{"key": "lithium", "max": 8}]
+    response = _pack(request)
+    assert [len(units) for units in _groups(response).values()] == [8]
+    assert response["boxes"][0]["box"]["propertyConstraints"][0]["value"] == 8
+    units = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    assert all(u["properties"] == {"lithium": 1} for u in units)
+
+
 def test_pack_as_is_wins_over_group_pack() -> None:
     request = _request({"axisMultiplier": 2}, quantity=8)
     request["rules"].append({"operation": "pack-as-is", "itemRefId": 1})

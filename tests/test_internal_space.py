@@ -121,3 +121,16 @@ def test_malformed_options_are_a_422_naming_the_field(options: dict[str, Any], f
     with pytest.raises(InvalidRequest) as info:
         cartonize.pack(_request(**options))
     assert f"rules[0].options.{field}:" in (info.value.details or "")
+
+
+def test_rolls_stay_out_of_subspaces() -> None:
+    # The pencils fill the pots, as rolls they do not: a unit may wind into several rolls,
+    # and subspaces are filled unit by unit.
+    request = _request()
+    assert any(b["box"].get("subspace") for b in _pack(request)["boxes"])
+    request["rules"].append(
+        {"operation": "irregular", "itemRefId": 2, "options": {"maxDiameter": 0.9}}
+    )
+    response = _pack(request)
+    assert not any(b["box"].get("subspace") for b in response["boxes"])
+    assert response["lenLeftovers"] == 0

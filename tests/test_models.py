@@ -265,6 +265,21 @@ def test_numbers_accepted_as_sequence_text() -> None:
             "same length (got 2 and 1)",
         ),
         ({"timeout": 0}, "timeout: must be greater than 0 (got 0)"),
+        # Past the engine's ranges: 32-bit unit counts and fixed-point lengths.
+        (
+            {"itemSets": [item_set(quantity=2**32)]},
+            "itemSets[0].quantity: must be an integer <= 4294967295",
+        ),
+        (
+            {"itemSets": [item_set(dimensions={"x": 1e300, "y": 1, "z": 1})]},
+            "itemSets[0].dimensions.x: must be a number <= 1000000000",
+        ),
+        ({"random": True, "n": 70_000}, "n: must be an integer <= 65535"),
+        ({"imgSize": 10**23}, "imgSize: must be an integer <= 4096"),
+        (
+            {"boxTypeGenerators": [{"options": {"xList": [1e12]}}]},
+            "boxTypeGenerators[0].options.xList[0]: must be a number <= 1000000000",
+        ),
         (
             {"boxTypes": [{"name": "S", "dimensions": {"x": 1, "y": 1, "z": 1}}]},
             "boxTypes[0].weightMax: is required",

@@ -123,6 +123,23 @@ def test_default_style_spelled_out_packs_as_the_default() -> None:
     assert _items(spelled) == _items(plain)
 
 
+@pytest.mark.parametrize(
+    ("coord_order", "second_origin"),
+    [
+        (None, (0, 0, 5)),  # the default [0, 1, 2]: lowest x, then y, then z: along z
+        ([0, 1, 2], (0, 0, 5)),
+        ([0, 2, 1], (0, 5, 0)),  # lowest x, then z: along y
+        ([2, 1, 0], (5, 0, 0)),  # lowest z, then y, then x: stacked
+    ],
+)
+def test_coord_order_is_the_axis_priority_of_the_default_style(
+    coord_order: list[int] | None, second_origin: tuple[float, float, float]
+) -> None:
+    extra = {} if coord_order is None else {"coordOrder": coord_order}
+    response = _pack(_request((5, 5, 5, 2), itemSort="default", **extra))
+    assert [_vec(i["origin"]) for i in _items(response)] == [(0, 0, 0), second_origin]
+
+
 # --- packOrigin ----------------------------------------------------------------------
 
 

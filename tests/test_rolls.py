@@ -89,3 +89,12 @@ def test_malformed_roll_options_are_a_422(options: Wire, field: str) -> None:
     with pytest.raises(InvalidRequest) as info:
         cartonize.pack(request(options))
     assert f"rules[0].{field}" in (info.value.details or "")
+
+
+def test_a_roll_has_its_mass_at_its_centre() -> None:
+    req = request({"maxDiameter": 15})
+    req["itemSets"][0]["centerOfMass"] = {"x": 0, "y": 10, "z": 900}  # of the flat fabric
+    items, _ = rolls(req)
+    for roll in items:
+        o, d, c = (roll[k] for k in ("origin", "dimensions", "centerOfMass"))
+        assert c == pytest.approx({a: o[a] + d[a] / 2 for a in "xyz"})

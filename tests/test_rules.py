@@ -1,5 +1,6 @@
-"""Rules: matching, lock-orientation, and warnings for operations not honoured yet."""
+"""Rules: matching, the operations resolved before packing, and their 422s and warnings."""
 
+from collections.abc import Callable
 from typing import Any
 
 import cartonize
@@ -75,13 +76,53 @@ def test_bad_free_axes_is_a_422_naming_the_rule() -> None:
     assert "rules[0].options.freeAxes" in (info.value.details or "")
 
 
-@pytest.mark.parametrize("operation", ["group-pack", "bounded-fill", "internal-space"])
-def test_operations_packing_in_parts_say_they_skip_random_items(operation: str) -> None:
-    request = _request([], (1, 2, 9))
-    request["random"] = True
-    request["rules"].append({"operation": operation, "itemMatch": {"all": True}})
-    warnings = cartonize.pack(request).warnings
-    assert any("rules[1]" in w and operation in w and "random" in w for w in warnings)
+@pytest.mark.parametrize(
+    ("rule", "effect"),
+    [
+        (
+            {"operation": "group-pack", "options": {"axisMultiplier": 2, "axes": [0]}},
+            lambda r: any("groupPackParent" in i for i in _packed_items(r)),
+        ),
+        (
+            {"operation": "bounded-fill", "itemRefId": 0},
+            lambda r: any("shaped" in i.get("message", "") for i in _packed_items(r)),
+        ),
+        (
+            {
+                "operation": "internal-space",
+                "options": {"boxType": {"dimensions": {"x": 0.5, "y": 0.5, "z": 0.5}}},
+            },
+            lambda r: r["lenBoxes"] >= 1,
+        ),
+        (
+            {"operation": "pack-sequence", "options": {"reduce": "pack-as-is"}},
+            lambda r: r["lenBoxes"] == 9,  # each of the 3 x 3 units ships as is
+        ),
+    ],
+    ids=["group-pack", "bounded-fill", "internal-space", "pack-sequence"],
+)
+def test_rules_packing_in_parts_apply_to_random_items(
+    rule: dict[str, Any], effect: Callable[[dict[str, Any]], bool]
+) -> None:
+    # The random items are drawn once, before the request is packed in parts.
+    request = {
+        "orderId": "random-parts",
+        "includeImages": False,
+        "random": True,
+        "n": 3,
+        "randomMaxDimension": 4,
+        "boxTypes": [{"refId": 7, "dimensions": {"x": 20, "y": 20, "z": 20}, "weightMax": 0}],
+        "rules": [rule if "itemRefId" in rule else {**rule, "itemMatch": {"all": True}}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert response["lenItems"] == 9 and response["lenLeftovers"] == 0
+    assert effect(response)
+    assert not any("random" in w for w in response["warnings"])
+
+
+def _packed_items(response: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
 
 
 # ------------------------------------------------------------------ matching and operations
@@ -237,6 +278,16 @@ def test_pack_as_is_ships_each_unit_in_its_own_carton() -> None:
     assert response["totalCost"] == 2 * 7 + 100
 
 
+def test_pack_as_is_cartons_reserve_no_space() -> None:
+    # reservedSpace 0.2 leaves 80 % of a box for items; the item's own carton is its
+    # packaging, with no room kept for packing material, so the item still ships.
+    rule = {"operation": "pack-as-is", "itemRefId": 1}
+    request = {"itemSets": [_cube_set(1, 2)], "boxTypes": [_box_type(1)], "rules": [rule]}
+    response = _pack({**request, "reservedSpace": 0.2})
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert (box["volumeReserved"], response["lenLeftovers"]) == (0, 0)
+
+
 def test_pack_as_is_wins_over_lock_orientation_with_a_warning() -> None:
     rules = [
         {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": [0]}},
@@ -294,6 +345,26 @@ def test_set_properties_overwrite() -> None:
     assert response["boxes"][0]["box"]["items"][0]["item"]["properties"] == {"oz": 64}
 
 
+@pytest.mark.parametrize(("overwrite", "value", "winner"), [(False, 1, 0), (True, 2, 1)])
+def test_two_set_properties_rules_on_one_key_warn_which_wins(
+    overwrite: bool, value: int, winner: int
+) -> None:
+    rules = [
+        {"operation": "set-properties", "itemRefId": 1, "options": {"properties": {"oz": 1}}},
+        {
+            "operation": "set-properties",
+            "itemRefId": 1,
+            "options": {"properties": {"oz": 2}, "overwrite": overwrite},
+        },
+    ]
+    response = _pack({"itemSets": [_cube_set(1)], "boxTypes": [_box_type(1)], "rules": rules})
+    assert response["boxes"][0]["box"]["items"][0]["item"]["properties"] == {"oz": value}
+    assert (
+        f"rules[1] and rules[0] (set-properties) both set 'oz' on item refId 1; "
+        f"rules[{winner}] wins"
+    ) in response["warnings"]
+
+
 @pytest.mark.parametrize(
     ("options", "preferred", "box_side", "placed_volume"),
     [
@@ -323,6 +394,101 @@ def test_alternate_dimensions(
     )
     assert response["lenLeftovers"] == 0
     assert response["totalVolumeNet"] == pytest.approx(placed_volume)
+
+
+_FOLDS = {"dimensionScaleChanges": [{"x": -0.5}]}  # a 2 x 4 x 4 unit folds to 1 x 4 x 4
+
+
+@pytest.mark.parametrize(
+    ("rules", "preferred", "boxes"),
+    [
+        ([], True, [[(2, 4, 4)]] * 3),  # one unit to a 3 x 4 x 4 box
+        # Each unit as given first; one that no longer fits folds into the 1 left.
+        ([_FOLDS], True, [[(2, 4, 4), (1, 4, 4)], [(2, 4, 4)]]),
+        # Not preferring the given shape, every unit takes the flatter fold: one box.
+        ([_FOLDS], False, [[(1, 4, 4)] * 3]),
+    ],
+)
+def test_alternate_dimensions_are_chosen_unit_by_unit(
+    rules: list[dict[str, Any]], preferred: bool, boxes: list[list[tuple[float, ...]]]
+) -> None:
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 4, "z": 4}, "weight": 1, "quantity": 3}
+    box = {"refId": 9, "dimensions": {"x": 3, "y": 4, "z": 4}, "weightMax": 0}
+    response = _pack(
+        {
+            "itemSets": [item],
+            "boxTypes": [box],
+            "itemInitialOrientationPreferred": preferred,
+            "rules": [
+                {"operation": "alternate-dimensions", "itemRefId": 1, "options": o} for o in rules
+            ],
+        }
+    )
+    placed = sorted(
+        sorted(tuple(e["item"]["dimensions"].values()) for e in b["box"]["items"])
+        for b in response["boxes"]
+    )
+    assert placed == sorted(sorted(b) for b in boxes)
+
+
+def test_an_alternate_shape_keeps_its_centre_of_mass_in_proportion() -> None:
+    item = {
+        "refId": 1,
+        "dimensions": {"x": 2, "y": 4, "z": 4},
+        "centerOfMass": {"x": 0.5, "y": 1, "z": 2},
+        "weight": 1,
+        "quantity": 2,
+    }
+    box = {"refId": 9, "dimensions": {"x": 3, "y": 4, "z": 4}, "weightMax": 0}
+    rule = {"operation": "alternate-dimensions", "itemRefId": 1, "options": _FOLDS}
+    response = _pack({"itemSets": [item], "boxTypes": [box], "rules": [rule]})
+    given, folded = (e["item"] for e in response["boxes"][0]["box"]["items"])
+    assert given["centerOfMass"] == {"x": 0.5, "y": 1, "z": 2}
+    # Folded at x = 2: the offset's x halves with the side (0.5 -> 0.25).
+    assert folded["origin"]["x"] == 2
+    assert folded["centerOfMass"] == {"x": 2.25, "y": 1, "z": 2}
+
+
+@pytest.mark.parametrize(
+    ("winner", "name"),
+    [
+        ({"operation": "pack-as-is", "itemRefId": 1}, "pack-as-is"),
+        (
+            {
+                "operation": "internal-space",
+                "itemRefId": 1,
+                "options": {"boxType": {"dimensions": {"x": 1, "y": 1, "z": 1}}},
+            },
+            "internal-space: it packs as given",
+        ),
+        ({"operation": "group-pack", "itemRefId": 1, "options": {"axisMultiplier": 2}}, None),
+        ({"operation": "bounded-fill", "itemRefId": 1}, None),
+    ],
+)
+def test_rules_that_ship_as_given_and_alternate_dimensions_warn_which_wins(
+    winner: dict[str, Any], name: str | None
+) -> None:
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 4, "z": 4}, "weight": 1, "quantity": 2}
+    box = {"refId": 9, "dimensions": {"x": 3, "y": 4, "z": 4}, "weightMax": 0}
+    alternate = {"operation": "alternate-dimensions", "itemRefId": 1, "options": _FOLDS}
+    response = _pack({"itemSets": [item], "boxTypes": [box], "rules": [alternate, winner]})
+    if name is None:
+        # group-pack and bounded-fill yield to alternate-dimensions: the units fold.
+        assert any("alternate-dimensions wins" in w for w in response["warnings"])
+        assert {
+            e["item"]["dimensions"]["x"] for b in response["boxes"] for e in b["box"]["items"]
+        } == {1, 2}
+    else:
+        assert (
+            f"rules[0] (alternate-dimensions) and rules[1] ({name}) both select item refId 1; "
+            f"{name.split(':')[0]} wins: the item keeps its own dimensions"
+        ) in response["warnings"]
+        assert {
+            e["item"]["dimensions"]["x"]
+            for b in response["boxes"]
+            for e in b["box"]["items"]
+            if e["item"]["refId"] == 1
+        } == {2}
 
 
 @pytest.mark.parametrize(
@@ -362,6 +528,60 @@ def test_malformed_rule_options_are_422_naming_rule_and_field(
     assert (info.value.details or "").startswith(details)
 
 
+@pytest.mark.parametrize(
+    ("rule", "details"),
+    [
+        ({"operation": "lock-orientation", "options": {"freeAxes": "x"}}, "freeAxes"),
+        ({"operation": "fragile", "options": {"maxWeight": -1}}, "maxWeight"),
+        ({"operation": "set-properties", "options": {"overwrite": 1}}, "properties"),
+        (
+            {
+                "operation": "alternate-dimensions",
+                "options": {"dimensionScaleChanges": [{"x": -1}]},
+            },
+            "dimensions",
+        ),
+        (
+            {"operation": "irregular", "options": {"maxDiameter": 2, "innerDiameter": 3}},
+            "maxDiameter",
+        ),
+        ({"operation": "group-pack", "options": {"axisMultiplier": 0}}, "axisMultiplier"),
+        ({"operation": "pack-sequence", "options": {"reduce": "fold"}}, "reduce"),
+    ],
+)
+def test_malformed_options_are_a_422_even_when_the_rule_selects_nothing(
+    rule: dict[str, Any], details: str
+) -> None:
+    request = {"itemSets": [_cube_set(1)], "boxTypes": [_box_type(1)]}
+    for selector in ({"itemRefId": 99}, {}):
+        with pytest.raises(InvalidRequest) as info:
+            cartonize.pack({**request, "rules": [{**rule, **selector}]})
+        assert (info.value.details or "").startswith(f"rules[0].options.{details}"), info.value
+
+
+@pytest.mark.parametrize(
+    ("rules", "warning"),
+    [
+        (
+            [{"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxis": [0]}}],
+            "unknown field 'rules[0].options.freeAxis' ignored (operation lock-orientation)",
+        ),
+        (
+            [
+                {"operation": "group-pack", "itemRefId": 1, "options": {"axisMultiplier": 2}},
+                {"operation": "exclude-all", "itemRefId": 1, "options": {"strict": True}},
+            ],
+            "unknown field 'rules[1].options.strict' ignored (operation exclude-all)",
+        ),
+    ],
+)
+def test_unknown_option_keys_warn_naming_rule_and_key(
+    rules: list[dict[str, Any]], warning: str
+) -> None:
+    request = {"itemSets": [_cube_set(1, quantity=8)], "boxTypes": [_box_type(1)], "rules": rules}
+    assert _pack(request)["warnings"].count(warning) == 1
+
+
 def test_unknown_operation_is_a_422_naming_the_rule() -> None:
     with pytest.raises(InvalidRequest) as info:
         cartonize.pack({"rules": [{"operation": "teleport", "itemRefId": 1}]})
@@ -381,6 +601,75 @@ def test_ignore_subspaces_is_accepted_without_effect_when_there_are_no_subspaces
     assert response["lenBoxes"] == 2
 
 
+_PREPACKED_BOX = {
+    "refId": 55,
+    "dimensions": {"x": 20, "y": 20, "z": 20},
+    "weightMax": 0,
+    "items": [{"item": _cube_set(3)}],
+}
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"operation": "exclude", "itemRefId": 1, "targetItemRefIds": [3]},
+        {"operation": "exclude", "itemRefId": 3, "targetItemRefIds": [1]},
+        {"operation": "exclude", "itemRefId": 1, "targetBoxRefIds": [55]},
+        {"operation": "exclude-all", "itemRefId": 1},
+        {"operation": "exclude-all", "itemRefId": 3},
+        {"operation": "pack-as-is", "itemRefId": 1},
+    ],
+)
+def test_exclusions_and_pack_as_is_keep_new_units_out_of_pre_packed_boxes(
+    rule: dict[str, Any],
+) -> None:
+    request = {"itemSets": [_cube_set(1, 2)], "boxTypes": [_box_type(7, 20)]}
+    request["boxes"] = [_PREPACKED_BOX]
+    # Without the rule the new unit joins the pre-packed box, with it a box of its own.
+    assert _contents(_pack(request)) == [(55, [1, 3])]
+    tuned = _pack({**request, "rules": [rule]})
+    assert tuned["boxes"][0]["box"]["refId"] == 55
+    assert [e["item"]["refId"] for e in tuned["boxes"][0]["box"]["items"]] == [3]
+    assert tuned["lenBoxes"] == 2 and tuned["lenLeftovers"] == 0
+
+
+def test_rules_leave_pre_packed_items_as_given() -> None:
+    request = {
+        "itemSets": [_cube_set(1, 2)],
+        "boxTypes": [_box_type(7, 20)],
+        "boxes": [_PREPACKED_BOX],
+        "rules": [
+            {"operation": "lock-orientation", "itemRefId": 3, "options": {"freeAxes": []}},
+            {"operation": "pack-as-is", "itemRefId": 3},
+            {"operation": "set-properties", "itemRefId": 3, "options": {"properties": {"a": 1}}},
+        ],
+    }
+    box = _pack(request)["boxes"][0]["box"]
+    assert box["refId"] == 55 and len(box["items"]) == 2
+    assert all("properties" not in e["item"] for e in box["items"])
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"operation": "irregular", "itemRefId": 1, "options": {"maxDiameter": 5}},
+        {"operation": "alternate-dimensions", "itemRefId": 1, "options": {"dimensions": [{}]}},
+    ],
+)
+def test_a_unit_of_measure_ladder_wins_over_reshaping_rules(rule: dict[str, Any]) -> None:
+    if rule["operation"] == "alternate-dimensions":
+        rule["options"] = {"dimensions": [{"x": 1, "y": 1, "z": 1}], "replaceOriginal": True}
+    ladder = [{}, {"axisMultipliers": {"x": 2, "y": 1, "z": 1}}]
+    item = _cube_set(1, 2, quantity=3, dimensionSets=ladder)
+    response = _pack({"itemSets": [item], "boxTypes": [_box_type(7, 20)], "rules": [rule]})
+    # A case of two and an each, as without the rule.
+    shapes = sorted(sorted(i["dimensions"].values(), reverse=True) for i in _packed_items(response))
+    assert shapes == [[2, 2, 2], [4, 2, 2]]
+    assert f"rules[0] ({rule['operation']}): item refId 1 packs as the units of its " in " ".join(
+        response["warnings"]
+    )
+
+
 # ------------------------------------------------------------------ the validator's rule checks
 
 
@@ -398,6 +687,41 @@ def test_validator_catches_a_turn_about_a_locked_axis() -> None:
 
     problems = _problems_after(_request([0], (10, 10, 10)), tip_over)
     assert any(p.startswith("orientation: box 0 item 1 (refId 1)") for p in problems), problems
+
+
+def test_a_lock_on_a_service_assigned_ref_id_holds() -> None:
+    # Item sets without a refId get max(refId) + 1, ... in order; a rule may name one.
+    req = {
+        "itemSets": [
+            {"dimensions": {"x": 13, "y": 16, "z": 15}, "weight": 1},
+            {"dimensions": {"x": 15, "y": 1, "z": 12}, "weight": 1},
+        ],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 20, "y": 20, "z": 30}, "weightMax": 0}],
+        "rules": [{"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": []}}],
+    }
+    locked = [
+        e["item"] for b in _pack(req)["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 1
+    ]
+    assert [i["dimensions"] for i in locked] == [{"x": 15, "y": 1, "z": 12}]
+
+
+def test_a_lock_holds_for_a_pre_packed_item_the_engine_places() -> None:
+    req = {
+        "itemSets": [_cube_set(1)],
+        "boxTypes": [_box_type(1)],
+        "boxes": [
+            {
+                "dimensions": {"x": 20, "y": 20, "z": 20},
+                "weightMax": 0,
+                "items": [
+                    {"item": {"refId": 3, "dimensions": {"x": 1, "y": 8, "z": 1}, "weight": 1}}
+                ],
+            }
+        ],
+        "rules": [{"operation": "lock-orientation", "itemRefId": 3, "options": {"freeAxes": []}}],
+    }
+    placed = [e["item"] for e in _pack(req)["boxes"][0]["box"]["items"] if e["item"]["refId"] == 3]
+    assert [i["dimensions"] for i in placed] == [{"x": 1, "y": 8, "z": 1}]
 
 
 def test_validator_catches_excluded_items_sharing_a_box() -> None:

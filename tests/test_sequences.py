@@ -150,3 +150,58 @@ def test_every_stage_box_gets_a_picture() -> None:
     req = request() | {"includeImages": True}
     response = cartonize.pack(req)
     assert response.svgs is not None and len(response.svgs) == 4
+
+
+@pytest.mark.parametrize(
+    ("target", "names"),
+    [
+        # The generator's boxes are no stage's targets: cases, then a pallet, as without it.
+        ({}, ["case", "case", "case", "pallet"]),
+        # Targeted by name, they compete in the first stage: one 10 x 10 x 40 for 1 takes
+        # all 24 cubes (cases cost their volume), too long for the pallet, so it ships.
+        ({"targetBoxMatch": {"expression": "generated"}}, ["generated 10x10x40"]),
+    ],
+)
+def test_generated_box_types_follow_the_stage_targets(target: Wire, names: list[str]) -> None:
+    req = request()
+    req["rules"][0] |= target
+    req["boxTypeGenerators"] = [
+        {
+            "operation": "cartesian",
+            "boxTypeDefaults": {"price": 1},
+            "options": {"xList": [10], "yList": [10], "zList": [20, 40]},
+        }
+    ]
+    response = pack(req)
+    assert sorted(b["box"].get("name", "") for b in response["boxes"]) == sorted(names)
+
+
+def test_boxes_max_bounds_the_boxes_that_ship_across_stages() -> None:
+    # 24 cubes make 3 cases carried on 1 pallet: the cases do not ship on their own, so
+    # boxesMax 1 allows the pallet; a 2-cube item no stage takes needs a box of its own.
+    req = request()
+    req["boxesMax"] = 1
+    response = pack(req)
+    assert sorted(b["box"]["name"] for b in response["boxes"]) == ["case"] * 3 + ["pallet"]
+    assert response["lenLeftovers"] == 0
+    req["itemSets"].append(
+        {"refId": 2, "dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 1, "quantity": 1}
+    )
+    response = pack(req)
+    # The unstaged cube packs first and takes the one box: the stages ship nothing.
+    assert [b["box"]["name"] for b in response["boxes"]] == ["case"]
+    assert response["lenLeftovers"] == 24
+    assert {left["message"] for left in response["leftovers"]} == {
+        "boxesMax 1 reached: no further box may be opened"
+    }
+
+
+def test_boxes_max_leaves_cases_no_pallet_takes_behind() -> None:
+    # Pallets that take one case each (11 x 11 x 11): boxesMax 2 ships two; the third
+    # case's cubes are leftovers instead of a case shipping on its own.
+    req = request(pallet={**PALLET, "dimensions": {"x": 11, "y": 11, "z": 11}})
+    req["boxesMax"] = 2
+    response = pack(req)
+    shipped = [b for b in response["boxes"] if "subspace" not in b["box"]]
+    assert [b["box"]["name"] for b in shipped] == ["pallet", "pallet"]
+    assert response["lenLeftovers"] == 8

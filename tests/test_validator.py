@@ -240,9 +240,9 @@ def test_each_corruption_is_reported(name: str) -> None:
     assert any(p.startswith(f"{rule}:") and text in p for p in problems), problems
 
 
-def test_random_request_skips_counting_against_item_sets() -> None:
-    # With random items the request's itemSets do not describe what was packed.
-    request = {**REQUEST, "random": True}
+def test_unseeded_random_request_skips_counting_against_item_sets() -> None:
+    # With unseeded random items nobody can tell what was drawn: no counting.
+    request = {**REQUEST, "random": True, "seed": False}
     response = copy.deepcopy(RESPONSE)
     del box_of(response, 1)["items"][0]
     problems = validate(request, response)
@@ -250,11 +250,29 @@ def test_random_request_skips_counting_against_item_sets() -> None:
     assert any(p.startswith("box-totals:") for p in problems), problems
 
 
+def test_seeded_random_items_are_drawn_again_and_checked_as_item_sets() -> None:
+    import cartonize  # a real random pack as the valid baseline
+
+    request = {
+        "random": True,
+        "n": 3,
+        "seedValue": 4,
+        "boxTypes": [{"dimensions": {"x": 30, "y": 30, "z": 30}, "weightMax": 0}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    # Another seed draws other items: this response does not match them.
+    assert any(p.startswith("rotation:") for p in validate({**request, "seedValue": 5}, response))
+    del response["boxes"][0]["box"]["items"][0]
+    assert any(p.startswith("units:") for p in validate(request, response))
+
+
 def test_random_units_of_one_ref_id_must_share_a_shape() -> None:
     import cartonize  # a real random pack as the valid baseline
 
     request = {
         "random": True,
+        "seed": False,
         "n": 2,
         "boxTypes": [{"dimensions": {"x": 30, "y": 30, "z": 30}, "weightMax": 0}],
     }

@@ -37,9 +37,14 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
   ``cohortMax`` (default 2) groups connected through shared faces of positive area.
-- **Not checked yet:** random items (``random: true``: only self-consistency is checked),
-  box type generators (the box-type check is skipped), and whether a bounded-fill unit
-  took the largest free space available (only its volume and critical axis are checked).
+- **Random items** (``random: true``) are drawn again as docs/decisions.md says and
+  checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
+- **Generated boxes** are judged by their generator's defaults (completed by
+  boxTypeDefaults) for caps, reserved space and property constraints; in a pack-sequence
+  stage with box targets they must be targeted like any box.
+- **Not checked yet:** the size and price of generated boxes (which sizes a generator
+  makes, trimming, price components), and whether a bounded-fill unit took the largest
+  free space available (only its volume and critical axis are checked).
 - **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
   count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
   internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
@@ -85,6 +90,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import random
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -143,6 +150,7 @@ class ItemSetGroup:
     label: str
     shapes: list[Shape]  # of each set in the group
     quantity: int
+    sets: list[Wire]  # the item sets themselves
 
 
 @dataclass(frozen=True)
@@ -194,8 +202,66 @@ def validate(request: Wire, response: Wire) -> list[str]:
     if problems:
         # The other checks assume a well-formed response; report the shape first.
         return problems
-    view = _parse(_rolled(request), response)
+    view = _parse(_rolled(_properties_set(_random_drawn(request))), response)
     return [problem for check in CHECKS for problem in check(view)]
+
+
+def _random_drawn(request: Wire) -> Wire:
+    """A seeded ``random: true`` request with the item sets it draws (docs/decisions.md:
+    Python's Mersenne Twister seeded by seedValue, default 1, or with seedFromOrderId the
+    CRC-32 of a non-blank orderId; per refId 0..n-1 three sides 1..randomMaxDimension, a
+    weight 1..randomMaxWeight (0 when that is 0), a quantity 1..randomMaxQuantity when
+    given, else n). Unseeded draws cannot be known: only their consistency is checked."""
+    if not request.get("random"):
+        return request
+    if request.get("seed") is False:
+        return {**request, "itemSets": []}  # replaced by draws nobody can repeat
+    seed = request.get("seedValue")
+    seed = 1 if seed is None else int(seed)
+    order_id = request.get("orderId")
+    if request.get("seedFromOrderId") and isinstance(order_id, str) and order_id.strip():
+        seed = zlib.crc32(order_id.encode("utf-8"))
+    rng = random.Random(seed)
+    n = int(request.get("n") if request.get("n") is not None else 5)
+    most_side = int(request.get("randomMaxDimension") or 10)
+    most_weight = request.get("randomMaxWeight")
+    most_weight = 10 if most_weight is None else int(most_weight)
+    most_quantity = request.get("randomMaxQuantity")
+    item_sets = []
+    for ref_id in range(n):
+        sides = [rng.randint(1, most_side) for _ in range(3)]
+        weight = rng.randint(1, most_weight) if most_weight > 0 else 0
+        quantity = n if most_quantity is None else rng.randint(1, int(most_quantity))
+        item_sets.append(
+            {
+                "refId": ref_id,
+                "name": f"random item {ref_id}",
+                "dimensions": dict(zip(AXES, map(float, sides), strict=True)),
+                "weight": weight,
+                "quantity": quantity,
+            }
+        )
+    return {**request, "random": False, "itemSets": item_sets}
+
+
+def _properties_set(request: Wire) -> Wire:
+    """The request with every set-properties rule applied to the item sets it selects, in
+    request order, before any other rule (keys present stay unless ``overwrite``)."""
+    rules = [r for r in request.get("rules") or [] if r.get("operation") == "set-properties"]
+    if not rules:
+        return request
+    item_sets = [dict(s) for s in request.get("itemSets") or []]
+    for rule in rules:
+        options = rule.get("options") or {}
+        for item_set in item_sets:
+            if not _selects(rule, item_set):
+                continue
+            properties = dict(item_set.get("properties") or {})
+            for key, value in (options.get("properties") or {}).items():
+                if options.get("overwrite") or key not in properties:
+                    properties[key] = value
+            item_set["properties"] = properties
+    return {**request, "itemSets": item_sets}
 
 
 def _rolled(request: Wire) -> Wire:
@@ -208,8 +274,8 @@ def _rolled(request: Wire) -> Wire:
     item_sets = []
     for item_set in request.get("itemSets") or []:
         rule = next((r for r in rules if _selects(r, item_set)), None)
-        if rule is None:
-            item_sets.append(item_set)
+        if rule is None or item_set.get("dimensionSets"):
+            item_sets.append(item_set)  # a unit-of-measure ladder is not rolled
             continue
         options = rule.get("options") or {}
         thickness, width, length = sorted(_vec(item_set["dimensions"]))
@@ -223,9 +289,10 @@ def _rolled(request: Wire) -> Wire:
         # Rounded up to thousandths, as documented.
         diameter = math.ceil(math.sqrt(core**2 + 4 * thickness * length / rolls / math.pi) * 1000)
         diameter /= 1000
+        rolled = {k: v for k, v in item_set.items() if k != "centerOfMass"}  # centred
         item_sets.append(
             {
-                **item_set,
+                **rolled,
                 "dimensions": {"x": diameter, "y": diameter, "z": width},
                 "weight": per_length * length / rolls + spool,
                 "quantity": int(item_set.get("quantity", 1)) * rolls,
@@ -415,6 +482,7 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
             label=label,
             shapes=[shape for s in sets for shape, _ in _unit_shapes(s)],
             quantity=sum(int(s.get("quantity", 1)) for s in sets),
+            sets=sets,
         )
 
     return (
@@ -705,9 +773,20 @@ def check_box_weight(view: PackView) -> Iterator[str]:
             yield f"box-weight: box {box.position}: gross weight {gross:g} > weightMax {limit:g}"
 
 
+def _completed(own: Wire, defaults: Wire) -> dict[str, Any]:
+    """``own`` with the fields it leaves unset taken from ``defaults``; nested objects
+    (rateTable, outer) are completed field by field."""
+    out = dict(defaults)
+    for key, value in own.items():
+        inherited = defaults.get(key)
+        both = isinstance(value, Mapping) and isinstance(inherited, Mapping)
+        out[key] = _completed(value, inherited) if both else value
+    return out
+
+
 def _box_types(request: Wire) -> list[dict[str, Any]]:
     defaults = request.get("boxTypeDefaults") or {}
-    return [{**defaults, **box_type} for box_type in request.get("boxTypes") or []]
+    return [_completed(box_type, defaults) for box_type in request.get("boxTypes") or []]
 
 
 def _prepacked_box_type(request: Wire, position: int) -> dict[str, Any]:
@@ -715,18 +794,51 @@ def _prepacked_box_type(request: Wire, position: int) -> dict[str, Any]:
     boxTypeDefaults."""
     box = request["boxes"][position]
     own = {k: v for k, v in box.items() if k not in ("items", "boxType", "id")}
-    return {**(request.get("boxTypeDefaults") or {}), **own, **(box.get("boxType") or {})}
+    return _completed(
+        box.get("boxType") or {}, _completed(own, request.get("boxTypeDefaults") or {})
+    )
 
 
-def _matching_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
+def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
+    """The type of ``box``: a pre-packed box's own, a pack-as-is carton (the item's own
+    dimensions, priced by boxTypeDefaults, no reserved space), the requested box type of
+    its refId and dimensions, else the generator whose boxes it looks like."""
+    request = view.request
     if box.position < len(request.get("boxes") or []):
         return _prepacked_box_type(request, box.position)
+    defaults = request.get("boxTypeDefaults") or {}
+    if _is_as_is_box(view, box):
+        priced = {k: defaults[k] for k in ("price", "rateTable") if k in defaults}
+        return {"dimensions": box.wire["dimensions"], "weightMax": 0, "reservedSpace": 0, **priced}
     ref_id = box.wire.get("refId")
     for box_type in _box_types(request):
-        if ref_id is not None and box_type.get("refId") not in (None, ref_id):
+        # A box echoes its type's refId (or has none when its type has none).
+        if box_type.get("refId") != ref_id:
             continue
         if _same_dims(_vec(box_type["dimensions"]), box.dims):
             return box_type
+    return _generated_box_type(request, box)
+
+
+def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
+    """The type a generator gave ``box`` (its defaults completed by boxTypeDefaults, at
+    the box's size): a pack-as-is carton holds one item of exactly its size and reserves
+    nothing; a cartesian box has the defaults' name or a "generated ..." one."""
+    for generator in request.get("boxTypeGenerators") or []:
+        template = _completed(
+            generator.get("boxTypeDefaults") or {}, request.get("boxTypeDefaults") or {}
+        )
+        named = box.wire.get("name")
+        if generator.get("operation") == "pack-as-is":
+            own = len(box.items) == 1 and _same_dims(
+                sorted_dims(box.items[0].dims), sorted_dims(box.dims)
+            )
+            if own and (template.get("name") or "as-is") in (named or ""):
+                return {**template, "dimensions": box.wire["dimensions"], "reservedSpace": 0}
+        elif named == template.get("name") or (
+            "name" not in template and (named or "").startswith("generated ")
+        ):
+            return {**template, "dimensions": box.wire["dimensions"]}
     return None
 
 
@@ -737,7 +849,7 @@ def check_box_type(view: PackView) -> Iterator[str]:
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
         if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
             continue  # check_pack_as_is and check_internal_space judge these
-        box_type = _matching_box_type(view.request, box)
+        box_type = _matching_box_type(view, box)
         if box_type is None:
             yield (
                 f"box-type: box {box.position}: no requested box type with refId "
@@ -803,14 +915,7 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         if _space_rule(view, box) is not None:
             continue  # check_internal_space judges these
-        box_type = _matching_box_type(view.request, box)
-        if _is_as_is_box(view, box):
-            # Its own carton, priced by boxTypeDefaults' price and rate table.
-            defaults = view.request.get("boxTypeDefaults") or {}
-            box_type = {
-                "dimensions": box.wire["dimensions"],
-                **{k: defaults[k] for k in ("price", "rateTable") if k in defaults},
-            }
+        box_type = _matching_box_type(view, box)
         if box_type is None:
             continue
         want = _expected_cost(box_type, box)
@@ -841,7 +946,7 @@ def _count_limit(value: object) -> int | None:
 
 def _box_limit(view: PackView, box: Box, name: str) -> object:
     """``name`` of the box's type (its own value, else boxTypeDefaults), else the request's."""
-    box_type = _matching_box_type(view.request, box) or {}
+    box_type = _matching_box_type(view, box) or {}
     if box_type.get(name) is not None:
         return box_type[name]
     return view.request.get(name)
@@ -964,12 +1069,14 @@ def check_inline(view: PackView) -> Iterator[str]:
 
 
 def check_box_spread(view: PackView) -> Iterator[str]:
-    """boxesMax bounds the boxes; boxesPerItemSetMax and boxesPerSequenceMax bound the
-    boxes one refId, or one non-empty sequence, spreads across."""
+    """boxesMax bounds the boxes that ship; boxesPerItemSetMax and boxesPerSequenceMax
+    bound the boxes one refId, or one non-empty sequence, spreads across (within each
+    pack-sequence stage)."""
     boxes_max = _count_limit(view.request.get("boxesMax"))
     prepacked = len(view.request.get("boxes") or [])
-    # A subspace of an item (internal-space) is not a box of the shipment.
-    shipped = [b for b in view.boxes if _space_rule(view, b) is None]
+    # A box inside an item (an internal space, or a pack-sequence box a later stage
+    # carries) does not ship on its own.
+    shipped = [b for b in view.boxes if not b.wire.get("subspace")]
     if boxes_max is not None and len(shipped) > max(boxes_max, prepacked):
         yield f"box-spread: {len(shipped)} boxes > boxesMax {boxes_max}"
     for name, key in (
@@ -979,12 +1086,14 @@ def check_box_spread(view: PackView) -> Iterator[str]:
         limit = _count_limit(view.request.get(name))
         if limit is None:
             continue
+        # Each pack-sequence stage is a packing of its own.
         spans: dict[object, set[int]] = defaultdict(set)
         for box in view.boxes:
+            stage = _stage_of(view, box)
             for item in box.items:
                 group = key(item)
                 if group is not None:
-                    spans[group].add(box.position)
+                    spans[(stage, group) if stage is not None else group].add(box.position)
         for group, where in spans.items():
             if len(where) > limit:
                 yield f"box-spread: {group!r} spans boxes {sorted(where)} > {name} {limit}"
@@ -1057,10 +1166,20 @@ def _targets_box(rule: Wire, box: Wire) -> bool:
 
 
 def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
-    """Dimensions an alternate-dimensions rule selecting ``item`` lets it take."""
-    for rule in _rules(view, "alternate-dimensions"):
-        if not _selects(rule, item.wire):
-            continue
+    """Dimensions the first alternate-dimensions rule selecting ``item`` lets it take.
+    None when a dimensionSets ladder, pack-as-is, irregular or an internal space (the
+    item packs as given) wins over it."""
+    group = view.group_of(item)
+    if group is not None and any(s.get("dimensionSets") for s in group.sets):
+        return
+    rules = view.request.get("rules") or []
+    wins = ("pack-as-is", "irregular")
+    if _hosts_subspaces(view, item.wire) or any(
+        r.get("operation") in wins and _selects(r, item.wire) for r in rules
+    ):
+        return
+    selecting = (r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
+    for rule in [r for r in [next(selecting, None)] if r is not None]:
         options = rule.get("options") or {}
         for p in options.get("dimensions") or []:
             yield (float(p.get("x", 0)), float(p.get("y", 0)), float(p.get("z", 0)))
@@ -1102,8 +1221,8 @@ def check_orientation_locks(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         for item in box.items:
             rule = next((r for r in rules if _selects(r, item.wire)), None)
-            if rule is None or _is_as_is_box(view, box):
-                continue
+            if rule is None or _is_as_is_box(view, box) or _given_prepacked(view, item):
+                continue  # pre-packed items are as the request gives them
             group = view.group_of(item)
             if group is None:
                 continue
@@ -1149,12 +1268,22 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
 
 def _hosts_subspaces(view: PackView, item: Wire) -> bool:
     """An internal-space rule selects ``item`` (an item or item set; and no rule that wins
-    over it does): it packs unturned, as single units."""
+    over it does) and, without generators, it fits some box type as given: it packs
+    unturned, as single units. (An item that fits no box type unturned gets no subspace.)"""
     rules = view.request.get("rules") or []
     winners = ("irregular", "group-pack", "bounded-fill")
-    return any(
+    hosts = any(
         r.get("operation") == "internal-space" and _selects(r, item) for r in rules
     ) and not any(r.get("operation") in winners and _selects(r, item) for r in rules)
+    if not hosts or view.request.get("boxTypeGenerators"):
+        return hosts
+    given = [
+        _vec(s["dimensions"])
+        for s in view.request.get("itemSets") or []
+        if s.get("refId") == item.get("refId")
+    ] or [_vec(item["dimensions"])]
+    boxes = [_vec(b["dimensions"]) for b in _box_types(view.request)]
+    return any(all(b[a] >= d[a] - EPS for a in range(3)) for d in given for b in boxes)
 
 
 def _close_len(a: float, b: float) -> bool:
@@ -1201,31 +1330,42 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
-    return [
-        dims
-        for s in view.request.get("itemSets") or []
-        if s.get("refId") == item.ref_id
-        for dims, _, _ in _units(s)
-    ] + list(_alternates(view, item, item.dims))
+    """The dimensions, as given, of every unit shape ``item`` may be (its item sets'
+    units, and any alternate dimensions a rule offers)."""
+    group = view.group_of(item)
+    sets = group.sets if group is not None else []
+    return [dims for s in sets for dims, _, _ in _units(s)] + list(
+        _alternates(view, item, item.dims)
+    )
 
 
 def check_exclusions(view: PackView) -> Iterator[str]:
     """exclude: a selected item never shares a box with a target item of another refId,
-    nor sits in a target box; exclude-all: a selected item shares only with its refId."""
+    nor sits in a target box; exclude-all: a selected item shares only with its refId.
+    Pre-packed items count as selected or targets, but two of them stay as given."""
     excludes, excludes_all = _rules(view, "exclude"), _rules(view, "exclude-all")
     for box in view.boxes:
+        given = [_given_prepacked(view, item) for item in box.items]
+        # Exclusions hold between refIds, and not between two pre-packed items.
+        apart = {
+            (i, j)
+            for i, a in enumerate(box.items)
+            for j, b in enumerate(box.items)
+            if a.ref_id != b.ref_id and not (given[i] and given[j])
+        }
+
         for rule in excludes:
-            for a in box.items:
+            for i, a in enumerate(box.items):
                 if not _selects(rule, a.wire):
                     continue
-                if _targets_box(rule, box.wire):
+                if _targets_box(rule, box.wire) and not given[i]:
                     yield f"exclusion: {a.label} is in a box the rule excludes it from"
-                for b in box.items:
-                    if b.ref_id != a.ref_id and _targets(rule, b.wire):
+                for j, b in enumerate(box.items):
+                    if (i, j) in apart and _targets(rule, b.wire):
                         yield f"exclusion: {a.label} shares box {box.position} with {b.label}"
         for rule in excludes_all:
-            for a in box.items:
-                others = [b for b in box.items if b.ref_id != a.ref_id]
+            for i, a in enumerate(box.items):
+                others = [b for j, b in enumerate(box.items) if (i, j) in apart]
                 if _selects(rule, a.wire) and others:
                     yield (
                         f"exclusion: {a.label} shares box {box.position} with {others[0].label} "
@@ -1234,6 +1374,8 @@ def check_exclusions(view: PackView) -> Iterator[str]:
 
 
 def _is_as_is_box(view: PackView, box: Box) -> bool:
+    if box.position < len(view.request.get("boxes") or []):
+        return False  # a pre-packed box, whatever it holds
     rules = _rules(view, "pack-as-is")
     if any(_selects(r, item.wire) for r in rules for item in box.items):
         return True
@@ -1251,7 +1393,7 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         if not _is_as_is_box(view, box):
             continue
-        if len(box.items) != 1 or box.items[0].units != 1:
+        if len(box.items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
             yield f"pack-as-is: box {box.position} holds {len(box.items)} items, not one unit"
             continue
         item = box.items[0]
@@ -1340,15 +1482,16 @@ def _rests_above(upper: Item, lower: Item) -> bool:
 def check_fragile(view: PackView) -> Iterator[str]:
     """fragile (first rule selecting an item wins): the weight of everything resting above
     the item (higher, footprints overlapping) is at most maxWeight, nothing rests above
-    it with onTopOnly, and with excludeOverweight no heavier item shares its box."""
+    it with onTopOnly, and with excludeOverweight no heavier item shares its box.
+    Pre-packed items are not fragile, whatever rule selects them."""
     rules = _rules(view, "fragile")
     if not rules:
         return
     for box in view.boxes:
         for item in box.items:
             rule = next((r for r in rules if _selects(r, item.wire)), None)
-            if rule is None:
-                continue
+            if rule is None or _given_prepacked(view, item):
+                continue  # pre-packed items are not subject to rules
             options = rule.get("options") or {}
             above = [o for o in box.items if o is not item and _rests_above(o, item)]
             load = sum(o.weight for o in above)
@@ -1411,7 +1554,9 @@ def _space_rule(view: PackView, box: Box) -> Wire | None:
 def check_internal_space(view: PackView) -> Iterator[str]:
     """internal-space: a subspace box has the rule's boxType dimensions and costs nothing;
     its item stands as given (unturned) and weighs its own weight plus the subspace's
-    contents; originInParent is the item's origin plus the rule's origin."""
+    contents; originInParent is the item's origin plus the rule's origin. Items that an
+    exclude, exclude-all, pack-as-is or irregular rule selects (or an exclude targets),
+    and units of a dimensionSets ladder, are not in subspaces."""
     for box in view.boxes:
         rule = _space_rule(view, box)
         if rule is None:
@@ -1449,6 +1594,74 @@ def check_internal_space(view: PackView) -> Iterator[str]:
         origin = box.wire["subspace"].get("originInParent")
         if origin is None or not _same_dims(_vec(origin), at):
             yield f"{where}: originInParent {origin}, item origin plus rule origin is {_fmt(at)}"
+        rules = view.request.get("rules") or []
+        for inner in box.items:
+            group = view.group_of(inner)
+            kept_out = [
+                r.get("operation")
+                for r in rules
+                if r.get("operation") in ("exclude", "exclude-all", "pack-as-is", "irregular")
+                and (
+                    _selects(r, inner.wire)
+                    or (r.get("operation") == "exclude" and _targets(r, inner.wire))
+                )
+            ]
+            if group is not None and any(s.get("dimensionSets") for s in group.sets):
+                kept_out.append("dimensionSets")
+            if kept_out:
+                yield f"{where}: holds {inner.label}, which {kept_out[0]} keeps out of subspaces"
+
+
+def _stage_rules(view: PackView) -> list[tuple[int, Wire]]:
+    """(rule index, rule) of every pack-sequence rule."""
+    rules = view.request.get("rules") or []
+    return [(i, r) for i, r in enumerate(rules) if r.get("operation") == "pack-sequence"]
+
+
+def _stage_of(view: PackView, box: Box, depth: int = 0) -> int | None:
+    """The rule index of the pack-sequence stage that packed ``box`` (None: the items no
+    stage selects). A box holds the items of one stage: request items the stage's rule
+    selects first, or boxes of the sequence's stage before it, reduced to items."""
+    stages = _stage_rules(view)
+    if not stages or not box.items or depth > len(stages):
+        return None
+    carriers = _box_carriers(view)
+    item = box.items[0]
+    if item.index in carriers:
+        inner = _stage_of(view, carriers[item.index], depth + 1)
+        rule = dict(stages).get(inner) if inner is not None else None
+        if rule is None:
+            return None
+        key = (rule.get("options") or {}).get("key", "")
+        index = (rule.get("options") or {}).get("index", 0)
+        later = sorted(
+            ((r.get("options") or {}).get("index", 0), i)
+            for i, r in stages
+            if (r.get("options") or {}).get("key", "") == key
+            and (r.get("options") or {}).get("index", 0) > index
+        )
+        return later[0][1] if later else None
+    return next((i for i, r in stages if _selects(r, item.wire)), None)
+
+
+def check_stage_box_types(view: PackView) -> Iterator[str]:
+    """A pack-sequence stage packs into its rule's target box types (by refId or match,
+    generated ones included), or into any without targets; with reduce pack-as-is its
+    items ship in their own cartons."""
+    stages = dict(_stage_rules(view))
+    for box in view.boxes:
+        if _is_as_is_box(view, box):
+            continue
+        stage = _stage_of(view, box)
+        rule = stages.get(stage) if stage is not None else None
+        if rule is None or not (rule.get("targetBoxRefIds") or rule.get("targetBoxMatch")):
+            continue
+        if not _targets_box(rule, box.wire):
+            yield (
+                f"pack-sequence: box {box.position} ({box.wire.get('name') or 'no name'}, refId "
+                f"{box.wire.get('refId')}) holds the stage of rules[{stage}], which packs into "
+                "its target box types only"
+            )
 
 
 def check_pack_sequence(view: PackView) -> Iterator[str]:
@@ -1522,7 +1735,7 @@ def check_prepacked(view: PackView) -> Iterator[str]:
 
 
 def _reserved_share(view: PackView, box: Box) -> float:
-    box_type = _matching_box_type(view.request, box) or {}
+    box_type = _matching_box_type(view, box) or {}
     share = box_type.get("reservedSpace")
     if share is None:
         share = view.request.get("reservedSpace")
@@ -1548,15 +1761,19 @@ def check_reserved_space(view: PackView) -> Iterator[str]:
 
 
 def _amount(item: Item, key: str) -> float:
-    value = (item.wire.get("properties") or {}).get(key)
-    return float(value) if _is_number(value) else 0.0
+    return _numeric((item.wire.get("properties") or {}).get(key))
+
+
+def _numeric(value: object) -> float:
+    """A property's amount: its number, else 0."""
+    return float(value) if isinstance(value, int | float) and _is_number(value) else 0.0
 
 
 def check_property_constraints(view: PackView) -> Iterator[str]:
     """propertyConstraints (sum) of a box's type: start value plus the items' amounts is at
     most max, and is the box's reported value."""
     for box in view.boxes:
-        box_type = _matching_box_type(view.request, box) or {}
+        box_type = _matching_box_type(view, box) or {}
         reported = list(box.wire.get("propertyConstraints") or [])
         for n, constraint in enumerate(box_type.get("propertyConstraints") or []):
             key = constraint["key"]
@@ -1578,23 +1795,24 @@ def check_lookback(view: PackView) -> Iterator[str]:
     lookback = view.request.get("boxTypeChoiceLookback")
     if not isinstance(lookback, int) or isinstance(lookback, bool) or lookback < 0:
         return
-    # Subspaces are filled before any box opens; the window is over shipping boxes.
-    new = [
-        box
-        for box in view.boxes[len(view.request.get("boxes") or []) :]
-        if not box.wire.get("subspace")
-    ]
-    indices = [
-        [it.wire["packedIndex"] for it in box.items if it.wire.get("packedIndex") is not None]
-        for box in new
-    ]
-    for j, later in enumerate(indices[lookback + 1 :]):
-        if indices[j] and later and max(indices[j]) > min(later):
-            yield (
-                f"lookback: box {new[j].position} took item {max(indices[j])} after box "
-                f"{new[j + lookback + 1].position} opened with item {min(later)} "
-                f"(boxTypeChoiceLookback {lookback})"
-            )
+    # Subspaces are filled before any box opens; the window is over shipping boxes, and
+    # each pack-sequence stage (or the items no stage takes) is a packing of its own.
+    parts: dict[int | None, list[Box]] = defaultdict(list)
+    for box in view.boxes[len(view.request.get("boxes") or []) :]:
+        if _space_rule(view, box) is None:
+            parts[_stage_of(view, box)].append(box)
+    for new in parts.values():
+        indices = [
+            [it.wire["packedIndex"] for it in box.items if it.wire.get("packedIndex") is not None]
+            for box in new
+        ]
+        for j, later in enumerate(indices[lookback + 1 :]):
+            if indices[j] and later and max(indices[j]) > min(later):
+                yield (
+                    f"lookback: box {new[j].position} took item {max(indices[j])} after box "
+                    f"{new[j + lookback + 1].position} opened with item {min(later)} "
+                    f"(boxTypeChoiceLookback {lookback})"
+                )
 
 
 def _touch(a: Item, b: Item, tol: float) -> bool:
@@ -1648,7 +1866,8 @@ def check_cohorts(view: PackView) -> Iterator[str]:
 def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
     """Per requested item set (position) that a group-pack rule groups: the rule, the units
     per group and the group's dimensions. The first group-pack rule selecting an item set
-    applies, unless a pack-as-is, irregular or fragile rule selects it too; an axis is
+    applies, unless a pack-as-is, irregular, fragile or alternate-dimensions rule (or a
+    pack-sequence stage shipping as is) selects it too; an axis is
     scaled when it is in ``axes`` and the unit is at least ``scaleFactorThreshold``
     (default ``axisMultiplier``) times smaller than the smallest box type on that axis."""
     rules = _rules(view, "group-pack")
@@ -1656,17 +1875,32 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
     winners = [
         r
         for r in view.request.get("rules") or []
-        if r.get("operation") in ("pack-as-is", "irregular", "fragile")
+        if r.get("operation") in ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
     ]
     out: dict[int, tuple[Wire, int, Vec]] = {}
     if not rules or not boxes:
         return out
+    stages = _stage_rules(view)
     for position, item_set in enumerate(view.request.get("itemSets") or []):
         rule = next((r for r in rules if _selects(r, item_set)), None)
         if rule is None or any(_selects(w, item_set) for w in winners):
             continue
         if item_set.get("dimensionSets"):
             continue  # its units of measure win over grouping
+        # In a pack-sequence stage: against the stage's box types; shipped as is, ungrouped.
+        stage = next((r for _, r in stages if _selects(r, item_set)), None)
+        stage_boxes = boxes
+        if stage is not None:
+            if (stage.get("options") or {}).get("reduce") == "pack-as-is":
+                continue
+            if stage.get("targetBoxRefIds") or stage.get("targetBoxMatch"):
+                stage_boxes = [
+                    _vec(b["dimensions"])
+                    for b in view.request.get("boxTypes") or []
+                    if _targets_box(stage, b)
+                ]
+            if not stage_boxes:
+                continue
         options = rule.get("options") or {}
         multiplier = int(options["axisMultiplier"])
         threshold = float(options.get("scaleFactorThreshold", multiplier))
@@ -1674,7 +1908,7 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
         dims = _vec(item_set["dimensions"])
         counts = [
             multiplier
-            if a in axes and dims[a] * threshold <= min(b[a] for b in boxes) + 1e-9
+            if a in axes and dims[a] * threshold <= min(b[a] for b in stage_boxes) + 1e-9
             else 1
             for a in range(3)
         ]
@@ -1689,12 +1923,13 @@ def check_group_pack(view: PackView) -> Iterator[str]:
     """group-pack: the units of one group (``groupPackParent``) are all of one refId, in one
     box, as many as the rule's axes and multiplier give, and fill a cuboid that is the
     group's dimensions turned; their names end with ``nameSuffix``. An item set makes
-    quantity // units-per-group groups unless a group outweighs every box type."""
+    quantity // units-per-group groups unless no box type carries a group's weight and its
+    constrained property amounts."""
     sizes = _group_sizes(view)
     if not sizes:
         return
     item_sets = view.request.get("itemSets") or []
-    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float]]] = defaultdict(list)
+    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float, Wire]]] = defaultdict(list)
     for position, (rule, per_group, group) in sizes.items():
         item_set = item_sets[position]
         if _is_auto_ref_id(item_set.get("refId")):
@@ -1706,6 +1941,7 @@ def check_group_pack(view: PackView) -> Iterator[str]:
                 group,
                 int(item_set.get("quantity", 1)),
                 float(item_set.get("weight", 0)),
+                item_set,
             )
         )
     groups: dict[str, list[Item]] = defaultdict(list)
@@ -1732,7 +1968,7 @@ def check_group_pack(view: PackView) -> Iterator[str]:
             yield f"{where} is spread over boxes {sorted({u.box or 0 for u in units})}"
             continue
         options = by_ref[units[0].ref_id]
-        rule, per_group, group, _, _ = options[0]
+        rule, per_group, group, _, _, _ = options[0]
         if not any(len(units) == o[1] for o in options):
             yield f"{where} has {len(units)} units, the rule makes groups of {per_group}"
         lo, hi = _bounds(units)
@@ -1745,17 +1981,27 @@ def check_group_pack(view: PackView) -> Iterator[str]:
         if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
             yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
     boxes = view.request.get("boxTypes") or []
-    carried = [
-        float(b.get("weightMax", 0)) - float(b.get("weightTare", 0))
-        for b in boxes
-        if float(b.get("weightMax", 0)) > 0
-    ]
+
+    def some_box_takes(item_set: Wire, n: int) -> bool:
+        # A group ships when one box type carries its weight and has room under every
+        # property constraint for n units' amounts.
+        weight = float(item_set.get("weight", 0)) * n
+        properties = item_set.get("properties") or {}
+        for b in boxes:
+            limit = float(b.get("weightMax", 0))
+            if limit > 0 and weight > limit - float(b.get("weightTare", 0)) + 1e-9:
+                continue
+            if all(
+                float(c.get("value") or 0) + n * _numeric(properties.get(c["key"]))
+                <= float(c["max"]) + 1e-9
+                for c in b.get("propertyConstraints") or []
+                if c.get("max") is not None
+            ):
+                return True
+        return False
+
     for ref_id, options in by_ref.items():
-        want = sum(
-            q // n
-            for _, n, _, q, w in options
-            if len(carried) < len(boxes) or w * n <= max(carried) + 1e-9
-        )
+        want = sum(q // n for _, n, _, q, _, s in options if some_box_takes(s, n))
         left = any(item.ref_id == ref_id for item in view.leftovers)
         # Groups that found no box come back as leftover units.
         if found[ref_id] > want or (found[ref_id] < want and not left):
@@ -1769,7 +2015,14 @@ def _fill_rule(view: PackView, item: Wire) -> Wire | None:
     rule = next(
         (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
     )
-    winners = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+    winners = (
+        "pack-as-is",
+        "irregular",
+        "group-pack",
+        "fragile",
+        "lock-orientation",
+        "alternate-dimensions",
+    )
     if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
         return None
     ladders = [
@@ -1927,12 +2180,21 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
                 and not _given_prepacked(view, item)
             ):
                 offset, given = offsets[item.ref_id]
-                if _same_dims(sorted_dims(given), sorted_dims(item.dims)) and not _offset_fits(
-                    (inside[0], inside[1], inside[2]), offset, item.dims, given
+                # An alternate shape keeps the offset in proportion along each given axis.
+                shapes: list[tuple[Vec, Vec]] = [(given, offset)]
+                for alt in _alternates(view, item, item.dims):
+                    scaled = [o * a / g for o, a, g in zip(offset, alt, given, strict=True)]
+                    shapes.append((alt, (scaled[0], scaled[1], scaled[2])))
+                shape = next(
+                    (s for s in shapes if _same_dims(sorted_dims(s[0]), sorted_dims(item.dims))),
+                    None,
+                )
+                if shape is not None and not _offset_fits(
+                    (inside[0], inside[1], inside[2]), shape[1], item.dims, shape[0]
                 ):
                     yield (
                         f"center-of-mass: {item.label}: offset {_fmt(inside)} is not the given "
-                        f"{_fmt(offset)} turned with the item"
+                        f"{_fmt(shape[1])} turned with the item"
                     )
         box_com = box.wire.get("centerOfMass")
         total = sum(weights)
@@ -1972,6 +2234,7 @@ CHECKS: tuple[Check, ...] = (
     check_pack_as_is,
     check_fragile,
     check_pack_sequence,
+    check_stage_box_types,
     check_prepacked,
     check_reserved_space,
     check_property_constraints,

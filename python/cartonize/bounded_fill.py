@@ -42,13 +42,20 @@ Pack = Callable[[PackRequest], PackResponse]
 Vec = tuple[float, float, float]
 
 #: Operations that decide the unit's shape or packaging, winning over bounded-fill.
-_WINS_OVER_FILL = ("pack-as-is", "irregular", "group-pack", "fragile", "lock-orientation")
+_WINS_OVER_FILL = (
+    "pack-as-is",
+    "irregular",
+    "group-pack",
+    "fragile",
+    "lock-orientation",
+    "alternate-dimensions",
+)
 _EPS = 1e-9
 
 
 def has_bounded_fill(req: PackRequest) -> bool:
     """True when the request has a bounded-fill rule (and real item sets)."""
-    return not req.random and any(r.operation == "bounded-fill" for r in req.rules)
+    return any(r.operation == "bounded-fill" for r in req.rules)
 
 
 def critical_axis(index: int, rule: Rule) -> int | None:
@@ -478,7 +485,43 @@ def _place_one(
                 continue
             if any(p.ref_id in fragile_refs and _above(point, dims, p) for p in placed):
                 continue
+            if req.cohort_packing and _cohorts(placed, s.ref_id, (point, dims)) > req.cohort_max:
+                continue
             _add(box, fill, point, dims, _next_packed_index(boxes))
+            return True
+    return False
+
+
+def _cohorts(placed: list[_Placed], ref_id: int | None, new: tuple[Vec, Vec]) -> int:
+    """Face-connected groups (cohortPacking) the units of `ref_id` form with one more at
+    `new` (origin, dims): units sharing a face of positive area are in one group."""
+    cuboids = [(p.origin, p.dims) for p in placed if p.ref_id == ref_id] + [new]
+    group = list(range(len(cuboids)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(cuboids)), 2):
+        if _share_a_face(cuboids[i], cuboids[j]):
+            group[root(i)] = root(j)
+    return len({root(i) for i in range(len(cuboids))})
+
+
+def _share_a_face(a: tuple[Vec, Vec], b: tuple[Vec, Vec]) -> bool:
+    """Whether cuboids `a` and `b` touch along one axis with an overlap of positive area."""
+    (ao, ad), (bo, bd) = a, b
+    for axis in range(3):
+        touch = (
+            abs(ao[axis] + ad[axis] - bo[axis]) <= _EPS
+            or abs(bo[axis] + bd[axis] - ao[axis]) <= _EPS
+        )
+        if touch and all(
+            min(ao[x] + ad[x], bo[x] + bd[x]) - max(ao[x], bo[x]) > _EPS
+            for x in range(3)
+            if x != axis
+        ):
             return True
     return False
 

@@ -22,6 +22,7 @@ from cartonize.models import (
     GeneratorPriceComponent,
     ItemSet,
     Metric,
+    Outer,
 )
 from cartonize.rates import box_cost, lower_rating
 
@@ -68,6 +69,19 @@ class GeneratedBoxTypes:
     as_is_owner: dict[int, int] = field(default_factory=dict)
     trim: dict[int, Trim] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+    def only(self, keep: Callable[[BoxType], bool]) -> GeneratedBoxTypes:
+        """The generated types `keep` accepts, renumbered, with their owners and trims."""
+        out = GeneratedBoxTypes(warnings=list(self.warnings))
+        for i, box_type in enumerate(self.box_types):
+            if not keep(box_type):
+                continue
+            if i in self.as_is_owner:
+                out.as_is_owner[len(out.box_types)] = self.as_is_owner[i]
+            if i in self.trim:
+                out.trim[len(out.box_types)] = self.trim[i]
+            out.box_types.append(box_type)
+        return out
 
 
 def _sorted(size: Size) -> Size:
@@ -239,13 +253,24 @@ def generate_box_types(
     for g, gen in enumerate(generators):
         where = f"boxTypeGenerators[{g}]"
         defaults = _template(gen, request_defaults)
+        outer = defaults.outer
+        if outer is not None and outer.dimensions is not None:
+            # One outer size cannot be every generated size's (nor a trimmed box's).
+            out.warnings.append(
+                f"{where}: outer.dimensions in the defaults cannot fit every generated size; "
+                "ignored (give outer.dimensionChange instead)"
+            )
+            change = outer.dimension_change
+            defaults.outer = None if change is None else Outer(dimension_change=change)
         if gen.operation == "pack-as-is":
+            # The item's own packaging: no space is reserved for packing material in it.
+            own = defaults.model_copy(update={"reserved_space": 0.0})
             for position, item_set in enumerate(item_sets):
                 d = item_set.dimensions
                 out.as_is_owner[len(out.box_types)] = position
                 out.box_types.append(
                     _box_type(
-                        defaults,
+                        own,
                         (d.x, d.y, d.z),
                         f"as-is {item_set.name or position}",
                         None,
@@ -335,12 +360,17 @@ def trimmed_box_type(trim: Trim, box_type: BoxType, size: Size) -> BoxType:
 
 
 def trim_packed_box(
-    trim: Trim, packed: dict[str, Any], box_type: BoxType, weights: Sequence[float]
+    trim: Trim,
+    packed: dict[str, Any],
+    box_type: BoxType,
+    weights: Sequence[float],
+    reserved: float = 0.0,
 ) -> tuple[dict[str, Any], BoxType]:
     """An engine box of a cartesian type (`weights`: each engine item kind's unit weight)
     trimmed to its contents' extent and costed anew: price components, dimensional
     weight, each item's deltaCost. Unchanged when trimming shrinks nothing, breaks a
-    limit or would make the box dearer."""
+    limit, leaves the items more than the `reserved` share allows, or would make the box
+    dearer."""
     d = box_type.dimensions
     extent = [
         max((p["origin"][a] + p["dimensions"][a] for p in packed["items"]), default=0.0)
@@ -349,9 +379,12 @@ def trim_packed_box(
     new_size = trimmed_size(trim, (d.x, d.y, d.z), (extent[0], extent[1], extent[2]))
     if new_size is None:
         return packed, box_type
+    volume = new_size[0] * new_size[1] * new_size[2]
+    net = sum(math.prod(p["dimensions"]) for p in packed["items"])
+    if net > (1 - reserved) * volume * (1 + 1e-9):
+        return packed, box_type
     trimmed = trimmed_box_type(trim, box_type, new_size)
     rating = lower_rating(trimmed, "boxTypeGenerators", [])
-    volume = new_size[0] * new_size[1] * new_size[2]
     price = None if trimmed.price is None else float(trimmed.price)
     gross = trimmed.weight_tare or 0.0
     previous = 0.0

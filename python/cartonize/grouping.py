@@ -10,9 +10,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cartonize.errors import InvalidRequest
-from cartonize.items import box_center_of_mass, placed_center_of_mass, point_string
+from cartonize.items import (
+    box_center_of_mass,
+    placed_center_of_mass,
+    point_string,
+    property_amount,
+)
 from cartonize.models import (
     BoxType,
     Dimensions,
@@ -35,12 +41,12 @@ __all__ = ["has_group_pack", "pack_grouped", "selects", "with_ref_ids"]
 Pack = Callable[[PackRequest], PackResponse]
 
 #: Operations that decide how a unit ships and so win over group-pack on the same item.
-_WINS_OVER_GROUPING = ("pack-as-is", "irregular", "fragile")
+_WINS_OVER_GROUPING = ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
 
 
 def has_group_pack(req: PackRequest) -> bool:
     """True when the request has a group-pack rule (and real item sets to group)."""
-    return not req.random and any(r.operation == "group-pack" for r in req.rules)
+    return any(r.operation == "group-pack" for r in req.rules)
 
 
 def selects(rule: Rule, item_set: ItemSet) -> bool:
@@ -175,6 +181,8 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
         warnings.append("group-pack: the request has no box types to scale groups against")
         chosen = {}
 
+    # A group holds per_group units, so it carries their sum of each constrained amount.
+    constrained = {c.key for b in box_types for c in b.property_constraints or []}
     lowered: list[ItemSet] = []
     #: Per lowered item set: the number, among its refId's units in the request, of its
     #: first unit (a group item set's group n holds units first + n * per_group ...).
@@ -208,6 +216,7 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
                         x=d.x * counts[0], y=d.y * counts[1], z=d.z * counts[2]
                     ),
                     "weight": s.weight * per_group,
+                    "properties": _group_properties(s.properties, per_group, constrained),
                     "quantity": groups,
                 }
             )
@@ -253,19 +262,43 @@ def _plan(
         )
         return None
     if item_set.quantity < per_group:
+        warnings.append(
+            f"rules[{index}]: item refId {item_set.ref_id} has {item_set.quantity} units, "
+            f"fewer than a group of {per_group}; not grouped"
+        )
         return None
-    limits = [
-        (b.weight_max or 0.0) - (b.weight_tare or 0.0) for b in boxes if (b.weight_max or 0) > 0
-    ]
     weight = item_set.weight * per_group
-    if len(limits) == len(boxes) and weight > max(limits) + 1e-9:
+    if not any(_carries_weight(b, weight) for b in boxes):
         warnings.append(
             f"rules[{index}]: a group of {per_group} units of item refId {item_set.ref_id} "
             f"weighs {weight:g}, more than any box type carries; not grouped"
         )
         return None
+    if not any(_within_property_caps(b, item_set, per_group) for b in boxes):
+        warnings.append(
+            f"rules[{index}]: a group of {per_group} units of item refId {item_set.ref_id} "
+            "holds more of a constrained property than any box type allows "
+            "(propertyConstraints); not grouped"
+        )
+        return None
     name = f"{item_set.name}{options.name_suffix}" if item_set.name else options.name_suffix or None
     return (counts[0], counts[1], counts[2]), name
+
+
+def _carries_weight(box: BoxType, weight: float) -> bool:
+    """Whether `box` may hold `weight` of items (a weightMax of 0 or none is no limit)."""
+    limit = box.weight_max or 0.0
+    return limit <= 0 or weight <= limit - (box.weight_tare or 0.0) + 1e-9
+
+
+def _within_property_caps(box: BoxType, item_set: ItemSet, per_group: int) -> bool:
+    """Whether a group of `per_group` units of `item_set` keeps every property constraint
+    of `box` (its initial value plus the group's amount at most its max)."""
+    return all(
+        (c.value or 0.0) + per_group * property_amount(item_set.properties, c.key) <= c.max + 1e-9
+        for c in box.property_constraints or []
+        if c.max is not None
+    )
 
 
 def _ungroup(
@@ -299,6 +332,7 @@ def _ungroup(
                     "name": group.original.name,
                     "dimensions": group.original.dimensions,
                     "weight": group.original.weight,
+                    "properties": group.original.properties,
                 }
             )
             for k in range(group.per_group)
@@ -338,6 +372,21 @@ def _parent(group: _Grouped, n: int) -> str:
     return f"{group.original.ref_id}-g{group.first_group + n}"
 
 
+def _group_properties(
+    properties: dict[str, Any] | None, per_group: int, constrained: set[str]
+) -> dict[str, Any] | None:
+    """A group item's properties: its unit's, with each numeric amount a box type
+    constrains (propertyConstraints) multiplied by the units in the group."""
+    if not properties:
+        return properties
+    return {
+        key: value * per_group
+        if key in constrained and isinstance(value, int | float) and not isinstance(value, bool)
+        else value
+        for key, value in properties.items()
+    }
+
+
 def _units_of_group(item: Item, group: _Grouped, n: int) -> list[Item]:
     """The units of packed group item `item` (group `n` of its item set), each in its cell:
     bottom layer first."""
@@ -369,6 +418,7 @@ def _units_of_group(item: Item, group: _Grouped, n: int) -> list[Item]:
                 update={
                     "unique_id": _unique(group, n * group.per_group + k),
                     "weight": group.original.weight,
+                    "properties": group.original.properties,
                     "dimensions": Dimensions.model_construct(x=size[0], y=size[1], z=size[2]),
                     "origin": Point.model_construct(x=at[0], y=at[1], z=at[2]),
                     "center_of_mass": placed_center_of_mass(

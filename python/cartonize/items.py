@@ -8,9 +8,10 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import Dimensions, DimensionSet, Item, ItemSet, PackRequest, Point
@@ -21,12 +22,24 @@ __all__ = [
     "check_center_of_mass",
     "placed_center_of_mass",
     "point_string",
+    "property_amount",
+    "scaled_center_of_mass",
     "sequence_distance_pairs",
     "sequence_number",
     "sequence_order",
     "sequence_sort_warnings",
     "unit_ladder",
 ]
+
+
+def property_amount(properties: Mapping[str, Any] | None, key: str) -> float:
+    """A unit's amount of a constrained property (propertyConstraints): its numeric value,
+    else 0."""
+    value = (properties or {}).get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value)
+
 
 #: A numeric sequence: optional sign, digits, optional decimal part ("0401", "-3", "11.5").
 _NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
@@ -278,6 +291,16 @@ def placed_center_of_mass(
     return Point.model_construct(
         x=origin.x + turned[0], y=origin.y + turned[1], z=origin.z + turned[2]
     )
+
+
+def scaled_center_of_mass(offset: Point | None, given: Dimensions, shape: Point) -> Point | None:
+    """`offset` (within `given`) for a unit that takes another `shape` (alternate
+    dimensions): moved in proportion along each axis, so it keeps its place in the unit."""
+    if offset is None:
+        return None
+    g, s, o = _xyz(given), _xyz(shape), _xyz(offset)
+    x, y, z = (o[a] * s[a] / g[a] if g[a] > 0 else s[a] / 2 for a in range(3))
+    return Point.model_construct(x=x, y=y, z=z)
 
 
 def box_center_of_mass(items: Sequence[Item]) -> Point:

@@ -75,6 +75,11 @@ __all__ = [
 ]
 
 MAX_ITEM_ORIENTATION_SEARCH_DEPTH = 4
+#: Widest picture rendered, in pixels (docs/decisions.md: a larger imgSize is a 422; the
+#: renderer holds the same limit).
+MAX_IMG_SIZE = 4096
+#: Longest length the engine takes (its fixed-point range with room for sums).
+MAX_LENGTH = 1e9
 
 # Bounds on float fields are written as floats (0.0) and on int fields as ints (0): pydantic
 # reports the bound with its type, which is how `validation_details` tells "an integer" from
@@ -82,6 +87,7 @@ MAX_ITEM_ORIENTATION_SEARCH_DEPTH = 4
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 Positive = Annotated[float, Field(gt=0.0)]
+Length = Annotated[float, Field(gt=0.0, le=MAX_LENGTH)]
 
 PlacementStyle = Literal["default", "corner", "wedge", "mound", "orb"]
 ItemSort = Literal[
@@ -141,6 +147,52 @@ RuleOperation = Literal[
     "pack-sequence",
     "bounded-fill",
 ]
+
+#: Request options that only shape random items, and ones that only shape pictures.
+_RANDOM_OPTIONS = (
+    "n",
+    "random_max_dimension",
+    "random_max_weight",
+    "random_max_quantity",
+    "seed",
+    "seed_value",
+    "seed_from_order_id",
+)
+_IMAGE_OPTIONS = (
+    "img_size",
+    "template",
+    "include_scripts",
+    "image_format",
+    "image_scale",
+    "image_scale_style",
+    "eye",
+    "sequence_heat_map",
+)
+
+#: The option keys each rule operation reads (docs/rules.md); others are ignored with a
+#: warning. `packAsGiven` is internal: internal-space gives it to its hosts' locks.
+RULE_OPTION_KEYS: dict[str, frozenset[str]] = {
+    "exclude": frozenset(),
+    "exclude-all": frozenset(),
+    "pack-as-is": frozenset(),
+    "lock-orientation": frozenset({"freeAxes", "packAsGiven"}),
+    "irregular": frozenset(
+        {"type", "innerDiameter", "spoolWeight", "maxDiameter", "maxWeight", "minRollLength"}
+    ),
+    "internal-space": frozenset(
+        {"type", "boxType", "origin", "blocking", "display", "displayChildren"}
+    ),
+    "alternate-dimensions": frozenset(
+        {"dimensions", "dimensionChanges", "dimensionScaleChanges", "replaceOriginal"}
+    ),
+    "fragile": frozenset({"maxWeight", "onTopOnly", "excludeOverweight", "unrestrictedPlacement"}),
+    "group-pack": frozenset(
+        {"type", "nameSuffix", "scaleFactorThreshold", "axes", "axisMultiplier"}
+    ),
+    "set-properties": frozenset({"properties", "overwrite"}),
+    "pack-sequence": frozenset({"index", "key", "reduce", "reducedRefId"}),
+    "bounded-fill": frozenset({"criticalAxis", "critialAxis"}),
+}
 
 _PNG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _M = TypeVar("_M", bound=BaseModel)
@@ -307,11 +359,12 @@ class Point(RequestModel):
 
 
 class Dimensions(Point):
-    """Extents of an item or a box: every axis is required and greater than 0."""
+    """Extents of an item or a box: every axis is required, greater than 0 and at most
+    1e9 (the engine's fixed-point range)."""
 
-    x: Positive
-    y: Positive
-    z: Positive
+    x: Length
+    y: Length
+    z: Length
 
 
 # --------------------------------------------------------------------------- items
@@ -344,7 +397,8 @@ class ItemProperties(RequestModel):
 class ItemSet(ItemProperties):
     """A number of identical items to pack."""
 
-    quantity: int = Field(default=1, ge=0)
+    # The engine counts units in 32 bits; the service's own item limit is far below.
+    quantity: int = Field(default=1, ge=0, le=2**32 - 1)
     dimension_sets: list[DimensionSet] | None = None
 
 
@@ -500,11 +554,11 @@ class Box(BoxProperties):
 class GeneratorAxisRange(RequestModel):
     """Range of lengths a generator may use along one axis."""
 
-    min: Positive | None = None
-    max: Positive | None = None
+    min: Length | None = None
+    max: Length | None = None
     derive_from_items: bool = False
     fit_for_first_item: bool = False
-    increment: Positive | None = None
+    increment: Length | None = None
 
     @model_validator(mode="after")
     def _min_not_above_max(self) -> Self:
@@ -547,9 +601,9 @@ class GeneratorPriceComponent(RequestModel):
 class GeneratorOptions(RequestModel):
     """Options of a box type generator: axis lists and ranges, limits, price components."""
 
-    x_list: list[Positive] | None = None
-    y_list: list[Positive] | None = None
-    z_list: list[Positive] | None = None
+    x_list: list[Length] | None = None
+    y_list: list[Length] | None = None
+    z_list: list[Length] | None = None
     x_range: GeneratorAxisRange | None = None
     y_range: GeneratorAxisRange | None = None
     z_range: GeneratorAxisRange | None = None
@@ -644,15 +698,16 @@ class PackRequest(RequestModel):
     pack_origin: Point | None = None
     rules: list[Rule] = Field(default_factory=list)
     random: bool = False
-    n: int = Field(default=5, ge=0)
+    # n item sets of quantity n: n * n units must stay within the engine's 32-bit count.
+    n: int = Field(default=5, ge=0, le=65_535)
     random_max_dimension: int = Field(default=10, ge=1)
     random_max_weight: int = Field(default=10, ge=0)
     # None: each random item set gets quantity n, as the spec describes.
-    random_max_quantity: int | None = Field(default=None, ge=1)
+    random_max_quantity: int | None = Field(default=None, ge=1, le=2**32 - 1)
     seed: bool = True
     seed_value: int = 1
     seed_from_order_id: bool = False
-    img_size: int = Field(default=400, ge=1)
+    img_size: int = Field(default=400, ge=1, le=MAX_IMG_SIZE)
     template: Template | None = None
     include_scripts: bool = False
     include_images: bool = True
@@ -693,6 +748,8 @@ class PackRequest(RequestModel):
     key: SecretStr | None = Field(default=None, exclude=True, repr=False)
 
     _normalisation_warnings: list[str] = PrivateAttr(default_factory=list)
+    #: A pack-sequence stage's rule: the stage packs into the box types it targets only.
+    _stage_rule: Rule | None = PrivateAttr(default=None)
 
     @field_validator("image_format", mode="before")
     @classmethod
@@ -727,10 +784,11 @@ class PackRequest(RequestModel):
         depth = self.item_orientation_search_depth
         if depth > MAX_ITEM_ORIENTATION_SEARCH_DEPTH:
             self.item_orientation_search_depth = MAX_ITEM_ORIENTATION_SEARCH_DEPTH
-            self._normalisation_warnings = [
+            self._normalisation_warnings.append(
                 f"itemOrientationSearchDepth {depth} is above the maximum "
                 f"{MAX_ITEM_ORIENTATION_SEARCH_DEPTH}; using {MAX_ITEM_ORIENTATION_SEARCH_DEPTH}"
-            ]
+            )
+        self._normalisation_warnings += self._ignored_option_warnings()
         problems = [*self._box_type_problems(), *self._png_color_problems()]
         if problems:
             # The paths are inside the message because this error belongs to the whole request.
@@ -738,6 +796,33 @@ class PackRequest(RequestModel):
                 "contradiction", "{problems}", {"problems": "; ".join(problems)}
             )
         return self
+
+    def _ignored_option_warnings(self) -> list[str]:
+        """Options given where they cannot act: a warning each (issue: every ignored
+        combination that still packs says so)."""
+        given = self.model_fields_set
+
+        def named(names: tuple[str, ...]) -> str:
+            return ", ".join(to_camel(n) for n in names if n in given)
+
+        warnings = []
+        random_only = named(_RANDOM_OPTIONS)
+        if random_only and not self.random:
+            warnings.append(f"{random_only}: no effect without random: true")
+        seeded = named(("seed_value", "seed_from_order_id"))
+        if self.random and not self.seed and seeded:
+            warnings.append(f"{seeded}: no effect with seed: false (the items are unseeded)")
+        blank = not (self.order_id and self.order_id.strip())
+        if self.random and self.seed and self.seed_from_order_id and blank:
+            warnings.append(
+                f"seedFromOrderId: no orderId given; seeded with seedValue {self.seed_value}"
+            )
+        if "generated_box_types_max" in given and not self.box_type_generators:
+            warnings.append("generatedBoxTypesMax: no effect without boxTypeGenerators")
+        pictures = named(_IMAGE_OPTIONS)
+        if pictures and not self.include_images:
+            warnings.append(f"{pictures}: no effect with includeImages: false")
+        return warnings
 
     def _box_type_problems(self) -> Iterator[str]:
         for i, box_type in enumerate(self.box_types):
@@ -763,10 +848,34 @@ class PackRequest(RequestModel):
         """Return `boxTypes` with `boxTypeDefaults` filled in where a box type is silent."""
         return [box_type.with_defaults(self.box_type_defaults) for box_type in self.box_types]
 
+    def for_stage(self, rule: Rule, **update: Any) -> Self:
+        """A copy of the request (with `update`) that packs one pack-sequence stage: its
+        box types, generated ones included, are those `rule` targets (all without targets)."""
+        copy = self.model_copy(update=update)
+        copy._stage_rule = rule
+        return copy
+
+    @property
+    def stage_rule(self) -> Rule | None:
+        """The pack-sequence rule of the stage this request packs, if it is one."""
+        return self._stage_rule
+
+    def with_warnings(self, *warnings: str) -> Self:
+        """A copy of the request whose `warnings_for_request()` also lists `warnings`."""
+        copy = self.model_copy()
+        copy._normalisation_warnings = [*self._normalisation_warnings, *warnings]
+        return copy
+
     def warnings_for_request(self) -> list[str]:
         """Return the request's non-fatal problems: clamped values, unknown fields, no ids."""
         warnings = list(self._normalisation_warnings)
         warnings += [f"unknown field '{path}' ignored" for path in unknown_fields(self)]
+        warnings += [
+            f"unknown field 'rules[{i}].options.{key}' ignored (operation {rule.operation})"
+            for i, rule in enumerate(self.rules)
+            for key in rule.options or {}
+            if key not in RULE_OPTION_KEYS[rule.operation]
+        ]
         if not self.order_id and not self.request_id:
             warnings.append("no orderId or requestId given; add one to find this pack later")
         return warnings

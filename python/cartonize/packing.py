@@ -3,10 +3,11 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +21,8 @@ from cartonize.items import (
     box_center_of_mass,
     placed_center_of_mass,
     point_string,
+    property_amount,
+    scaled_center_of_mass,
     sequence_distance_pairs,
     sequence_order,
     sequence_sort_warnings,
@@ -47,8 +50,8 @@ from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
 from cartonize.render import render_pictures
-from cartonize.rules import apply_rules
-from cartonize.sequences import has_sequences, pack_in_stages
+from cartonize.rules import RuleEffects, apply_rules, check_rule_options, with_properties_set
+from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
 from cartonize.subspaces import has_internal_space, pack_with_subspaces
 
 __all__ = ["max_timeout", "pack"]
@@ -74,6 +77,27 @@ def _refuse_prepacked_with_parts(req: PackRequest) -> None:
             )
 
 
+def _with_random_items(req: PackRequest) -> PackRequest:
+    """`req` with its item sets replaced by the random items it asks for (a warning says
+    so when it had item sets of its own)."""
+    drawn = req.model_copy(update={"item_sets": random_item_sets(req), "random": False})
+    if not req.item_sets:
+        return drawn
+    return drawn.with_warnings(
+        "random is true: the request's itemSets were replaced by random items"
+    )
+
+
+def _with_properties_set(req: PackRequest) -> PackRequest:
+    """`req` with its set-properties rules applied to its item sets (selected by the
+    refIds pack() assigns, pre-packed items counted), before anything else."""
+    ref_ids = _ref_ids([*req.item_sets, *read_prepacked(req).item_sets])
+    item_sets, warnings = with_properties_set(
+        req.rules, req.item_sets, ref_ids[: len(req.item_sets)]
+    )
+    return req.model_copy(update={"item_sets": item_sets}).with_warnings(*warnings)
+
+
 def max_timeout() -> float:
     """The service's cap on `timeout`, from `CARTONIZE_MAX_TIMEOUT` (seconds)."""
     raw = os.environ.get("CARTONIZE_MAX_TIMEOUT")
@@ -93,6 +117,8 @@ class _Kind:
     item_set: ItemSet
     first_unit: int = 0
     dimension_set: DimensionSet | None = None
+    #: Further dimensions (x, y, z as given) a unit may take (alternate-dimensions).
+    alternates: tuple[tuple[float, float, float], ...] = ()
 
     @property
     def eaches(self) -> int:
@@ -111,6 +137,13 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     started = time.perf_counter()
     started_at = _now_iso()
     req = request if isinstance(request, PackRequest) else validate_request(request or {})
+    check_rule_options(req.rules)
+    if req.random:
+        # Drawn once, before the request is packed in parts, so that every part (stage,
+        # groups, fill, subspaces) packs the same random items and every rule sees them.
+        req = _with_random_items(req)
+    if any(r.operation == "set-properties" for r in req.rules):
+        req = _with_properties_set(req)
     if req.boxes:
         _refuse_prepacked_with_parts(req)
     if has_sequences(req):
@@ -129,10 +162,6 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         )
 
     item_sets = req.item_sets
-    if req.random:
-        if item_sets:
-            warnings.append("random is true: the request's itemSets were replaced by random items")
-        item_sets = random_item_sets(req)
     prepacked = read_prepacked(req)
     # Pre-packed items are item sets too (their refIds and unit numbers must not clash
     # with the request's), after the request's own; only the request's are packed anew.
@@ -149,25 +178,35 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         req.generated_box_types_max,
     )
     warnings += generated.warnings
+    stage = req.stage_rule
+    if stage is not None:
+        generated = generated.only(lambda b: stage_targets_box(stage, b))
     requested_box_types = req.resolved_box_types()
+    # Pre-packed items take part in exclusions only: new units keep out of their boxes.
     effects = apply_rules(
         req.rules,
-        [(k.ref_id, k.item_set) for k in kinds],
+        [(k.ref_id, k.item_set) for k in [*kinds, *prepacked_kinds]],
         requested_box_types + generated.box_types,
-        prefer_original=req.item_initial_orientation_preferred,
         box_type_defaults=req.box_type_defaults,
+        packed_anew=len(kinds),
+        prepacked_boxes=prepacked.box_types,
+        ladder_units={p for p, k in enumerate(kinds) if k.dimension_set is not None},
     )
     warnings += effects.warnings
+    if req.lay_flat or req.interlock:
+        warnings += _locked_upright(
+            [(k.ref_id, s) for k, s in zip(kinds, effects.item_sets, strict=False)], effects
+        )
     # Rules may change quantities (irregular: a unit becomes rolls): number units anew,
     # the request's own first and the pre-packed items after them.
     units_so_far: dict[int, int] = {}
     numbered: list[_Kind] = []
-    for k, item_set in [
-        *zip(kinds, effects.item_sets, strict=True),
-        *((k, k.item_set) for k in prepacked_kinds),
-    ]:
+    for p, (k, item_set) in enumerate(
+        zip([*kinds, *prepacked_kinds], effects.item_sets, strict=True)
+    ):
         first = units_so_far.get(k.ref_id, 0)
-        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set))
+        alternates = tuple(effects.alternates.get(p, ()))
+        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set, alternates))
         units_so_far[k.ref_id] = first + item_set.quantity
     packed_anew = len(kinds)
     kinds = numbered
@@ -209,9 +248,15 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "kindBoxTypes": sorted(
                 effects.kind_box_types
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
+                # The engine numbers pre-packed boxes after the box types.
+                | {(k, len(box_types) + b) for k, b in effects.kind_prepacked_boxes}
             ),
         },
         "fragile": [limit.engine(p) for p, limit in sorted(effects.fragile.items())],
+        "alternates": [
+            {"kind": p, "dimensions": [list(d) for d in dims]}
+            for p, dims in sorted(effects.alternates.items())
+        ],
         "boxTypeSubsets": _without_generated(
             len(box_types), len(requested_box_types), len(generated.box_types)
         ),
@@ -233,9 +278,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "limits": _limits(req, kinds, box_types, keys),
             "boxTypeChoiceStyle": req.box_type_choice_style,
             "usableSpace": req.usable_space,
-            "lookahead": req.box_type_choice_lookahead,
-            "lookback": req.box_type_choice_lookback if req.box_type_choice_lookback >= 0 else None,
-            "cohortMax": req.cohort_max if req.cohort_packing else None,
+            # Counts past the engine's range cannot bind: they saturate (a lookback that
+            # large is unlimited, as -1 is).
+            "lookahead": min(req.box_type_choice_lookahead, _COUNT_MAX),
+            "lookback": _lookback(req.box_type_choice_lookback),
+            "cohortMax": min(req.cohort_max, _COUNT_MAX) if req.cohort_packing else None,
             **_placement_options(req),
         },
     }
@@ -250,7 +297,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     def box_and_type(packed: dict[str, Any]) -> tuple[dict[str, Any], BoxType]:
         if packed.get("prepacked") is not None:
             return packed, prepacked.box_types[packed["prepacked"]]
-        return _trimmed(packed, box_types, generated, len(requested_box_types), weights)
+        return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
     boxes = []
     for i, engine_box in enumerate(out["boxes"]):
@@ -274,7 +321,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         box_type_choice_goal_used=req.box_type_choice_goal,
         order_id=req.order_id,
         request_id=req.request_id,
-        warnings=warnings,
+        # One warning per problem, however many box types share it (generated ones do).
+        warnings=list(dict.fromkeys(warnings)),
         properties=req.properties,
     )
     render_pictures(req, response, box_types)
@@ -315,6 +363,36 @@ def _placement_warnings(req: PackRequest) -> list[str]:
     return warnings
 
 
+def _locked_upright(item_sets: list[tuple[int, ItemSet]], effects: RuleEffects) -> list[str]:
+    """A warning for each item set whose orientation lock lets it lie on no largest face
+    (smallest side up): the lock wins over layFlat."""
+    warnings = []
+    for p, rule in sorted(effects.locked_by.items()):
+        if p >= len(item_sets) or p in effects.as_is:
+            continue
+        ref_id, item_set = item_sets[p]
+        d = item_set.dimensions
+        sides = (d.x, d.y, d.z)
+        if not any(sides[turn[0]] <= min(sides) for turn in _turns(effects.free_axes[p])):
+            warnings.append(
+                f"layFlat has no effect on item refId {ref_id}: it may only turn as "
+                f"rules[{rule}] says (lock-orientation), which wins"
+            )
+    return list(dict.fromkeys(warnings))
+
+
+def _turns(free_axes: list[int]) -> list[tuple[int, int, int]]:
+    """The axis permutations (placed axis a shows given axis p[a]) that turns about
+    `free_axes` reach, as the engine allows them: none, a spin about one axis, or all."""
+    every = [(a, b, c) for a, b, c in itertools.permutations(range(3))]
+    axes = sorted(set(free_axes))
+    if not axes:
+        return [(0, 1, 2)]
+    if len(axes) == 1:
+        return [p for p in every if p[axes[0]] == axes[0]]
+    return every
+
+
 def _box_type_path(index: int, requested: int) -> str:
     """Where box type `index` comes from in the request, for error messages."""
     return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
@@ -326,6 +404,7 @@ def _trimmed(
     generated: GeneratedBoxTypes,
     first_generated: int,
     weights: list[float],
+    req: PackRequest,
 ) -> tuple[dict[str, Any], BoxType]:
     """The engine box and its box type, trimmed to the contents when a cartesian
     generator made the type (docs/generators.md)."""
@@ -333,7 +412,7 @@ def _trimmed(
     trim = generated.trim.get(packed["boxType"] - first_generated)
     if trim is None:
         return packed, box_type
-    return trim_packed_box(trim, packed, box_type, weights)
+    return trim_packed_box(trim, packed, box_type, weights, _reserved_space(req, box_type))
 
 
 def _without_generated(total: int, requested: int, generated: int) -> list[list[int]]:
@@ -361,20 +440,27 @@ def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
     """Item sets with quantity > 0, each with its refId, one kind per unit of measure
     they pack as; -1 or null get ids no item set of the request uses."""
     item_sets = list(item_sets)
-    taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
-    next_id = max(taken, default=-1) + 1
     kinds: list[_Kind] = []
     units_so_far: dict[int, int] = {}
-    for position, s in enumerate(item_sets):
-        ref_id = s.ref_id
-        if ref_id is None or ref_id == -1:
-            ref_id = next_id
-            next_id += 1
+    for position, (s, ref_id) in enumerate(zip(item_sets, _ref_ids(item_sets), strict=True)):
         for unit in unit_ladder(s, f"itemSets[{position}]"):
             first = units_so_far.get(ref_id, 0)
             kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
             units_so_far[ref_id] = first + unit.item_set.quantity
     return kinds
+
+
+def _ref_ids(item_sets: Sequence[ItemSet]) -> list[int]:
+    """Each item set's refId; -1 or null get ids no item set of the request uses."""
+    taken = {s.ref_id for s in item_sets if s.ref_id is not None and s.ref_id != -1}
+    next_id = max(taken, default=-1) + 1
+    out = []
+    for s in item_sets:
+        ref_id = s.ref_id
+        if ref_id is None or ref_id == -1:
+            ref_id, next_id = next_id, next_id + 1
+        out.append(ref_id)
+    return out
 
 
 #: Largest count the engine takes (u32).
@@ -385,6 +471,12 @@ def _limit(value: int | None) -> int | None:
     """A count limit for the engine: 0, negative and null mean none; above the engine's
     counter range it can never bind, so it is none too."""
     return value if value is not None and 0 < value <= _COUNT_MAX else None
+
+
+def _lookback(value: int) -> int | None:
+    """The engine's lookback window: negative is unlimited (None), 0 closes each box as
+    soon as a unit does not fit; a window past the engine's counter range is unlimited."""
+    return value if 0 <= value <= _COUNT_MAX else None
 
 
 def _box_caps(req: PackRequest, box_type: BoxProperties) -> dict[str, Any]:
@@ -414,14 +506,6 @@ def _property_keys(box_types: Iterable[BoxProperties]) -> list[str]:
     """Every item property key some box type constrains, in order of first mention."""
     keys = (c.key for b in box_types for c in b.property_constraints or [])
     return list(dict.fromkeys(keys))
-
-
-def _amount(properties: Mapping[str, Any] | None, key: str) -> float:
-    """A unit's amount of a constrained property: its numeric value, else 0."""
-    value = (properties or {}).get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value)
 
 
 def _box_extra(req: PackRequest, box_type: BoxProperties, keys: list[str]) -> dict[str, Any]:
@@ -460,7 +544,9 @@ def _limits(
         "boxCaps": [_box_caps(req, b) for b in box_types],
         "boxExtras": [_box_extra(req, b, keys) for b in box_types],
         "amounts": (
-            [[_amount(k.item_set.properties, key) for key in keys] for k in kinds] if keys else []
+            [[property_amount(k.item_set.properties, key) for key in keys] for k in kinds]
+            if keys
+            else []
         ),
     }
 
@@ -603,7 +689,7 @@ def _property_values(
             key=c.key,
             max=c.max,
             aggregate=c.aggregate,
-            value=(c.value or 0.0) + sum(_amount(i.properties, c.key) for i in items),
+            value=(c.value or 0.0) + sum(property_amount(i.properties, c.key) for i in items),
         )
         for c in constraints
     ]
@@ -644,17 +730,35 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
     dx, dy, dz = placement["dimensions"]
     origin = Point.model_construct(x=ox, y=oy, z=oz)
     dimensions = Dimensions.model_construct(x=dx, y=dy, z=dz)
-    s = kind.item_set
+    given, offset = _shape_of(kind, dimensions)
     return _unit(
         kind,
         placement["unit"],
         dimensions=dimensions,
         origin=origin,
-        center_of_mass=placed_center_of_mass(s.dimensions, s.center_of_mass, origin, dimensions),
+        center_of_mass=placed_center_of_mass(given, offset, origin, dimensions),
         packed_index=placement["packedIndex"],
         delta_cost=delta_cost,
         message=_support_message(placement.get("support")),
     )
+
+
+def _shape_of(kind: _Kind, placed: Dimensions) -> tuple[Dimensions, Point | None]:
+    """The dimensions as given of the shape a unit was placed in (its own, or one of its
+    alternate dimensions) and its centre of mass offset in that shape."""
+    s = kind.item_set
+    if not kind.alternates or _sides(s.dimensions) == _sides(placed):
+        return s.dimensions, s.center_of_mass
+    for x, y, z in kind.alternates:
+        shape = Dimensions.model_construct(x=x, y=y, z=z)
+        if _sides(shape) == _sides(placed):
+            return shape, scaled_center_of_mass(s.center_of_mass, s.dimensions, shape)
+    return s.dimensions, None
+
+
+def _sides(p: Point) -> list[float]:
+    """Sides sorted, rounded to the engine's 1/10,000 so placed and given sides compare."""
+    return sorted(round(v, 4) for v in (p.x, p.y, p.z))
 
 
 def _support_message(support: dict[str, Any] | None) -> str | None:

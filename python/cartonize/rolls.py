@@ -44,11 +44,19 @@ def _number(index: int, options: dict[str, Any], name: str, *, required: bool) -
     return float(value)
 
 
-def roll_of(index: int, options: dict[str, Any], item_set: ItemSet) -> tuple[Roll, list[str]]:
-    """The rolls one unit of `item_set` makes under rule `index`'s options, and warnings.
+@dataclass(frozen=True)
+class RollOptions:
+    """An irregular rule's options, checked."""
 
-    Raises `InvalidRequest` naming the option when the options are malformed or no roll
-    within maxDiameter / maxWeight can hold any material."""
+    core: float
+    spool: float
+    max_diameter: float
+    max_weight: float | None
+    min_length: float
+
+
+def roll_options(index: int, options: dict[str, Any]) -> RollOptions:
+    """The options of irregular rule `index`; raises `InvalidRequest` naming the field."""
     kind = options.get("type", "roll")
     if kind != "roll":
         raise InvalidRequest(
@@ -60,25 +68,34 @@ def roll_of(index: int, options: dict[str, Any], item_set: ItemSet) -> tuple[Rol
     max_diameter = _number(index, options, "maxDiameter", required=True) or 0.0
     max_weight = _number(index, options, "maxWeight", required=False)
     min_length = _number(index, options, "minRollLength", required=False) or 0.0
-    d = item_set.dimensions
-    thickness, width, length = sorted((d.x, d.y, d.z))
-    # Material a roll of diameter D holds: the annulus area over the thickness.
-    by_diameter = math.pi * (max_diameter**2 - core**2) / (4 * thickness)
-    if by_diameter <= 0:
+    if max_diameter <= core:
         raise InvalidRequest(
             "invalid rule options",
             f"rules[{index}].options.maxDiameter: must exceed innerDiameter ({core:g})",
         )
+    if max_weight is not None and max_weight <= spool:
+        raise InvalidRequest(
+            "invalid rule options",
+            f"rules[{index}].options.maxWeight: must exceed spoolWeight ({spool:g})",
+        )
+    return RollOptions(core, spool, max_diameter, max_weight, min_length)
+
+
+def roll_of(index: int, options: dict[str, Any], item_set: ItemSet) -> tuple[Roll, list[str]]:
+    """The rolls one unit of `item_set` makes under rule `index`'s options, and warnings.
+
+    Raises `InvalidRequest` naming the option when the options are malformed."""
+    checked = roll_options(index, options)
+    core, spool, min_length = checked.core, checked.spool, checked.min_length
+    max_diameter, max_weight = checked.max_diameter, checked.max_weight
+    d = item_set.dimensions
+    thickness, width, length = sorted((d.x, d.y, d.z))
+    # Material a roll of diameter D holds: the annulus area over the thickness.
+    by_diameter = math.pi * (max_diameter**2 - core**2) / (4 * thickness)
     per_length = item_set.weight / length
     most = by_diameter
-    if max_weight is not None:
-        if max_weight <= spool:
-            raise InvalidRequest(
-                "invalid rule options",
-                f"rules[{index}].options.maxWeight: must exceed spoolWeight ({spool:g})",
-            )
-        if per_length > 0:
-            most = min(most, (max_weight - spool) / per_length)
+    if max_weight is not None and per_length > 0:
+        most = min(most, (max_weight - spool) / per_length)
     count = max(1, math.ceil(length / most - 1e-9))
     each = length / count
     warnings = []
@@ -93,11 +110,13 @@ def roll_of(index: int, options: dict[str, Any], item_set: ItemSet) -> tuple[Rol
 
 
 def rolled_item_set(item_set: ItemSet, roll: Roll) -> ItemSet:
-    """`item_set` as its rolls: quantity times the rolls per unit, each D x D x width."""
+    """`item_set` as its rolls: quantity times the rolls per unit, each D x D x width,
+    its mass centred (a `centerOfMass` of the flat material no longer applies)."""
     return item_set.model_copy(
         update={
             "dimensions": Dimensions(x=roll.diameter, y=roll.diameter, z=roll.width),
             "weight": roll.weight,
             "quantity": item_set.quantity * roll.count,
+            "center_of_mass": None,
         }
     )

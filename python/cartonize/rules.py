@@ -1,21 +1,31 @@
 """Rules: which item sets (and box types) a rule selects, and what each operation
-does to the pack. Operations that reshape the request (set-properties,
-alternate-dimensions) are applied here; the others become constraints the engine
-enforces (orientation locks, exclusions, pack-as-is boxes). See docs/rules.md."""
+does to the pack. Operations that reshape the request (set-properties, irregular) are
+applied here; the others become constraints the engine enforces (orientation locks,
+exclusions, pack-as-is boxes, fragile limits, alternate dimensions). See docs/rules.md."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cartonize.errors import InvalidRequest
+from cartonize.items import scaled_center_of_mass
 from cartonize.models import BoxMatch, BoxProperties, BoxType, Dimensions, ItemMatch, ItemSet, Rule
-from cartonize.rolls import roll_of, rolled_item_set
+from cartonize.rolls import roll_of, roll_options, rolled_item_set
 
-__all__ = ["Fragile", "RuleEffects", "apply_rules", "box_matches", "item_matches"]
+__all__ = [
+    "AS_GIVEN",
+    "Fragile",
+    "RuleEffects",
+    "apply_rules",
+    "box_matches",
+    "check_rule_options",
+    "item_matches",
+    "with_properties_set",
+]
 
-#: Operations whose effect is implemented.
+#: Operations resolved here; the others pack the request in parts (see apply_rules).
 _HONOURED = frozenset(
     {
         "lock-orientation",
@@ -28,6 +38,14 @@ _HONOURED = frozenset(
         "irregular",
     }
 )
+
+
+#: Option of the lock-orientation rules that internal-space gives its hosts (not a wire
+#: option): the units pack exactly as given, without alternate dimensions either.
+AS_GIVEN = "packAsGiven"
+
+#: Operations that change an item's shape, which a unit-of-measure ladder fixes.
+_RESHAPING = frozenset({"irregular", "alternate-dimensions"})
 
 
 @dataclass(frozen=True)
@@ -53,20 +71,27 @@ class Fragile:
 class RuleEffects:
     """What the request's rules do, by item set position and box type index.
 
-    `item_sets` are the item sets after set-properties and alternate-dimensions;
-    `box_types` are the request's box types followed by one box per pack-as-is item set."""
+    `item_sets` are the item sets after set-properties, irregular and alternate-dimensions
+    with `replaceOriginal`; `box_types` are the request's box types followed by one box per
+    pack-as-is item set."""
 
     item_sets: list[ItemSet]
     box_types: list[BoxType]
     free_axes: dict[int, list[int]] = field(default_factory=dict)
+    #: Item set position -> index of the lock-orientation rule that locks it.
+    locked_by: dict[int, int] = field(default_factory=dict)
     #: Item set pairs whose units never share a box.
     kind_pairs: set[tuple[int, int]] = field(default_factory=set)
     #: (item set, box type) pairs: the item set never enters the box type.
     kind_box_types: set[tuple[int, int]] = field(default_factory=set)
+    #: (item set, pre-packed box position) pairs: the item set never enters that box.
+    kind_prepacked_boxes: set[tuple[int, int]] = field(default_factory=set)
     #: Item set position -> index of its own pack-as-is box type.
     as_is: dict[int, int] = field(default_factory=dict)
     #: Item set position -> its fragile limit.
     fragile: dict[int, Fragile] = field(default_factory=dict)
+    #: Item set position -> further dimensions (x, y, z as given) a unit may take instead.
+    alternates: dict[int, list[tuple[float, float, float]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -242,39 +267,8 @@ def _alternate_candidates(
     return candidates, replace
 
 
-def _fits_some_box(dims: tuple[float, float, float], boxes: Sequence[BoxType]) -> bool:
-    """True when `dims`, turned freely, fit inside some box type."""
-    need = sorted(dims)
-    return any(
-        all(
-            n <= h
-            for n, h in zip(
-                need, sorted((b.dimensions.x, b.dimensions.y, b.dimensions.z)), strict=True
-            )
-        )
-        for b in boxes
-    )
-
-
-def _choose_dimensions(
-    original: Dimensions,
-    candidates: list[tuple[float, float, float]],
-    replace: bool,
-    prefer_original: bool,
-    boxes: Sequence[BoxType],
-) -> tuple[float, float, float]:
-    """One shape per item set, chosen before packing: the original while it fits some box
-    and is preferred; otherwise the smallest-volume candidate that fits a box (or the
-    smallest, when none fits and the unit becomes a leftover)."""
-    given = (original.x, original.y, original.z)
-    if not replace and prefer_original and _fits_some_box(given, boxes):
-        return given
-    pool = candidates if replace else [given, *candidates]
-    by_volume = sorted(pool, key=lambda c: c[0] * c[1] * c[2])
-    return next((c for c in by_volume if _fits_some_box(c, boxes)), by_volume[0])
-
-
-def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
+def _property_options(index: int, rule: Rule) -> tuple[dict[str, Any], bool]:
+    """A set-properties rule's properties and overwrite flag."""
     options = rule.options or {}
     new = options.get("properties")
     if not isinstance(new, dict):
@@ -282,6 +276,11 @@ def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
     overwrite = options.get("overwrite", False)
     if not isinstance(overwrite, bool):
         raise _invalid(index, "overwrite", "must be true or false", overwrite)
+    return new, overwrite
+
+
+def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
+    new, overwrite = _property_options(index, rule)
     current = dict(item_set.properties or {})
     for key, value in new.items():
         if overwrite or key not in current:
@@ -289,12 +288,69 @@ def _set_properties(index: int, rule: Rule, item_set: ItemSet) -> ItemSet:
     return item_set.model_copy(update={"properties": current})
 
 
+#: Units this long on every side check alternate options that hold for any item.
+_ANY_ITEM = Dimensions.model_construct(x=1e12, y=1e12, z=1e12)
+
+
+def check_rule_options(rules: Sequence[Rule]) -> None:
+    """Checks the options of the rules resolved here whatever they select; raises
+    `InvalidRequest` naming `rules[i].options.<field>` (the parts' own operations check
+    theirs when their module packs the request)."""
+    for index, rule in enumerate(rules):
+        op = rule.operation
+        if op == "lock-orientation":
+            _free_axes(index, rule)
+        elif op == "fragile":
+            _fragile(index, rule)
+        elif op == "set-properties":
+            _property_options(index, rule)
+        elif op == "alternate-dimensions":
+            _alternate_candidates(index, rule, _ANY_ITEM)
+        elif op == "irregular":
+            roll_options(index, rule.options or {})
+
+
+def with_properties_set(
+    rules: Sequence[Rule], item_sets: Sequence[ItemSet], ref_ids: Sequence[int]
+) -> tuple[list[ItemSet], list[str]]:
+    """`item_sets` (answering to `ref_ids`) after every set-properties rule, in request
+    order: they act before any other rule, so every rule, and every part a request is
+    packed in (group-pack groups carry their units' amounts), sees the new properties.
+    Also a warning for each key two rules set on one item set, naming the winner."""
+    out = list(item_sets)
+    warnings = []
+    set_by: dict[tuple[int, str], int] = {}  # (item set, key) -> rule index
+    for index, rule in enumerate(rules):
+        if rule.operation != "set-properties":
+            continue
+        new, overwrite = _property_options(index, rule)
+        for p, ref_id in enumerate(ref_ids):
+            if not _selects(rule, ref_id, out[p]):
+                continue
+            current = out[p].properties or {}
+            for key in new:
+                earlier = set_by.get((p, key))
+                sets = overwrite or key not in current
+                if earlier is not None:
+                    winner = index if sets else earlier
+                    warnings.append(
+                        f"rules[{index}] and rules[{earlier}] (set-properties) both set "
+                        f"{key!r} on item refId {ref_id}; rules[{winner}] wins"
+                    )
+                if sets:
+                    set_by[(p, key)] = index
+            out[p] = _set_properties(index, rule, out[p])
+    return out, list(dict.fromkeys(warnings))
+
+
 def _as_is_box(item_set: ItemSet, ref_id: int, defaults: BoxProperties | None) -> BoxType:
-    """The carton of a pack-as-is item set: its own dimensions, priced by the defaults."""
+    """The carton of a pack-as-is item set: its own dimensions, priced by the defaults;
+    being the item's own packaging, it reserves no space for packing material."""
     box = BoxType(
         name=f"pack-as-is {item_set.name or ref_id}",
         dimensions=item_set.dimensions,
         weight_max=0.0,
+        reserved_space=0.0,
     )
     base = BoxProperties(
         price=defaults.price if defaults else None,
@@ -308,26 +364,36 @@ def apply_rules(
     item_sets: Sequence[tuple[int, ItemSet]],
     box_types: Sequence[BoxType] = (),
     *,
-    prefer_original: bool = True,
     box_type_defaults: BoxProperties | None = None,
+    packed_anew: int | None = None,
+    prepacked_boxes: Sequence[BoxType] = (),
+    ladder_units: Collection[int] = (),
 ) -> RuleEffects:
     """Resolve `rules`, in order, against the item sets (given as (refId, item set) pairs)
     and the box types. Raises `InvalidRequest` naming `rules[i]` and the field for
-    malformed options; conflicts between rules become warnings naming the winner."""
+    malformed options; conflicts between rules become warnings naming the winner.
+
+    Item sets from `packed_anew` on are pre-packed items: no rule changes them, but
+    exclusions keep new units out of the boxes they are in; `prepacked_boxes` (the
+    pre-packed boxes' types) may be exclude targets, and pack-as-is units keep out.
+    Item sets at `ladder_units` are units of a `dimensionSets` ladder, whose shapes win
+    over the rules that reshape an item (irregular, alternate-dimensions)."""
     ref_ids = [ref_id for ref_id, _ in item_sets]
+    fresh = len(item_sets) if packed_anew is None else packed_anew
     effects = RuleEffects(item_sets=[s for _, s in item_sets], box_types=list(box_types))
-    locked_by: dict[int, int] = {}
+    locked_by = effects.locked_by
+    alternate_by: dict[int, int] = {}
+    alternates: dict[int, tuple[list[tuple[float, float, float]], bool]] = {}
+    #: Item sets that pack exactly as given (units carrying an internal space).
+    as_given_by: dict[int, int] = {}
     as_is_by: dict[int, int] = {}
     fragile_by: dict[int, int] = {}
     rolled_by: dict[int, int] = {}
     for index, rule in enumerate(rules):
         if rule.operation not in _HONOURED:
-            # group-pack, bounded-fill and internal-space pack the request in parts
-            # (grouping.py, bounded_fill.py, subspaces.py) before rules reach here;
-            # they do not apply to random items.
-            effects.warnings.append(
-                f"rules[{index}]: operation '{rule.operation}' has no effect on random items"
-            )
+            # pack-sequence, group-pack, bounded-fill and internal-space pack the request
+            # in parts (sequences.py, grouping.py, bounded_fill.py, subspaces.py), which
+            # take their own rules out before the parts reach here.
             continue
         if rule.item_ref_id is None and rule.item_sequence is None and rule.item_match is None:
             effects.warnings.append(
@@ -341,6 +407,16 @@ def apply_rules(
             if _selects(rule, ref_id, item_set)
         ]
         op = rule.operation
+        if op not in ("exclude", "exclude-all"):
+            selected = [p for p in selected if p < fresh]
+        if op in _RESHAPING:
+            laddered = {ref_ids[p] for p in selected if p in ladder_units}
+            effects.warnings += [
+                f"rules[{index}] ({op}): item refId {ref_id} packs as the units of its "
+                "dimensionSets, which win: the rule does not apply to it"
+                for ref_id in sorted(laddered)
+            ]
+            selected = [p for p in selected if p not in ladder_units]
         if op == "lock-orientation":
             axes = _free_axes(index, rule)
             for p in selected:
@@ -355,21 +431,28 @@ def apply_rules(
                     continue
                 locked_by[p] = index
                 effects.free_axes[p] = axes
+                if (rule.options or {}).get(AS_GIVEN):
+                    as_given_by[p] = index
         elif op == "exclude":
             for p in selected:
                 for q, (ref_id, item_set) in enumerate(
                     zip(ref_ids, effects.item_sets, strict=True)
                 ):
-                    # An item set is never kept from its own units (pack-as-is does that).
-                    if q != p and _targets_item(rule, ref_id, item_set):
+                    # An item set is never kept from its own units (pack-as-is does that),
+                    # nor pre-packed items from each other (they are where they are).
+                    both_given = p >= fresh and q >= fresh
+                    if q != p and not both_given and _targets_item(rule, ref_id, item_set):
                         effects.kind_pairs.add((min(p, q), max(p, q)))
                 for b, box in enumerate(box_types):
                     if _targets_box(rule, box):
                         effects.kind_box_types.add((p, b))
+                for b, box in enumerate(prepacked_boxes):
+                    if _targets_box(rule, box):
+                        effects.kind_prepacked_boxes.add((p, b))
         elif op == "exclude-all":
             for p in selected:
                 for q, ref_id in enumerate(ref_ids):
-                    if ref_id != ref_ids[p]:
+                    if ref_id != ref_ids[p] and (p < fresh or q < fresh):
                         effects.kind_pairs.add((min(p, q), max(p, q)))
         elif op == "pack-as-is":
             for p in selected:
@@ -412,16 +495,66 @@ def apply_rules(
                 effects.item_sets[p] = _set_properties(index, rule, effects.item_sets[p])
         elif op == "alternate-dimensions":
             for p in selected:
-                item_set = effects.item_sets[p]
-                candidates, replace = _alternate_candidates(index, rule, item_set.dimensions)
-                x, y, z = _choose_dimensions(
-                    item_set.dimensions, candidates, replace, prefer_original, box_types
+                if p in alternate_by:
+                    effects.warnings.append(
+                        f"rules[{index}]: item refId {ref_ids[p]} already has alternate "
+                        f"dimensions by rules[{alternate_by[p]}], which wins"
+                    )
+                    continue
+                alternate_by[p] = index
+                alternates[p] = _alternate_candidates(index, rule, effects.item_sets[p].dimensions)
+    # Shipping as given, in the item's own carton or with its internal space, and
+    # rolling win over alternate dimensions.
+    for p, alternate in sorted(alternate_by.items()):
+        winner = next(
+            (
+                (by[p], name)
+                for by, name in (
+                    (as_is_by, "pack-as-is"),
+                    (rolled_by, "irregular"),
+                    (as_given_by, "internal-space: it packs as given"),
                 )
-                effects.item_sets[p] = item_set.model_copy(
-                    update={"dimensions": Dimensions(x=x, y=y, z=z)}
-                )
+                if p in by
+            ),
+            None,
+        )
+        if winner is None:
+            _add_alternates(effects, p, *alternates[p])
+            continue
+        effects.warnings.append(
+            f"rules[{alternate}] (alternate-dimensions) and rules[{winner[0]}] ({winner[1]}) "
+            f"both select item refId {ref_ids[p]}; {winner[1].split(':')[0]} wins: the item "
+            "keeps its own dimensions"
+        )
     _add_as_is_boxes(effects, ref_ids, as_is_by, len(box_types), box_type_defaults)
+    effects.kind_prepacked_boxes |= {(p, b) for p in as_is_by for b in range(len(prepacked_boxes))}
     return effects
+
+
+def _add_alternates(
+    effects: RuleEffects,
+    p: int,
+    candidates: list[tuple[float, float, float]],
+    replace: bool,
+) -> None:
+    """Gives item set `p` its alternate dimensions, smallest volume first (the schema:
+    "sorted by volume ascending"); with `replace` the smallest takes the place of the
+    item's own dimensions, which are dropped."""
+    by_volume = sorted(candidates, key=lambda c: c[0] * c[1] * c[2])
+    if replace:
+        x, y, z = by_volume.pop(0)
+        item_set = effects.item_sets[p]
+        shape = Dimensions(x=x, y=y, z=z)
+        effects.item_sets[p] = item_set.model_copy(
+            update={
+                "dimensions": shape,
+                "center_of_mass": scaled_center_of_mass(
+                    item_set.center_of_mass, item_set.dimensions, shape
+                ),
+            }
+        )
+    if by_volume:
+        effects.alternates[p] = by_volume
 
 
 def _as_is_wins(loser: int, operation: str, ref_id: int, winner: int) -> str:

@@ -19,6 +19,7 @@ from cartonize.models import (
     BoxEntry,
     BoxType,
     Dimensions,
+    Item,
     ItemMatch,
     ItemSet,
     PackRequest,
@@ -33,12 +34,15 @@ from cartonize.render import render_pictures
 from cartonize.rules import box_matches, item_matches
 from cartonize.units import first_units, renumber
 
-__all__ = ["has_sequences", "pack_in_stages"]
+__all__ = ["has_sequences", "pack_in_stages", "stage_targets_box"]
 
 Reduce = Literal["default", "pack-as-is", "box-to-item", "box-to-item-optional"]
 _REDUCE: tuple[Reduce, ...] = ("default", "pack-as-is", "box-to-item", "box-to-item-optional")
 
 Pack = Callable[[PackRequest], PackResponse]
+
+#: Largest count limit the engine takes (u32); beyond it boxesMax cannot bind.
+_COUNT_MAX = 2**32 - 1
 
 
 def has_sequences(req: PackRequest) -> bool:
@@ -151,8 +155,24 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
     firsts = dict(zip(map(id, item_sets), first_units(item_sets), strict=True))
     reduced_count: dict[int, int] = {}
 
-    def pack_part(sets: list[ItemSet], carry: list[_Reduced], sub: PackRequest) -> PackResponse:
+    # boxesMax bounds the boxes that ship: the parts whose boxes a later stage does not
+    # carry get what the parts before them left; a part with none left ships nothing.
+    limit = req.boxes_max if 0 < req.boxes_max <= _COUNT_MAX else None
+    shipped = 0
+
+    def pack_part(
+        sets: list[ItemSet], carry: list[_Reduced], sub: PackRequest, *, ships: bool = True
+    ) -> PackResponse:
+        nonlocal shipped
+        left = None if limit is None or not ships else limit - shipped
+        if left is not None and left > 0:
+            sub = sub.model_copy(update={"boxes_max": left})
+        elif limit is not None:
+            sub = sub.model_copy(update={"boxes_max": 0})
         response = pack(sub)
+        if limit is not None and left is not None:
+            _bound_boxes(response, limit, left)
+            shipped += len(response.boxes)
         targets = [firsts[id(s)] for s in sets]
         targets += [int(r.unique_id.rpartition("-")[2]) for r in carry]
         renumber(
@@ -177,18 +197,18 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
             rules = list(other_rules)
             if stage.reduce == "pack-as-is":
                 rules.append(Rule(operation="pack-as-is", item_match=ItemMatch(all=True)))
-            box_types = [b for b in req.box_types if _targets_box(stage.rule, b)]
+            box_types = [b for b in req.box_types if stage_targets_box(stage.rule, b)]
+            sub = _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules)
+            reduces = stage.reduce in ("box-to-item", "box-to-item-optional")
+            carried = reduces and n + 1 < len(sequence)
             response = pack_part(
-                stage.item_sets,
-                carry,
-                _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules),
+                stage.item_sets, carry, sub.for_stage(stage.rule), ships=not carried
             )
             responses.append(response)
             if carry:
                 reduced_into.append((response, carry))
             carry = []
-            reduces = stage.reduce in ("box-to-item", "box-to-item-optional")
-            if reduces and n + 1 < len(sequence):
+            if carried:
                 ref_id = stage.reduced_ref_id
                 if ref_id is None:
                     ref_id, fresh = fresh, fresh + 1
@@ -204,11 +224,69 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
                     f"rules[{stage.rule_index}]: reduce '{stage.reduce}' but stage "
                     f"{stage.index} is the last of sequence '{key}'; its boxes ship as they are"
                 )
-    return _merge(req, responses, reduced_into, warnings, started)
+    return _merge(req, responses, reduced_into, warnings, started, limit, shipped)
 
 
-def _targets_box(rule: Rule, box: BoxType) -> bool:
-    """A stage packs into its rule's target box types; without targets, into all."""
+def _without_boxes(
+    boxes: list[Box], dropped: list[Box], parents: dict[int, tuple[Box, int]], limit: int
+) -> tuple[list[Box], list[Item]]:
+    """`boxes` without `dropped` and the boxes carried inside them (however deep), and
+    the request items they held, as leftovers."""
+    inner: dict[int, list[Box]] = {}
+    for box in boxes:
+        parent = parents.get(id(box))
+        if parent is not None:
+            inner.setdefault(id(parent[0]), []).append(box)
+    gone: set[int] = set()
+    left_behind: list[Item] = []
+    stack = list(dropped)
+    while stack:
+        box = stack.pop()
+        gone.add(id(box))
+        carried = inner.get(id(box), [])
+        stack += carried
+        carriers = {parents[id(c)][1] for c in carried}
+        left_behind += [
+            _left_behind(e.item, limit) for p, e in enumerate(box.items) if p not in carriers
+        ]
+    return [b for b in boxes if id(b) not in gone], left_behind
+
+
+def _bound_boxes(response: PackResponse, limit: int, left: int) -> None:
+    """A part packed within `left` of the request's `limit` boxes: its leftover messages
+    name the request's limit; with none left, all its units are leftovers."""
+    if left <= 0:
+        for entry in response.boxes:
+            response.leftovers += [_left_behind(e.item, limit) for e in entry.box.items]
+        response.boxes = []
+    for item in response.leftovers:
+        if item.message and item.message.startswith(f"boxesMax {left} reached"):
+            item.message = _limit_reached(limit)
+
+
+def _limit_reached(limit: int) -> str:
+    return f"boxesMax {limit} reached: no further box may be opened"
+
+
+def _left_behind(item: Item, limit: int) -> Item:
+    """A packed item that cannot ship under boxesMax, as a leftover."""
+    return item.model_copy(
+        update={
+            "origin": None,
+            "index": None,
+            "global_id": None,
+            "center_of_mass": None,
+            "packed_index": None,
+            "delta_cost": None,
+            "group_pack_parent": None,
+            "message": _limit_reached(limit),
+        }
+    )
+
+
+def stage_targets_box(rule: Rule, box: BoxType) -> bool:
+    """A stage packs into its rule's target box types (generated ones too); without
+    targets, into all."""
     if not rule.target_box_ref_ids and rule.target_box_match is None:
         return True
     return (box.ref_id is not None and box.ref_id in (rule.target_box_ref_ids or [])) or (
@@ -250,12 +328,17 @@ def _merge(
     reduced_into: list[tuple[PackResponse, list[_Reduced]]],
     warnings: list[str],
     started: float,
+    limit: int | None,
+    shipped: int,
 ) -> PackResponse:
     """One response: every stage's boxes (reduced ones pointing at the item that carries
-    them), leftovers that are request items, totals over all, items numbered anew."""
+    them), leftovers that are request items, totals over all, items numbered anew. A
+    reduced box no later stage takes ships as it is, within what `limit` (boxesMax) leaves
+    after the `shipped` boxes; beyond it its contents are leftovers."""
     boxes: list[Box] = [e.box for r in responses for e in r.boxes]
     leftovers = [i for r in responses for i in r.leftovers]
     parents: dict[int, tuple[Box, int]] = {}  # id(inner box) -> (outer box, item position)
+    dropped: list[Box] = []
     for response, carry in reduced_into:
         by_unique = {r.unique_id: r for r in carry}
         for entry in response.boxes:
@@ -265,11 +348,19 @@ def _merge(
                     parents[id(reduced.box)] = (entry.box, position)
         for reduced in by_unique.values():
             leftovers = [i for i in leftovers if i.unique_id != reduced.unique_id]
+            if limit is not None and shipped >= limit:
+                dropped.append(reduced.box)
+                continue
+            shipped += 1
             if reduced.strict:
                 warnings.append(
                     f"box-to-item: box {reduced.unique_id} fits no box of the next stage; "
                     "it ships as it is"
                 )
+    if dropped:
+        assert limit is not None
+        boxes, left_behind = _without_boxes(boxes, dropped, parents, limit)
+        leftovers += left_behind
     index = 1
     for box_id, box in enumerate(boxes):
         box.id = box_id

@@ -30,7 +30,7 @@ from cartonize.models import (
     response_totals,
 )
 from cartonize.render import render_pictures
-from cartonize.rules import item_matches
+from cartonize.rules import AS_GIVEN, item_matches
 from cartonize.units import first_units, renamed_rules, renumber_by, without_operations
 
 __all__ = ["has_internal_space", "pack_with_subspaces"]
@@ -41,12 +41,14 @@ Pack = Callable[[PackRequest], PackResponse]
 _WINS_OVER_SUBSPACE = ("irregular", "group-pack", "bounded-fill")
 #: Items these rules select stay out of subspaces (they must not share a parent box
 #: unseen, or ship on their own).
-_KEPT_OUT_OF_SUBSPACES = ("exclude", "exclude-all", "pack-as-is")
+#: Rolls (irregular) stay out too: subspaces are filled unit by unit, and a unit may wind
+#: into several rolls.
+_KEPT_OUT_OF_SUBSPACES = ("exclude", "exclude-all", "pack-as-is", "irregular")
 
 
 def has_internal_space(req: PackRequest) -> bool:
     """True when the request has an internal-space rule (and real item sets)."""
-    return not req.random and any(r.operation == "internal-space" for r in req.rules)
+    return any(r.operation == "internal-space" for r in req.rules)
 
 
 @dataclass
@@ -242,7 +244,11 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
     # Units with an internal space pack as given: lock-orientation rules ahead of the rest.
     locked = {item_sets[h].ref_id: host.rule_index for h, host in hosts.items()}
     locks = [
-        Rule(operation="lock-orientation", item_ref_id=ref_id, options={"freeAxes": []})
+        Rule(
+            operation="lock-orientation",
+            item_ref_id=ref_id,
+            options={"freeAxes": [], AS_GIVEN: True},
+        )
         for ref_id in locked
     ]
     outer = pack(

@@ -117,8 +117,8 @@ struct Builder<'c, 'a> {
 }
 
 /// True when block building respects every constraint the request sets for
-/// box type `b`: no fragile kinds, exclusions, per-box caps or item-set
-/// limits, which the builder does not track.
+/// box type `b`: no fragile kinds, exclusions, alternate dimensions, per-box
+/// caps or item-set limits, which the builder does not track.
 pub fn applies(ctx: &Context<'_>, b: usize) -> bool {
     let caps = &ctx.boxes[b].caps;
     let extra = &ctx.boxes[b].extra;
@@ -138,7 +138,7 @@ pub fn applies(ctx: &Context<'_>, b: usize) -> bool {
         && ctx
             .kinds
             .iter()
-            .all(|k| k.fragile.is_none() && k.excludes.is_empty())
+            .all(|k| k.fragile.is_none() && k.excludes.is_empty() && !k.varied)
 }
 
 /// The fullest single box of type `b` block building finds for the units at

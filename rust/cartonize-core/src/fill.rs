@@ -87,6 +87,8 @@ pub struct BoxFill<'a> {
     stack: Stack,
     /// Item sets present, for `itemSetsPerBoxMax`.
     sets: Vec<u32>,
+    /// Kinds of the pre-packed items in the box, for exclusions.
+    fixed_kinds: Vec<usize>,
     /// Pre-packed items, reserved space, property sums, cohorts.
     pub tally: Tally,
     /// Twice this box's reference point under a placement style or `packOrigin`.
@@ -107,6 +109,7 @@ impl<'a> BoxFill<'a> {
             failed: Vec::new(),
             stack: Stack::default(),
             sets: Vec::new(),
+            fixed_kinds: Vec::new(),
             tally: Tally::new(box_kind),
             reference2: match rule.placing.styling {
                 true => rule.placing.anchor.resolve(box_kind.dims).reference2,
@@ -129,7 +132,7 @@ impl<'a> BoxFill<'a> {
             fill.eps.add_item(&u.cuboid, &fill.cuboids);
             fill.units.push(*u);
             fill.payload += kinds[u.kind].weight;
-            fill.volume_left -= kinds[u.kind].volume;
+            fill.volume_left -= kinds[u.kind].placed_volume(&u.cuboid);
             fill.stack
                 .push(u.cuboid, kinds[u.kind].weight, kinds[u.kind].fragile);
             fill.note_set(kinds[u.kind].item_set);
@@ -156,11 +159,12 @@ impl<'a> BoxFill<'a> {
         self.cuboids.push(cuboid);
         self.eps.add_item(&cuboid, &self.cuboids);
         self.payload += k.weight;
-        self.volume_left -= k.volume;
+        self.volume_left -= k.placed_volume(&cuboid);
         self.stack.push(cuboid, k.weight, k.fragile);
         self.note_set(k.item_set);
         self.tally.add(k, &cuboid);
         self.tally.fixed += 1;
+        self.fixed_kinds.push(kind);
         self.failed.clear();
         Some(cuboid)
     }
@@ -186,7 +190,10 @@ impl<'a> BoxFill<'a> {
         }
         // Before the failed-kind memory: a kind kept out by a rule says
         // nothing about the space left for larger kinds.
-        if !k.excludes.is_empty() && self.units.iter().any(|u| !k.may_share_with(u.kind)) {
+        if !k.excludes.is_empty()
+            && (self.units.iter().any(|u| !k.may_share_with(u.kind))
+                || self.fixed_kinds.iter().any(|f| !k.may_share_with(*f)))
+        {
             return None;
         }
         if k.volume > self.volume_left * (1.0 + 1e-12) || self.eps.is_empty() {
@@ -232,7 +239,7 @@ impl<'a> BoxFill<'a> {
             perm: spot.perm,
         });
         self.payload += k.weight;
-        self.volume_left -= k.volume;
+        self.volume_left -= k.placed_volume(&spot.cuboid);
         self.stack.push(spot.cuboid, k.weight, k.fragile);
         self.note_set(k.item_set);
         self.tally.add(k, &spot.cuboid);
@@ -341,7 +348,7 @@ impl<'a> BoxFill<'a> {
                         size: *shape,
                     };
                     if self.fits_cuboid(&cand)
-                        && self.stack.allows(&cand, k.weight, k.fragile)
+                        && self.stacks_cuboid(&cand, k)
                         && interlock_allows(k, origin[0], shape)
                     {
                         best = Some((score, origin, *shape, *perm));
@@ -423,11 +430,24 @@ impl<'a> BoxFill<'a> {
     /// True when the fragile limits of `k` and of the units below allow
     /// `shape` at `ep` (see [`crate::fragile`]).
     fn stacks(&self, ep: &ExtremePoint, shape: &Vec3, k: &Kind) -> bool {
-        let cand = Cuboid {
-            origin: ep.point,
-            size: *shape,
-        };
-        self.stack.allows(&cand, k.weight, k.fragile) && self.tally.cohorts_allow(k, &cand)
+        self.stacks_cuboid(
+            &Cuboid {
+                origin: ep.point,
+                size: *shape,
+            },
+            k,
+        )
+    }
+
+    /// [`BoxFill::stacks`] for any candidate position: fragile limits,
+    /// cohorts and, for a kind whose shapes differ in volume, reserved space.
+    fn stacks_cuboid(&self, cand: &Cuboid, k: &Kind) -> bool {
+        self.stack.allows(cand, k.weight, k.fragile)
+            && self.tally.cohorts_allow(k, cand)
+            && (!k.varied
+                || self
+                    .tally
+                    .room_for(self.box_kind, cand.volume(), self.volume_used()))
     }
 
     /// The feasible point and rotation leaving the least residual slack.
@@ -516,6 +536,39 @@ mod tests {
         };
         assert_eq!(second_origin(Merit::FirstPoint), [0, 0, 50_000]);
         assert_eq!(second_origin(Merit::ResidualSpace), [60_000, 0, 0]);
+    }
+
+    #[test]
+    fn a_unit_takes_an_alternate_shape_where_its_own_does_not_fit() {
+        // A 2x4x4 item that folds to 1x4x4, in a 3x4x4 box: the first unit as
+        // given, the second folded into the 1 left along x.
+        let bk = BoxKind::new(&BoxTypeInput {
+            dimensions: [3.0, 4.0, 4.0],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: None,
+            rating: None,
+        });
+        let mut k = Kind::new(&ItemKindInput {
+            dimensions: [2.0, 4.0, 4.0],
+            weight: 0.0,
+            quantity: 3,
+            free_axes: None,
+        });
+        k.add_alternates(&[[1.0, 4.0, 4.0]], None);
+        assert!(k.varied && (k.volume - 16.0).abs() < 1e-9);
+        let kinds = vec![k];
+        let mut fill = BoxFill::new(&bk, rule());
+        assert!(fill.try_add(0, 0, &kinds) && fill.try_add(1, 0, &kinds));
+        assert!(!fill.try_add(2, 0, &kinds));
+        assert_eq!(fill.units[0].cuboid.size, [20_000, 40_000, 40_000]);
+        assert_eq!(fill.units[1].cuboid.size, [10_000, 40_000, 40_000]);
+        assert!((fill.volume_used() - 48.0).abs() < 1e-9);
+        // With 30 % reserved only 33.6 may be filled: the folded unit no longer goes.
+        let mut reserved = bk.clone();
+        reserved.extra.reserved_space = 0.3;
+        let mut fill = BoxFill::new(&reserved, rule());
+        assert!(fill.try_add(0, 0, &kinds) && !fill.try_add(1, 0, &kinds));
     }
 
     #[test]

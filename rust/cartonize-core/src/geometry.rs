@@ -7,6 +7,10 @@ pub type Len = i64;
 /// Fixed-point resolution: 1e-4 of the caller's unit (0.0001 in).
 pub const SCALE: f64 = 10_000.0;
 
+/// Largest magnitude a converted length takes: far beyond any real box (7.2e12 of the
+/// caller's units), and small enough that sums of a few lengths never overflow.
+pub const LEN_LIMIT: Len = 1 << 56;
+
 /// Relative slack used when rounding the caller's floats, so that 4.2 × SCALE
 /// (42000.000000000004) is 42000 and not 42001.
 const ROUNDING_SLACK: f64 = 1e-6;
@@ -23,15 +27,16 @@ pub fn len_floor(v: f64) -> Len {
 }
 
 /// Scales `v`, snapping to the nearest unit when within the rounding slack and
-/// otherwise rounding with `direction`.
+/// otherwise rounding with `direction`; saturates at `LEN_LIMIT` either way.
 fn to_fixed(v: f64, direction: fn(f64) -> f64) -> Len {
     let scaled = v * SCALE;
     let nearest = scaled.round();
-    if (scaled - nearest).abs() <= ROUNDING_SLACK * nearest.abs().max(1.0) {
+    let fixed = if (scaled - nearest).abs() <= ROUNDING_SLACK * nearest.abs().max(1.0) {
         nearest as Len
     } else {
         direction(scaled) as Len
-    }
+    };
+    fixed.clamp(-LEN_LIMIT, LEN_LIMIT)
 }
 
 /// Converts back to the caller's unit.
@@ -58,6 +63,11 @@ impl Cuboid {
     /// The corner opposite the origin.
     pub fn end(&self, axis: usize) -> Len {
         self.origin[axis] + self.size[axis]
+    }
+
+    /// Its volume in the caller's cubic units.
+    pub fn volume(&self) -> f64 {
+        volume_f64(&self.size)
     }
 
     /// True when the two cuboids share interior volume (touching faces do not).
@@ -104,6 +114,14 @@ mod tests {
         assert_eq!(len_ceil(0.33333), 3_334);
         assert_eq!(len_floor(0.33333), 3_333);
         assert!((len_to_f64(42_000) - 4.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn huge_lengths_saturate_with_room_for_sums() {
+        assert_eq!(len_floor(1e300), LEN_LIMIT);
+        assert_eq!(len_ceil(f64::MAX), LEN_LIMIT);
+        assert_eq!(len_floor(-1e300), -LEN_LIMIT);
+        assert!(LEN_LIMIT.checked_mul(8).is_some());
     }
 
     #[test]

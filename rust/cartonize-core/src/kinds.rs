@@ -37,6 +37,9 @@ pub struct Kind {
     pub pinned: bool,
     /// Under `interlock`, units alternate their footprint by layer.
     pub interlocks: bool,
+    /// Shapes differ in volume (alternate dimensions): `volume` is the least,
+    /// a bound, and each placement counts its own shape's volume.
+    pub varied: bool,
 }
 
 impl Kind {
@@ -62,6 +65,43 @@ impl Kind {
             amounts: Vec::new(),
             pinned: false,
             interlocks: false,
+            varied: false,
+        }
+    }
+
+    /// Adds the shapes of alternate dimensions `alternates` (turned as the
+    /// kind's own may be) after its own; a unit then takes any of them.
+    pub fn add_alternates(&mut self, alternates: &[[f64; 3]], free_axes: Option<&[usize]>) {
+        let perms = allowed_perms(free_axes);
+        for dims in alternates {
+            for shape in distinct_shapes(&dims.map(len_ceil), &perms) {
+                if !self.shapes.iter().any(|(s, _)| *s == shape.0) {
+                    self.shapes.push(shape);
+                }
+            }
+        }
+        self.varied = self
+            .shapes
+            .iter()
+            .any(|(s, _)| volume_f64(s) != self.volume);
+        if self.varied {
+            // Domination then compares shapes one by one.
+            self.free = false;
+            self.volume = self
+                .shapes
+                .iter()
+                .map(|(s, _)| volume_f64(s))
+                .fold(f64::INFINITY, f64::min);
+        }
+    }
+
+    /// The volume a unit placed as `at` takes: its kind's, or with alternate
+    /// dimensions the volume of the shape it took.
+    pub fn placed_volume(&self, at: &crate::geometry::Cuboid) -> f64 {
+        if self.varied {
+            at.volume()
+        } else {
+            self.volume
         }
     }
 
@@ -166,6 +206,19 @@ pub fn apply_exclusions(kinds: &mut [Kind], exclusions: &Exclusions) {
         kind.excludes.dedup();
         kind.excluded_box_types.sort_unstable();
         kind.excluded_box_types.dedup();
+    }
+}
+
+/// Gives kinds their alternate dimensions; indices out of range are ignored.
+pub fn apply_alternates(
+    kinds: &mut [Kind],
+    input: &[crate::model::ItemKindInput],
+    alternates: &[crate::model::AlternatesInput],
+) {
+    for a in alternates {
+        if let (Some(kind), Some(item)) = (kinds.get_mut(a.kind), input.get(a.kind)) {
+            kind.add_alternates(&a.dimensions, item.free_axes.as_deref());
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 //! Pure Rust, no Python: geometry value types ([`geometry`]), extreme-point
 //! bookkeeping ([`extreme_points`]), placement into one box ([`fill`]), the
 //! selection loop across box types ([`select`]), item orderings ([`sort`]),
-//! the portfolio of strategies a request tries (`portfolio`), improvement
+//! the portfolio of strategies a request tries (`portfolio`), layers of
+//! units chosen to fit for orders of many units ([`layers`]), improvement
 //! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
 
 pub mod blocks;
@@ -17,6 +18,7 @@ pub mod fragile;
 pub mod geometry;
 pub mod improve;
 pub mod kinds;
+pub mod layers;
 pub mod limits;
 pub mod model;
 mod orient;
@@ -146,6 +148,7 @@ fn pack_box_types(
         .collect();
     kinds::apply_exclusions(&mut kinds, &input.exclusions);
     kinds::apply_fragile(&mut kinds, &input.fragile);
+    kinds::apply_alternates(&mut kinds, &input.items, &input.alternates);
     orient::apply_lay_flat(&mut kinds, opts);
     let mut boxes: Vec<BoxKind> = input
         .box_types
@@ -244,9 +247,31 @@ fn pack_box_types(
     });
     // Strategies the deadline leaves untried cut the search short too.
     found.timed_out |= several && deadline.expired();
+    let requested = strategies.len();
+    let boxes_found = found.best.as_ref().map_or(0, |(p, _)| p.boxes.len());
+    if several && !deadline.expired() && layers::applies(&ctx, &quantities, boxes_found) {
+        // Layers built from units chosen to fit, for orders of many units.
+        let layered = portfolio::Strategy {
+            order: strategies[0].order.clone(),
+            plan: select::Plan {
+                mode: select::Mode::Layers,
+                merit: Merit::FirstPoint,
+            },
+            sort: strategies[0].sort,
+            reverse: strategies[0].reverse,
+        };
+        let more = portfolio::run(std::slice::from_ref(&layered), &ctx, deadline, 0, false);
+        found.absorb(more, strategies.len(), opts.goal);
+        strategies.push(layered);
+    }
     if several && !deadline.expired() {
-        let mut extra =
-            portfolio::extra_strategies(opts, &kinds, &quantities, &boxes[..openable], &strategies);
+        let mut extra = portfolio::extra_strategies(
+            opts,
+            &kinds,
+            &quantities,
+            &boxes[..openable],
+            &strategies[..requested],
+        );
         extra
             .iter_mut()
             .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
@@ -539,8 +564,8 @@ mod tests {
 
     /// 80 locked items of pseudo-random sides 2..=7 into 10-cubes.
     fn scattered(timeout: Option<f64>, improve: Option<bool>) -> PackInput {
-        // Seed 2 is one where the orderings, the short fixed-work search and
-        // re-boxing need 9 boxes and 8 suffice.
+        // Seed 2 is one where the orderings, layers, the short fixed-work
+        // search and re-boxing need 9 boxes and 8 suffice.
         let mut rng = improve::Rng::new(2);
         let items = (0..80)
             .map(|_| ItemKindInput {

@@ -259,6 +259,20 @@ pub struct PackInput {
     /// always part of the answer.
     #[serde(default)]
     pub boxes: Vec<crate::prepacked::PrepackedInput>,
+    /// Further dimensions units of a kind may take (rule `alternate-dimensions`).
+    #[serde(default)]
+    pub alternates: Vec<AlternatesInput>,
+}
+
+/// Dimensions a unit of one item kind may take instead of its own, each turned
+/// as the kind's orientation lock allows, tried after the kind's own shapes.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AlternatesInput {
+    /// Index into `PackInput::items`.
+    pub kind: usize,
+    /// Dimensions along x, y, z as given, all > 0, in the order to try them.
+    pub dimensions: Vec<[f64; 3]>,
 }
 
 /// Separation the request's rules ask for (`exclude`, `exclude-all`).

@@ -35,8 +35,10 @@ pub fn apply_lay_flat(kinds: &mut [Kind], opts: &Options) {
         if keep_flat(&mut k.shapes) {
             k.free = false;
         }
-        let smallest = k.sorted[2];
-        let flat = k.shapes.iter().all(|(s, _)| s[0] == smallest);
+        let flat = k
+            .shapes
+            .iter()
+            .all(|(s, _)| s.iter().all(|side| s[0] <= *side));
         k.interlocks = opts.interlock && flat && can_interlock(&k.shapes);
     }
 }

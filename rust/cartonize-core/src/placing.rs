@@ -20,7 +20,7 @@
 //!   they meet an item or the floor.
 
 use crate::fill::{BoxFill, Merit, PlacementRule};
-use crate::geometry::{len_floor, Cuboid, Len, Vec3};
+use crate::geometry::{len_floor, volume_f64, Cuboid, Len, Vec3};
 use crate::kinds::Kind;
 use crate::model::{Options, PlacementStyle};
 use crate::orientation::Perm;
@@ -218,22 +218,26 @@ pub fn can_interlock(shapes: &[(Vec3, Perm)]) -> bool {
 }
 
 /// Keeps only the shapes lying on their largest face (smallest side along x),
-/// when there is one; returns whether any shape was dropped.
+/// of each set of sides (an item's own, or an alternate's) that has one;
+/// returns whether any shape was dropped.
 pub fn keep_flat(shapes: &mut Vec<(Vec3, Perm)>) -> bool {
-    let Some(low) = shapes.iter().map(|(s, _)| s[0]).min() else {
-        return false;
+    let sides = |s: &Vec3| {
+        let mut t = *s;
+        t.sort_unstable();
+        t
     };
-    let smallest = shapes
+    let flat = |s: &Vec3| s[0] == sides(s)[0];
+    // Sides none of whose allowed shapes lies flat keep them all: the lock wins.
+    let keep: Vec<bool> = shapes
         .iter()
-        .map(|(s, _)| s.iter().copied().min().unwrap_or(0))
-        .min()
-        .unwrap_or(0);
-    if low > smallest {
-        // Orientation locks allow no flat shape: the lock wins.
-        return false;
-    }
+        .map(|(s, _)| flat(s) || !shapes.iter().any(|(t, _)| sides(t) == sides(s) && flat(t)))
+        .collect();
     let before = shapes.len();
-    shapes.retain(|(s, _)| s[0] == smallest);
+    let mut i = 0;
+    shapes.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
     shapes.len() != before
 }
 
@@ -246,16 +250,25 @@ pub fn grid_count(shape: &Vec3, dims: &Vec3) -> i128 {
 
 /// The shapes of `k` in the order a box tries them, and where the first pass
 /// ends: the preferred shape alone first when orientations are preferred,
-/// pinned by the orientation search, or chosen best for the box.
-#[derive(Debug, Clone, Copy)]
+/// pinned by the orientation search, or chosen best for the box. A kind with
+/// alternate dimensions ([`Kind::varied`]) has a third pass: with preferred
+/// orientations its own shapes are tried at every point before the
+/// alternates (shapes of another volume than the first).
+#[derive(Debug, Clone)]
 pub struct ShapeOrder {
     shapes: [(Vec3, Perm); 6],
     len: usize,
     split: usize,
+    /// For a varied kind: every shape in pass order, and where passes 2 and 3 begin.
+    varied: Vec<(Vec3, Perm)>,
+    splits: [usize; 2],
 }
 
 impl ShapeOrder {
     pub fn new(k: &Kind, prefer_given: bool, best_for_box: Option<&Vec3>) -> Self {
+        if k.varied {
+            return Self::of_varied(k, prefer_given, best_for_box);
+        }
         let mut shapes = [([0; 3], [0, 1, 2]); 6];
         let len = k.shapes.len().min(6);
         shapes[..len].copy_from_slice(&k.shapes[..len]);
@@ -275,13 +288,53 @@ impl ShapeOrder {
             shapes,
             len,
             split: split.min(len),
+            varied: Vec::new(),
+            splits: [0, 0],
         }
     }
 
-    /// The passes, the second possibly empty.
-    pub fn passes(&self) -> [&[(Vec3, Perm)]; 2] {
+    /// [`ShapeOrder::new`] for a kind with alternate dimensions.
+    fn of_varied(k: &Kind, prefer_given: bool, best_for_box: Option<&Vec3>) -> Self {
+        let mut shapes = k.shapes.clone();
+        let len = shapes.len();
+        let mut splits = [len, len];
+        if let Some(dims) = best_for_box.filter(|_| !k.pinned && len > 1) {
+            let mut best = 0;
+            for i in 1..len {
+                if grid_count(&shapes[i].0, dims) > grid_count(&shapes[best].0, dims) {
+                    best = i;
+                }
+            }
+            shapes[..=best].rotate_right(1);
+            splits = [1, len];
+        } else if prefer_given || k.pinned {
+            // The first shape alone, then the others of its volume, then the rest.
+            let first = volume_f64(&shapes[0].0);
+            shapes[1..].sort_by_key(|(s, _)| volume_f64(s) != first);
+            let same = 1 + shapes[1..]
+                .iter()
+                .take_while(|(s, _)| volume_f64(s) == first)
+                .count();
+            splits = [1, same];
+        }
+        ShapeOrder {
+            shapes: [([0; 3], [0, 1, 2]); 6],
+            len: 0,
+            split: 0,
+            varied: shapes,
+            splits,
+        }
+    }
+
+    /// The passes, the later ones possibly empty.
+    pub fn passes(&self) -> [&[(Vec3, Perm)]; 3] {
+        if !self.varied.is_empty() {
+            let (a, rest) = self.varied.split_at(self.splits[0]);
+            let (b, c) = rest.split_at(self.splits[1] - self.splits[0]);
+            return [a, b, c];
+        }
         let (a, b) = self.shapes[..self.len].split_at(self.split);
-        [a, b]
+        [a, b, &[]]
     }
 }
 
@@ -524,6 +577,29 @@ mod tests {
     }
 
     #[test]
+    fn lay_flat_keeps_each_alternate_shape_on_its_own_largest_face() {
+        // A 3x1x2 item that may also be 6x1x1: flat, x is 1 for both.
+        let mut k = Kind::new(&ItemKindInput {
+            dimensions: [3.0, 1.0, 2.0],
+            weight: 0.0,
+            quantity: 1,
+            free_axes: None,
+        });
+        k.add_alternates(&[[6.0, 1.0, 1.0]], None);
+        let mut shapes = k.shapes.clone();
+        assert!(keep_flat(&mut shapes));
+        assert!(shapes.iter().all(|(s, _)| s[0] == 10_000));
+        assert!(shapes.iter().any(|(s, _)| s.contains(&60_000)));
+        assert!(shapes.iter().any(|(s, _)| s.contains(&30_000)));
+        // As given first, then its turns, then the alternate (another volume).
+        let order = ShapeOrder::new(&k, true, None);
+        let [given, turns, alternates] = order.passes();
+        assert_eq!(given[0].0, [30_000, 10_000, 20_000]);
+        assert!(turns.iter().all(|(s, _)| s.contains(&30_000)));
+        assert!(alternates.iter().all(|(s, _)| s.contains(&60_000)));
+    }
+
+    #[test]
     fn best_for_box_tries_the_densest_grid_first() {
         let k = Kind::new(&ItemKindInput {
             dimensions: [4.0, 5.0, 7.0],
@@ -535,7 +611,8 @@ mod tests {
         // 5x4x7 fits 2*3*3 = 18 and 4x7x5 fits 2*2*4 = 16.
         let dims = [100_000, 140_000, 210_000];
         let order = ShapeOrder::new(&k, true, Some(&dims));
-        let [first, rest] = order.passes();
+        let [first, rest, none] = order.passes();
+        assert!(none.is_empty());
         assert_eq!(first.len(), 1);
         assert_eq!(first[0].0, [50_000, 70_000, 40_000]);
         assert_eq!(rest.len(), 5);

@@ -193,6 +193,24 @@ mod tests {
     }
 
     #[test]
+    fn a_unit_excluded_from_a_pre_packed_item_keeps_out_of_its_box() -> Result<(), CoreError> {
+        let mut kinds = vec![cube_kind(1.0), cube_kind(1.0), cube_kind(1.0)];
+        let exclusions = crate::model::Exclusions {
+            kind_pairs: vec![[0, 1]],
+            kind_box_types: Vec::new(),
+        };
+        crate::kinds::apply_exclusions(&mut kinds, &exclusions);
+        let input = [prepacked(vec![item(None)])];
+        let bk = [BoxKind::new(&input[0].box_type)];
+        let rule = crate::testkit::first_point_rule();
+        let contents = fixed_contents(&input, &bk, &kinds, rule)?;
+        let mut fill = fill_with(&bk[0], &contents[0], rule, &kinds);
+        assert!(!fill.try_add(0, 1, &kinds));
+        assert!(fill.try_add(1, 2, &kinds));
+        Ok(())
+    }
+
+    #[test]
     fn overlapping_or_outside_items_are_refused() {
         let kinds = vec![cube_kind(5.0)];
         let rule = crate::testkit::first_point_rule();

@@ -136,6 +136,9 @@ pub enum Mode {
     /// takes it, and a new box is opened only when none does (EP-BFD,
     /// Crainic, Perboli & Tadei 2008).
     BestFit,
+    /// One box at a time, each filled by layers of units chosen to fit
+    /// ([`crate::layers`]) when that packs more than the plain fill.
+    Layers,
 }
 
 /// One way of packing an ordering: the assignment mode and the point merit.
@@ -204,6 +207,9 @@ pub fn pack_order(
             n as usize + 1,
         )?,
         (Mode::BestFit, _) => best_fit(&run, &remaining, &mut leftovers, start, spread)?,
+        (Mode::Layers, _) => {
+            crate::layers::pack(order, remaining, ctx, rule, deadline, must_finish)?
+        }
     };
     downsize(&mut boxes, order, ctx, rule);
     let cost = boxes.iter().map(|b| b.cost(ctx)).sum();

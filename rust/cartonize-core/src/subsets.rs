@@ -56,6 +56,7 @@ pub fn restrict(input: &PackInput, keep: &[usize]) -> Option<PackInput> {
         box_type_subsets: Vec::new(),
         fragile: input.fragile.clone(),
         boxes: input.boxes.clone(),
+        alternates: input.alternates.clone(),
     })
 }
 

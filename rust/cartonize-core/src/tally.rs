@@ -35,10 +35,11 @@ impl Tally {
 
     /// True when one more unit of `k` keeps the box within its reserved
     /// space and property caps; `volume_used` is the item volume already in it.
-    /// A unit without a property (amount 0 or less) never breaks its cap.
+    /// A unit without a property (amount 0 or less) never breaks its cap. For a
+    /// kind with alternate dimensions the volume is its least shape's, and each
+    /// placement checks its own shape ([`Tally::room_for`]).
     pub fn admits(&self, bk: &BoxKind, k: &Kind, volume_used: f64) -> bool {
-        let reserved = bk.extra.reserved_space;
-        if reserved > 0.0 && volume_used + k.volume > bk.volume * (1.0 - reserved) * (1.0 + 1e-12) {
+        if !self.room_for(bk, k.volume, volume_used) {
             return false;
         }
         bk.extra
@@ -53,6 +54,12 @@ impl Tally {
                         .max
                         .is_none_or(|max| sum + amount <= max + SUM_SLACK * max.abs().max(1.0))
             })
+    }
+
+    /// True when `volume` more of items keeps the box within its reserved space.
+    pub fn room_for(&self, bk: &BoxKind, volume: f64, volume_used: f64) -> bool {
+        let reserved = bk.extra.reserved_space;
+        reserved <= 0.0 || volume_used + volume <= bk.volume * (1.0 - reserved) * (1.0 + 1e-12)
     }
 
     /// True when a unit of `k` at `at` keeps its item set within `cohortMax`
