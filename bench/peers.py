@@ -11,7 +11,8 @@ one (items left out). Cost is recomputed for every packer by the same function
 (``bench.common.box_cost``: price plus the rate at max(gross, dimensional weight)).
 Ratios are cartonize / peer over the instances both packed validly and completely: the
 sum of pack times, of boxes and of cost (below 1 means cartonize is faster, uses fewer
-boxes, costs less).
+boxes, costs less). Every packer's run starts after a full garbage collection, so no
+packer pays for collections that another one's garbage set off.
 
 How each peer is driven (read from their source, their best multi-bin use):
 
@@ -37,6 +38,7 @@ packvium's (length, width, height) to (z, y, x).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import sys
@@ -360,7 +362,10 @@ def _packvium_once(request: Wire, locked: bool, profile: str, landed: bool) -> t
 
 
 def judge(packer: str, request: Wire, locked: bool, run: Callable[..., tuple[Wire, float]]) -> Run:
-    """Run one packer on one request and check its answer."""
+    """Run one packer on one request and check its answer. The garbage collector runs
+    first, so a packer's time holds its own collections, not ones the garbage of the
+    packer before it set off (a full collection in these processes takes 20-30 ms)."""
+    gc.collect()
     try:
         response, seconds = run(request, locked)
     except Exception as exc:  # a peer refusing a request is a result, not a crash

@@ -15,6 +15,7 @@
 //! offered, not in time.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use crate::deadline::Deadline;
 use crate::fill::{BoxFill, Merit, PlacementRule};
@@ -239,6 +240,13 @@ impl Refitter {
         }
         None
     }
+}
+
+/// True when item sets or sequences may use only so many boxes: a split or
+/// an emptied box could spread one over more boxes (a merge or a re-boxing
+/// never does).
+fn spread_bound(ctx: &Context<'_>) -> bool {
+    ctx.limits.boxes_per_item_set_max.is_some() || ctx.limits.boxes_per_sequence_max.is_some()
 }
 
 /// True for fragile kinds offered after all others in every unit order
@@ -603,11 +611,14 @@ pub fn rebox(
     // Sets of boxes where no move paid, for the fixed and for the seeded
     // attempts; they stay so until one of their boxes changes. Boxes that
     // could not be emptied stay so until any box changes.
-    let mut futile: [Vec<Vec<usize>>; 2] = [Vec::new(), Vec::new()];
+    let mut futile: [HashSet<(usize, usize)>; 2] = [HashSet::new(), HashSet::new()];
     let mut stuck: Vec<usize> = Vec::new();
     // Cheap attempts first, then emptying a box, then the seeded attempts.
     'search: loop {
         for phase in 0..3 {
+            if phase == 1 && spread_bound(ctx) {
+                continue;
+            }
             if deadline.expired() {
                 break 'search;
             }
@@ -678,7 +689,7 @@ fn best_of_all(
     ctx: &Context<'_>,
     types: &[usize],
     refit: &mut Refitter,
-    futile: &mut Vec<Vec<usize>>,
+    futile: &mut HashSet<(usize, usize)>,
     deadline: &Deadline,
 ) -> Option<Move> {
     let movable: Vec<usize> = (0..packing.boxes.len())
@@ -695,11 +706,13 @@ fn best_of_all(
         if deadline.expired() || !refit.has_work() {
             break;
         }
-        if futile.contains(&from) {
+        let key = (from[0], from[from.len() - 1]);
+        if futile.contains(&key) {
             continue;
         }
         let mut found = into_one(&from, packing, order, ctx, types, refit);
-        if found.is_none() && from.len() == 2 && ctx.goal == Goal::LowestCost {
+        let may_split = ctx.goal == Goal::LowestCost && !spread_bound(ctx);
+        if found.is_none() && from.len() == 2 && may_split {
             found = split_two(&from, packing, order, ctx, types, refit);
         }
         match found {
@@ -711,23 +724,27 @@ fn best_of_all(
                     best = Some(m);
                 }
             }
-            None => futile.push(from),
+            None => {
+                futile.insert(key);
+            }
         }
     }
     best
 }
 
-/// Keeps in `futile` the sets `m` leaves unchanged, renumbered when it
-/// removes a box.
-fn forget(futile: &mut Vec<Vec<usize>>, m: &Move) {
-    futile.retain(|f| !f.iter().any(|i| m.from.contains(i)));
-    if let Some(gone) = m.removed() {
-        for f in futile.iter_mut() {
-            for i in f.iter_mut().filter(|i| **i > gone) {
-                *i -= 1;
-            }
-        }
-    }
+/// Keeps in `futile` the sets (box pairs, a single box as a pair with
+/// itself) `m` leaves unchanged, renumbered when it removes a box.
+fn forget(futile: &mut HashSet<(usize, usize)>, m: &Move) {
+    let changed = |i: usize| m.from.contains(&i);
+    let shift = |i: usize| match m.removed() {
+        Some(gone) if i > gone => i - 1,
+        _ => i,
+    };
+    *futile = futile
+        .iter()
+        .filter(|(i, j)| !changed(*i) && !changed(*j))
+        .map(|&(i, j)| (shift(i), shift(j)))
+        .collect();
 }
 
 /// Replaces the boxes of `m.from` by `m.into`, in their places; with a box
@@ -885,6 +902,18 @@ mod tests {
             let got = reboxed(&ctx, packing(&ctx, &start));
             assert_eq!(got, expected, "{name}");
         }
+    }
+
+    #[test]
+    fn no_split_or_emptying_under_per_set_box_limits() {
+        // The split of the table above, but item sets may use only so many
+        // boxes: a split could spread one further, so the boxes stay.
+        let kinds: Vec<Kind> = (0..4).map(|_| kind([5.0; 3], false)).collect();
+        let boxes = vec![box_type([5.0; 3], 3.0), box_type([5.0, 5.0, 15.0], 10.0)];
+        let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        ctx.limits.boxes_per_item_set_max = Some(2);
+        let start = vec![(1, vec![0, 1]), (1, vec![2, 3])];
+        assert_eq!(reboxed(&ctx, packing(&ctx, &start)), start);
     }
 
     #[test]
