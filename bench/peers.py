@@ -16,7 +16,9 @@ packer pays for collections that another one's garbage set off.
 
 How each peer is driven (read from their source, their best multi-bin use):
 
-- **cartonize**: ``cartonize.pack`` with default options (no timeout): the real-time path.
+- **cartonize**: ``cartonize.pack`` with default options (no timeout): the real-time path;
+  ``--cartonize-options`` adds request fields (say ``itemInitialOrientationPreferred``
+  false, which lets items start in any allowed orientation, as the peers do).
 - **py3dbp 1.1.2**: its multi-bin mode, ``Packer.pack(bigger_first=..., distribute_items=
   True)`` over enough copies of every carton; e-commerce runs both ``bigger_first`` values
   and keeps the better result (fewer leftovers, then lower cost), timing only that run.
@@ -198,8 +200,10 @@ def copies_needed(request: Wire, box_type: Wire) -> int:
 # --- the packers -------------------------------------------------------------------------
 
 
-def run_cartonize(request: Wire, locked: bool) -> tuple[Wire, float]:
-    """cartonize through its public pack interface."""
+def run_cartonize(request: Wire, locked: bool, options: Wire | None = None) -> tuple[Wire, float]:
+    """cartonize through its public pack interface, with `options` added to the request."""
+    if options:
+        request = {**request, **options}
     start = time.perf_counter()
     response = cartonize.pack(request)
     seconds = time.perf_counter() - start
@@ -383,11 +387,11 @@ def judge(packer: str, request: Wire, locked: bool, run: Callable[..., tuple[Wir
     )
 
 
-def compare(task: tuple[str, Wire, bool, str]) -> tuple[str, list[Run]]:
+def compare(task: tuple[str, Wire, bool, str, Wire]) -> tuple[str, list[Run]]:
     """All three packers on one instance."""
-    name, request, locked, profile = task
+    name, request, locked, profile, options = task
     runners: dict[str, Callable[..., tuple[Wire, float]]] = {
-        "cartonize": run_cartonize,
+        "cartonize": lambda r, lk: run_cartonize(r, lk, options),
         "py3dbp": run_py3dbp,
         "packvium": lambda r, lk: run_packvium(r, lk, profile),
     }
@@ -422,6 +426,13 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
         }
     for p, peer in enumerate(PACKERS[1:], start=1):
         both = [(r[0], r[p]) for _, r in results if r[0].counted and r[p].counted]
+        worse = [
+            (name, r[0], r[p])
+            for name, r in results
+            if r[0].counted
+            and r[p].counted
+            and (r[0].boxes > r[p].boxes or r[0].cost > r[p].cost + 1e-6)
+        ]
         if not both:
             print(f"  cartonize / {peer}: no instance both packed validly and completely")
             continue
@@ -434,12 +445,22 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
             "more_cost": sum(1 for a, b in both if a.cost > b.cost + 1e-6),
         }
         out["ratios"][peer] = ratio
+        speed = (
+            f"{1 / max(ratio['time'], 1e-12):.0f}x faster"
+            if ratio["time"] <= 1
+            else f"{ratio['time']:.1f}x slower"
+        )
         print(
             f"  cartonize / {peer:<9} on {ratio['instances']:>3}: time {ratio['time']:.4f} "
-            f"({1 / max(ratio['time'], 1e-12):.0f}x faster), boxes {ratio['boxes']:.3f}, "
+            f"({speed}), boxes {ratio['boxes']:.3f}, "
             f"cost {ratio['cost']:.3f}; instances with more boxes {ratio['more_boxes']}, "
             f"more cost {ratio['more_cost']}"
         )
+        for name, a, b in worse:
+            print(
+                f"    worse than {peer} on {name}: boxes {a.boxes} vs {b.boxes}, "
+                f"cost {a.cost:.0f} vs {b.cost:.0f}"
+            )
     for packer, figures in out["packers"].items():
         for name, problems in figures["invalid_examples"]:
             print(f"  invalid {packer} {name}: {problems}")
@@ -454,16 +475,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--packvium-profile", default="balanced", choices=["balanced", "quality"])
     parser.add_argument("--processes", type=int, default=default_processes())
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--cartonize-options",
+        type=json.loads,
+        default={},
+        help="request fields added to cartonize's requests only, as JSON, e.g. "
+        "'{\"itemInitialOrientationPreferred\": false}'",
+    )
     args = parser.parse_args(argv)
 
     ks = range(1, 3) if args.quick else range(1, 11)
+    extra = args.cartonize_options
     mpv = [
-        (inst.name, mpv_request(inst, None), True, args.packvium_profile)
+        (inst.name, mpv_request(inst, None), True, args.packvium_profile, extra)
         for inst in (read_mpv(c, 50, k) for c in MPV_CLASSES for k in ks)
     ]
     count = args.orders or (20 if args.quick else 100)
     shop = [
-        (r["orderId"], r, False, args.packvium_profile) for r in ecommerce.orders(count, seed=1)
+        (r["orderId"], r, False, args.packvium_profile, extra)
+        for r in ecommerce.orders(count, seed=1)
     ]
     figures = {
         "mpv n=50": summarise(

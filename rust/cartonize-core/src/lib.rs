@@ -314,7 +314,8 @@ fn pack_box_types(
         // Cheaper box types, merged and emptied boxes, which box-by-box choice misses.
         let packing = match !ctx.order_bound() && polish {
             true => {
-                let mut refit = rebox::Refitter::new(&ctx, &quantities, rebox::WORK, seed);
+                let depth = opts.orientation_search_depth.min(orient::MAX_DEPTH) as usize;
+                let mut refit = rebox::Refitter::new(&ctx, &quantities, rebox::WORK, seed, depth);
                 rebox::rebox(packing, &s.order, &ctx, &mut refit, deadline)
             }
             false => packing,

@@ -7,12 +7,13 @@
 //! merged), or, for a pair, a cheaper type filled first and the rest fitted
 //! into a second box; and a box is emptied into the others, each taking a
 //! unit by being filled anew. A move is kept when it lowers the goal's
-//! measure. Fits honour the request's orientation preference: under
-//! `itemInitialOrientationPreferred` (the default) only the extreme-point
-//! fill, which turns a unit only where it finds no place as given, and block
-//! building only for units that cannot turn. Deterministic: the attempts
-//! depend only on the packing and a seed, their work is counted in units
-//! offered, not in time.
+//! measure. Fits follow the request's orientation options as the fill of a
+//! new box does: the extreme-point fill (as given first, or the flattest
+//! shape at each point), the search over initial orientations only to the
+//! requested depth without `itemInitialOrientationPreferred`, and block
+//! building, which turns units freely, only for units that cannot turn.
+//! Deterministic: the attempts depend only on the packing and a seed, their
+//! work is counted in units offered, not in time.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -55,13 +56,24 @@ pub struct Refitter {
     pub random_left: usize,
     /// Only seeded attempts (the fixed ones already failed on these sets).
     thorough: bool,
+    /// Kinds whose initial orientations are searched in each fit (the
+    /// request's search depth; 0 when it prefers orientations as given).
+    pin_depth: usize,
     rng: Rng,
 }
 
 impl Refitter {
     /// Kind orders by volume, clustered height and base area, base area,
-    /// longest side and cross-section; `work` units to offer in all.
-    pub fn new(ctx: &Context<'_>, quantities: &[u32], work: usize, seed: u64) -> Self {
+    /// longest side and cross-section; `work` units to offer in all; the
+    /// orientation search depth `search_depth` (`itemOrientationSearchDepth`,
+    /// acting only without `itemInitialOrientationPreferred`).
+    pub fn new(
+        ctx: &Context<'_>,
+        quantities: &[u32],
+        work: usize,
+        seed: u64,
+        search_depth: usize,
+    ) -> Self {
         let boxes = &ctx.boxes[..ctx.openable];
         let axis = ctx.rule.priority[0];
         let orders = [
@@ -99,6 +111,11 @@ impl Refitter {
             work_left: work,
             random_left: work / SEEDED_SHARE,
             thorough: false,
+            pin_depth: if ctx.rule.prefer_given {
+                0
+            } else {
+                search_depth
+            },
             rng: Rng::new(seed),
         }
     }
@@ -165,10 +182,13 @@ impl Refitter {
                     return None;
                 }
                 let rule = PlacementRule { merit, ..ctx.rule };
-                if let Some(done) = attempt(b, order, offer, rule, ctx) {
+                if let Some(done) = attempt(b, order, offer, rule, ctx, ctx.kinds) {
                     return Some(done);
                 }
             }
+        }
+        if let Some(done) = self.fit_pinned(b, order, &offers[0], ctx) {
+            return Some(done);
         }
         // Blocks are grids of like units: with about one unit per kind they
         // only repeat what the extreme points tried.
@@ -186,6 +206,65 @@ impl Refitter {
             }
         }
         None
+    }
+
+    /// The orientation search the request asks for, within one box: with
+    /// `itemInitialOrientationPreferred: false` and search depth `d`, the
+    /// first `d` kinds of `offer` that can turn get every combination of
+    /// their initial orientations (each pinned: tried alone at every point
+    /// first), as the search over whole packings does (`orient.rs`).
+    fn fit_pinned(
+        &mut self,
+        b: usize,
+        order: &[UnitRef],
+        offer: &[usize],
+        ctx: &Context<'_>,
+    ) -> Option<FilledBox> {
+        if self.pin_depth == 0 {
+            return None;
+        }
+        let mut groups: Vec<usize> = Vec::new();
+        for &s in offer {
+            let k = order[s].kind;
+            if groups.len() < self.pin_depth
+                && !groups.contains(&k)
+                && ctx.kinds[k].shapes.len() > 1
+            {
+                groups.push(k);
+            }
+        }
+        if groups.is_empty() {
+            return None;
+        }
+        let sizes: Vec<usize> = groups.iter().map(|&g| ctx.kinds[g].shapes.len()).collect();
+        let mut choice = vec![0usize; groups.len()];
+        let mut kinds: Vec<Kind> = ctx.kinds.to_vec();
+        loop {
+            if !self.spend(offer.len()) {
+                return None;
+            }
+            for (i, &g) in groups.iter().enumerate() {
+                kinds[g].clone_from(&ctx.kinds[g]);
+                kinds[g].shapes[..=choice[i]].rotate_right(1);
+                kinds[g].pinned = true;
+            }
+            if let Some(done) = attempt(b, order, offer, ctx.rule, ctx, &kinds) {
+                return Some(done);
+            }
+            // Next combination, the last group fastest.
+            let mut i = choice.len();
+            loop {
+                if i == 0 {
+                    return None;
+                }
+                i -= 1;
+                choice[i] += 1;
+                if choice[i] < sizes[i] {
+                    break;
+                }
+                choice[i] = 0;
+            }
+        }
     }
 
     /// Seeded attempts: a fixed unit order with two kinds swapped, or all
@@ -234,7 +313,7 @@ impl Refitter {
                 merit: [Merit::FirstPoint, Merit::ResidualSpace][self.rng.below(2)],
                 ..ctx.rule
             };
-            if let Some(done) = attempt(b, order, &offer, rule, ctx) {
+            if let Some(done) = attempt(b, order, &offer, rule, ctx, ctx.kinds) {
                 return Some(done);
             }
         }
@@ -256,17 +335,18 @@ fn offered_last(ctx: &Context<'_>, kind: usize) -> bool {
 }
 
 /// The units at `offer`, in that order, into an empty box of type `b` under
-/// `rule`; `None` at the first that does not fit.
+/// `rule`, with the shapes of `kinds`; `None` at the first that does not fit.
 fn attempt(
     b: usize,
     order: &[UnitRef],
     offer: &[usize],
     rule: PlacementRule,
     ctx: &Context<'_>,
+    kinds: &[Kind],
 ) -> Option<FilledBox> {
     let mut fill = BoxFill::new(&ctx.boxes[b], rule);
     for &slot in offer {
-        if !fill.try_add(slot, order[slot].kind, ctx.kinds) {
+        if !fill.try_add(slot, order[slot].kind, kinds) {
             return None;
         }
     }
@@ -813,7 +893,7 @@ mod tests {
         let order: Vec<UnitRef> = (0..ctx.kinds.len())
             .map(|kind| UnitRef { kind, unit: 0 })
             .collect();
-        let mut refit = Refitter::new(ctx, &vec![1; ctx.kinds.len()], WORK, 7);
+        let mut refit = Refitter::new(ctx, &vec![1; ctx.kinds.len()], WORK, 7, 0);
         let never = Deadline::after(None);
         let done = rebox(start, &order, ctx, &mut refit, &never);
         let mut out: Vec<(usize, Vec<usize>)> = done
@@ -914,6 +994,26 @@ mod tests {
         ctx.limits.boxes_per_item_set_max = Some(2);
         let start = vec![(1, vec![0, 1]), (1, vec![2, 3])];
         assert_eq!(reboxed(&ctx, packing(&ctx, &start)), start);
+    }
+
+    #[test]
+    fn a_fit_searches_initial_orientations_to_the_requested_depth() {
+        // Four 190 x 228 x 109 units fit a 250 x 250 x 400 box only all
+        // turned 109 x 228 x 190 (two layers of two); without
+        // itemInitialOrientationPreferred the flattest shape at the first
+        // point is 109 x 190 x 228, which leaves room for two.
+        let kinds: Vec<Kind> = (0..4).map(|_| kind([190.0, 228.0, 109.0], true)).collect();
+        let boxes = vec![box_type([250.0, 250.0, 400.0], 1.0)];
+        let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        ctx.rule.prefer_given = false;
+        let order: Vec<UnitRef> = (0..4).map(|kind| UnitRef { kind, unit: 0 }).collect();
+        let quantities = vec![1; 4];
+        let fits = |depth: usize| {
+            let mut refit = Refitter::new(&ctx, &quantities, WORK, 7, depth);
+            refit.fit_all(0, &order, &[0, 1, 2, 3], &ctx).is_some()
+        };
+        assert!(!fits(0));
+        assert!(fits(1));
     }
 
     #[test]
