@@ -634,6 +634,12 @@ fn empty_one(
         for &(_, i) in &targets {
             let b = current(i, &changed);
             let bk = &ctx.boxes[b.box_type];
+            let mut slots: Vec<usize> = b.units.iter().map(|u| u.slot).collect();
+            slots.push(slot);
+            slots.sort_unstable();
+            if !could_hold(b.box_type, order, &slots, ctx) {
+                continue;
+            }
             if !refit.spend(b.units.len() + 1) {
                 return None;
             }
@@ -649,9 +655,6 @@ fn empty_one(
                 ));
                 break;
             }
-            let mut slots: Vec<usize> = b.units.iter().map(|u| u.slot).collect();
-            slots.push(slot);
-            slots.sort_unstable();
             if let Some(again) = refit.fit_all(b.box_type, order, &slots, ctx) {
                 placed = Some((i, again));
                 break;
