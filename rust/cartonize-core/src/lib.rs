@@ -4,8 +4,10 @@
 //! bookkeeping ([`extreme_points`]), placement into one box ([`fill`]), the
 //! selection loop across box types ([`select`]), item orderings ([`sort`]),
 //! the portfolio of strategies a request tries (`portfolio`), layers of
-//! units chosen to fit for orders of many units ([`layers`]), improvement
-//! under a timeout ([`improve`]) and the engine's input/output ([`model`]).
+//! units chosen to fit for orders of many units ([`layers`]), ruin and
+//! recreate under a timeout or for a fixed amount of work ([`improve`]),
+//! re-boxing of the answer ([`rebox`]) and the engine's input/output
+//! ([`model`]).
 
 pub mod blocks;
 mod choice;
