@@ -11,11 +11,14 @@ one (items left out). Cost is recomputed for every packer by the same function
 (``bench.common.box_cost``: price plus the rate at max(gross, dimensional weight)).
 Ratios are cartonize / peer over the instances both packed validly and completely: the
 sum of pack times, of boxes and of cost (below 1 means cartonize is faster, uses fewer
-boxes, costs less).
+boxes, costs less). Every packer's run starts after a full garbage collection, so no
+packer pays for collections that another one's garbage set off.
 
 How each peer is driven (read from their source, their best multi-bin use):
 
-- **cartonize**: ``cartonize.pack`` with default options (no timeout): the real-time path.
+- **cartonize**: ``cartonize.pack`` with default options (no timeout): the real-time path;
+  ``--cartonize-options`` adds request fields (say ``itemInitialOrientationPreferred``
+  false, which lets items start in any allowed orientation, as the peers do).
 - **py3dbp 1.1.2**: its multi-bin mode, ``Packer.pack(bigger_first=..., distribute_items=
   True)`` over enough copies of every carton; e-commerce runs both ``bigger_first`` values
   and keeps the better result (fewer leftovers, then lower cost), timing only that run.
@@ -37,6 +40,7 @@ packvium's (length, width, height) to (z, y, x).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import sys
@@ -196,8 +200,10 @@ def copies_needed(request: Wire, box_type: Wire) -> int:
 # --- the packers -------------------------------------------------------------------------
 
 
-def run_cartonize(request: Wire, locked: bool) -> tuple[Wire, float]:
-    """cartonize through its public pack interface."""
+def run_cartonize(request: Wire, locked: bool, options: Wire | None = None) -> tuple[Wire, float]:
+    """cartonize through its public pack interface, with `options` added to the request."""
+    if options:
+        request = {**request, **options}
     start = time.perf_counter()
     response = cartonize.pack(request)
     seconds = time.perf_counter() - start
@@ -360,7 +366,10 @@ def _packvium_once(request: Wire, locked: bool, profile: str, landed: bool) -> t
 
 
 def judge(packer: str, request: Wire, locked: bool, run: Callable[..., tuple[Wire, float]]) -> Run:
-    """Run one packer on one request and check its answer."""
+    """Run one packer on one request and check its answer. The garbage collector runs
+    first, so a packer's time holds its own collections, not ones the garbage of the
+    packer before it set off (a full collection in these processes takes 20-30 ms)."""
+    gc.collect()
     try:
         response, seconds = run(request, locked)
     except Exception as exc:  # a peer refusing a request is a result, not a crash
@@ -378,11 +387,11 @@ def judge(packer: str, request: Wire, locked: bool, run: Callable[..., tuple[Wir
     )
 
 
-def compare(task: tuple[str, Wire, bool, str]) -> tuple[str, list[Run]]:
+def compare(task: tuple[str, Wire, bool, str, Wire]) -> tuple[str, list[Run]]:
     """All three packers on one instance."""
-    name, request, locked, profile = task
+    name, request, locked, profile, options = task
     runners: dict[str, Callable[..., tuple[Wire, float]]] = {
-        "cartonize": run_cartonize,
+        "cartonize": lambda r, lk: run_cartonize(r, lk, options),
         "py3dbp": run_py3dbp,
         "packvium": lambda r, lk: run_packvium(r, lk, profile),
     }
@@ -417,6 +426,13 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
         }
     for p, peer in enumerate(PACKERS[1:], start=1):
         both = [(r[0], r[p]) for _, r in results if r[0].counted and r[p].counted]
+        worse = [
+            (name, r[0], r[p])
+            for name, r in results
+            if r[0].counted
+            and r[p].counted
+            and (r[0].boxes > r[p].boxes or r[0].cost > r[p].cost + 1e-6)
+        ]
         if not both:
             print(f"  cartonize / {peer}: no instance both packed validly and completely")
             continue
@@ -429,12 +445,22 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
             "more_cost": sum(1 for a, b in both if a.cost > b.cost + 1e-6),
         }
         out["ratios"][peer] = ratio
+        speed = (
+            f"{1 / max(ratio['time'], 1e-12):.0f}x faster"
+            if ratio["time"] <= 1
+            else f"{ratio['time']:.1f}x slower"
+        )
         print(
             f"  cartonize / {peer:<9} on {ratio['instances']:>3}: time {ratio['time']:.4f} "
-            f"({1 / max(ratio['time'], 1e-12):.0f}x faster), boxes {ratio['boxes']:.3f}, "
+            f"({speed}), boxes {ratio['boxes']:.3f}, "
             f"cost {ratio['cost']:.3f}; instances with more boxes {ratio['more_boxes']}, "
             f"more cost {ratio['more_cost']}"
         )
+        for name, a, b in worse:
+            print(
+                f"    worse than {peer} on {name}: boxes {a.boxes} vs {b.boxes}, "
+                f"cost {a.cost:.0f} vs {b.cost:.0f}"
+            )
     for packer, figures in out["packers"].items():
         for name, problems in figures["invalid_examples"]:
             print(f"  invalid {packer} {name}: {problems}")
@@ -449,16 +475,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--packvium-profile", default="balanced", choices=["balanced", "quality"])
     parser.add_argument("--processes", type=int, default=default_processes())
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--cartonize-options",
+        type=json.loads,
+        default={},
+        help="request fields added to cartonize's requests only, as JSON, e.g. "
+        "'{\"itemInitialOrientationPreferred\": false}'",
+    )
     args = parser.parse_args(argv)
 
     ks = range(1, 3) if args.quick else range(1, 11)
+    extra = args.cartonize_options
     mpv = [
-        (inst.name, mpv_request(inst, None), True, args.packvium_profile)
+        (inst.name, mpv_request(inst, None), True, args.packvium_profile, extra)
         for inst in (read_mpv(c, 50, k) for c in MPV_CLASSES for k in ks)
     ]
     count = args.orders or (20 if args.quick else 100)
     shop = [
-        (r["orderId"], r, False, args.packvium_profile) for r in ecommerce.orders(count, seed=1)
+        (r["orderId"], r, False, args.packvium_profile, extra)
+        for r in ecommerce.orders(count, seed=1)
     ]
     figures = {
         "mpv n=50": summarise(

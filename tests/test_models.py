@@ -11,6 +11,7 @@ from cartonize.models import (
     BoxProperties,
     BoxType,
     ErrorBody,
+    Item,
     ItemMatch,
     PackRequest,
     PackResponse,
@@ -19,7 +20,7 @@ from cartonize.models import (
     validate_request,
     validation_details,
 )
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 Wire = dict[str, Any]
 
@@ -483,6 +484,32 @@ def test_empty_response_has_lists_and_zero_totals() -> None:
         0,
         "fill",
     )
+
+
+@pytest.mark.parametrize(
+    ("model", "values"),
+    [
+        (Point, {"x": 1.0}),
+        (Point, {}),
+        (Item, {"ref_id": 3, "weight": 1.0, "origin": Point(x=1.0)}),
+        (Item, {"refId": 3, "weight": 1.0}),  # an alias: pydantic's own path
+        (Box, {"id": 0, "volume_max": 8.0}),
+        (PackResponse, {"len_boxes": 2, "warnings": ["w"]}),
+        (PackRequest, {"order_id": "o"}),
+    ],
+)
+def test_model_construct_matches_pydantic(model: type[BaseModel], values: Wire) -> None:
+    fast = model.model_construct(**values)
+    plain = BaseModel.model_construct.__func__(model, **values)  # type: ignore[attr-defined]
+    assert fast.__dict__ == plain.__dict__
+    assert fast.model_fields_set == plain.model_fields_set
+    assert fast.__pydantic_private__ == plain.__pydantic_private__
+    assert fast.__pydantic_extra__ == plain.__pydantic_extra__
+    # Mutable defaults are never shared between models.
+    again = model.model_construct(**values)
+    for name, value in fast.__dict__.items():
+        if isinstance(value, list | dict) and name not in values:
+            assert again.__dict__[name] is not value
 
 
 def test_response_rejects_unknown_fields() -> None:

@@ -221,6 +221,33 @@ pub fn fill_one_box(
     into_box(b, best)
 }
 
+/// The first of the deterministic constructions that places every unit at
+/// `slots` of `order` in one box of type `b` (re-boxing asks this); `None`
+/// when none does.
+pub fn fit_all(
+    b: usize,
+    order: &[UnitRef],
+    slots: &[usize],
+    ctx: &Context<'_>,
+    seed: u64,
+) -> Option<FilledBox> {
+    let builder = Builder::new(b, order, slots, ctx);
+    if builder.slots.iter().map(Vec::len).sum::<usize>() < slots.len() {
+        return None;
+    }
+    let mut rng = Rng::new(seed);
+    deterministic_params(&builder.bounds)
+        .into_iter()
+        .take(FIT_ALL_VARIANTS)
+        .map(|params| builder.construct(params, &[], &mut rng))
+        .find(|l| l.units.len() == slots.len())
+        .and_then(|l| into_box(b, Some(l)))
+}
+
+/// Constructions [`fit_all`] tries: the first few variants find nearly all
+/// complete loadings that any of them finds.
+pub const FIT_ALL_VARIANTS: usize = 6;
+
 /// Lookahead rounds under a time budget: (breadth, how many of the best
 /// greedy variants get it).
 const LOOKAHEAD: [(usize, usize); 3] = [(3, 4), (6, 2), (12, 1)];

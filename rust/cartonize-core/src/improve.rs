@@ -18,6 +18,10 @@ use crate::sort::cmp_f64;
 /// search gives up before the deadline.
 const STALL_LIMIT: u32 = 30_000;
 
+/// Units a request without a time budget may reinsert in all: a short,
+/// deterministic search (about a millisecond on 50 units).
+pub const DEFAULT_WORK: usize = 1_200;
+
 /// Length of the late-acceptance history.
 const LATE_ACCEPTANCE: usize = 200;
 
@@ -47,7 +51,7 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
@@ -111,7 +115,15 @@ pub fn improve_on_all_cores(
 ) -> Packing {
     let chains = std::thread::available_parallelism().map_or(1, |n| n.get());
     if chains <= 1 || packing.boxes.len() < 2 {
-        return improve(packing, order, ctx, rule, until, &mut Rng::new(seed));
+        return improve(
+            packing,
+            order,
+            ctx,
+            rule,
+            until,
+            &mut Rng::new(seed),
+            usize::MAX,
+        );
     }
     let start = &packing;
     let results: Vec<Option<Packing>> = std::thread::scope(|scope| {
@@ -119,7 +131,7 @@ pub fn improve_on_all_cores(
             .map(|c| {
                 scope.spawn(move || {
                     let mut rng = Rng::new(seed.wrapping_add(c));
-                    improve(start.clone(), order, ctx, rule, until, &mut rng)
+                    improve(start.clone(), order, ctx, rule, until, &mut rng, usize::MAX)
                 })
             })
             .collect();
@@ -144,6 +156,7 @@ pub fn improve(
     rule: PlacementRule,
     until: &Deadline,
     rng: &mut Rng,
+    work: usize,
 ) -> Packing {
     if packing.boxes.len() < 2 {
         return packing;
@@ -161,7 +174,8 @@ pub fn improve(
     let mut stall = 0u32;
     let mut history = vec![score.concentration; LATE_ACCEPTANCE];
     let mut step = 0usize;
-    while stall < STALL_LIMIT && open.len() > floor && !until.expired() {
+    let mut work_left = work;
+    while stall < STALL_LIMIT && open.len() > floor && !until.expired() && work_left > 0 {
         stall += 1;
         step += 1;
         let late = &mut history[step % LATE_ACCEPTANCE];
@@ -175,6 +189,7 @@ pub fn improve(
             .flat_map(|(_, (_, f))| f.units.iter().map(|u| u.slot))
             .collect();
         reorder(&mut slots, order, ctx, rng);
+        work_left = work_left.saturating_sub(slots.len());
 
         // New boxes take the type of a ruined box: under lowest-cost a move
         // then pays off exactly when it needs fewer of them.
@@ -375,7 +390,15 @@ mod tests {
             leftovers: Vec::new(),
         };
         let until = Deadline::after(Some(5.0));
-        let merged = improve(start, &order, &ctx, rule, &until, &mut Rng::new(5));
+        let merged = improve(
+            start,
+            &order,
+            &ctx,
+            rule,
+            &until,
+            &mut Rng::new(5),
+            usize::MAX,
+        );
         let types: Vec<usize> = merged.boxes.iter().map(|b| b.box_type).collect();
         assert_eq!(types, vec![0]);
     }
@@ -434,7 +457,15 @@ mod tests {
             leftovers: Vec::new(),
         };
         let until = Deadline::after(Some(5.0));
-        let better = improve(spread, &order, &ctx, rule, &until, &mut Rng::new(1));
+        let better = improve(
+            spread,
+            &order,
+            &ctx,
+            rule,
+            &until,
+            &mut Rng::new(1),
+            usize::MAX,
+        );
         assert_eq!(better.boxes.len(), 2);
         let mut slots: Vec<usize> = better
             .boxes
@@ -472,7 +503,15 @@ mod tests {
         };
         let before = start.boxes.len();
         let until = Deadline::after(Some(0.05));
-        let after = improve(start, &order, &ctx, rule, &until, &mut Rng::new(3));
+        let after = improve(
+            start,
+            &order,
+            &ctx,
+            rule,
+            &until,
+            &mut Rng::new(3),
+            usize::MAX,
+        );
         assert!(after.boxes.len() <= before);
         let mut seen = vec![0; 60];
         for b in &after.boxes {
