@@ -400,3 +400,24 @@ def test_internal_spaces_inside_a_stage_stay_with_their_items() -> None:
         "rules[3]: selects no items (give itemRefId, itemSequence or itemMatch)"
         in (response["warnings"])
     )
+
+
+@pytest.mark.parametrize("ignore", [True, False])
+def test_lay_flat_yields_to_the_locks_inside_a_case(ignore: bool) -> None:
+    # Standing items (locked as given) fill a standing case; layFlat lays the case down
+    # only when the lock does not reach through it.
+    rule = {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": []}}
+    request = _sequence_request(rule | {"ignoreSubspaces": ignore})
+    request["layFlat"] = True
+    request["itemSets"] = [_cubes(1, "upright") | {"dimensions": {"x": 10, "y": 5, "z": 5}}]
+    request["boxTypes"] = [
+        CASE | {"dimensions": {"x": 20, "y": 10, "z": 10}},
+        PALLET | {"dimensions": {"x": 20, "y": 20, "z": 20}},
+    ]
+    response = _pack(request)
+    case = next(
+        e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 100
+    )
+    assert case["dimensions"]["x"] == (10 if ignore else 20)
+    warned = "layFlat has no effect on item refId 100: it may only turn as rules[2] says"
+    assert any(w.startswith(warned) for w in response["warnings"]) == (not ignore)

@@ -721,7 +721,10 @@ def check_units(view: PackView) -> Iterator[str]:
         return  # the engine invents the items; there is nothing to count against
     packed: dict[str, int] = defaultdict(int)
     leftover: dict[str, int] = defaultdict(int)
+    carriers = _box_carriers(view)
     for item in view.items:
+        if item.index is not None and item.index in carriers:
+            continue  # a box reduced to an item (pack-sequence), whatever shape it shares
         group = view.group_of(item)
         if group is None:
             continue  # check_rotation reports items that match no item set
@@ -1247,7 +1250,15 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
     rule = next((r for r in rules if _selects(r, item.wire)), None)
     if _hosts_subspaces(view, item.wire):
         rule = {"options": {"freeAxes": []}}  # hosts pack unturned: internal-space wins
-    if rule is None:
+    allowed = (
+        _allowed_turns((rule.get("options") or {}).get("freeAxes") or [])
+        if rule is not None
+        else None
+    )
+    inside = _turns_inside(view, item)
+    if inside is not None:  # the locks of the items inside it hold too
+        allowed = inside if allowed is None else allowed & inside
+    if allowed is None:
         low = min(item.dims)
         return [
             tuple(d[p[a]] for a in range(3))  # type: ignore[misc]
@@ -1255,12 +1266,11 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
             for p in itertools.permutations(range(3))
             if _close_len(d[p[0]], low)
         ]
-    free = (rule.get("options") or {}).get("freeAxes") or []
     turned = [
         tuple(given[p[a]] for a in range(3))
         for given in _given_dims(view, item)
         if _same_dims(sorted_dims(given), sorted_dims(item.dims))  # this unit's own shape
-        for p in _allowed_turns(free)
+        for p in allowed
     ]
     flat = [t for t in turned if _close_len(t[0], min(t))]
     return flat or None  # type: ignore[return-value]
@@ -1331,7 +1341,11 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     """The dimensions, as given, of every unit shape ``item`` may be (its item sets'
-    units, and any alternate dimensions a rule offers)."""
+    units, and any alternate dimensions a rule offers). An item a pack-sequence box was
+    reduced to is given as that box: its outer dimensions along the box's axes."""
+    carried = _box_carriers(view).get(item.index) if item.index is not None else None
+    if carried is not None:
+        return [_frame(view, carried, item)]
     group = view.group_of(item)
     sets = group.sets if group is not None else []
     return [dims for s in sets for dims, _, _ in _units(s)] + list(
@@ -1852,6 +1866,31 @@ def _frame(view: PackView, box: Box, carrier: Item) -> Vec:
             return given[0]
     outer = (box.wire.get("outer") or {}).get("dimensions")
     return _vec(outer) if outer else box.dims
+
+
+def _turns_inside(view: PackView, carrier: Item) -> set[tuple[int, int, int]] | None:
+    """The turns of ``carrier`` that keep every locked item inside it (at any depth, by a
+    lock that sees through nesting) within its lock; None when none is locked."""
+    rules = _rules(view, "lock-orientation")
+    if not rules or carrier.index is None:
+        return None
+    as_is = _rules(view, "pack-as-is")
+    holders = _holders(view)
+    allowed: set[tuple[int, int, int]] | None = None
+    for box in view.boxes:
+        if not any(c is carrier for _, c, _ in _chain(holders, box)):
+            continue
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if (
+                rule is None
+                or not _sees_through(rule)
+                or any(_selects(r, item.wire) for r in as_is)
+            ):
+                continue
+            turns = _allowed_turns((rule.get("options") or {}).get("freeAxes") or [])
+            allowed = turns if allowed is None else allowed & turns
+    return allowed
 
 
 def check_nested_locks(view: PackView) -> Iterator[str]:

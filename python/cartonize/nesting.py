@@ -227,6 +227,7 @@ def _inherit_lock(
     """Carrier p turns only in ways every locked content allows (its turns inside and the
     carrier's compose): a spin about one axis when they all allow that one, else none."""
     axes = effects.free_axes.get(p)
+    by: int | None = None
     for n in nested:
         element = (_ref_id(n), n.item)
         if _first(rules, "pack-as-is", element) is not None:
@@ -235,8 +236,12 @@ def _inherit_lock(
         if found is None or not sees_through(found[1]):
             continue
         axes = _both_locks(axes, free_axes_option(*found))
+        by = found[0] if by is None else by
     if axes is not None:
         effects.free_axes[p] = axes
+        if by is not None:
+            # The rule named when layFlat yields to the lock.
+            effects.locked_by.setdefault(p, by)
 
 
 def _both_locks(a: list[int] | None, b: list[int]) -> list[int] | None:
