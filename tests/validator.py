@@ -62,6 +62,14 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   between units of one refId. A box holding a pack-as-is item holds only that unit, at
   exactly its dimensions, priced by ``boxTypeDefaults``.
 
+- **Nesting** (``ignoreSubspaces``). A box with ``subspace`` lies inside the item it
+  names. Rules with ``ignoreSubspaces: true`` are judged on direct relations only; with
+  false or absent, exclusions also hold between items of one shipped box at any depth
+  (neither inside the other) and between an item and every box it is inside, fragile
+  loads add up through the items an item is inside, and locks hold for the turn
+  composed through them (a reduced box's item is the box along its own axes; an
+  internal space lies along its item's).
+
 - **layFlat / interlock.** A packed item lies flat when its x (height) is its smallest
   side; a lock-orientation rule that allows no flat turn wins. Under interlock an item's
   layer is floor(base height / its own height): even layers have the longer horizontal
