@@ -421,3 +421,19 @@ def test_lay_flat_yields_to_the_locks_inside_a_case(ignore: bool) -> None:
     assert case["dimensions"]["x"] == (10 if ignore else 20)
     warned = "layFlat has no effect on item refId 100: it may only turn as rules[2] says"
     assert any(w.startswith(warned) for w in response["warnings"]) == (not ignore)
+
+
+def test_exclusions_reach_through_an_internal_space_inside_a_case() -> None:
+    # Pencils in the pot, the pot in a case, the case on a pallet: as false, the erasers
+    # (in a case of their own) may not share the pallet.
+    request = _pot_request({"operation": "exclude", "itemRefId": 2, "targetItemRefIds": [3]})
+    request["boxTypes"] = [
+        {"refId": 10, "name": "case", "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0},
+        PALLET,
+    ]
+    request["rules"] = [POT_SPACE, *_stages(), request["rules"][1]]
+    direct, nested = _both_ways(request)
+    assert _shipped(direct) == [[2, 3]]
+    assert _shipped(nested) == [[2], [3]]
+    pot = [b["box"] for b in nested["boxes"] if b["box"].get("name") == "pot inside"]
+    assert [[e["item"]["refId"] for e in b["items"]] for b in pot] == [[2, 2]]
