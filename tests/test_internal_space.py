@@ -1,5 +1,7 @@
 """Rule internal-space: items carry subspaces that other items fill before boxes open."""
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
 import cartonize
@@ -136,3 +138,258 @@ def test_rolls_stay_out_of_subspaces() -> None:
     response = _pack(request)
     assert not any(b["box"].get("subspace") for b in response["boxes"])
     assert response["lenLeftovers"] == 0
+
+
+# --- nesting: hosts inside hosts ---------------------------------------------------------
+
+
+def _space(ref_id: int, side: float, **options: Any) -> dict[str, Any]:
+    """An internal-space rule: a cube of `side` inside item `ref_id`, 0.5 in from its
+    back-bottom corner (1 up)."""
+    return {
+        "operation": "internal-space",
+        "itemRefId": ref_id,
+        "options": {
+            "boxType": {
+                "name": f"inside {ref_id}",
+                "dimensions": {"x": side, "y": side, "z": side},
+            },
+            "origin": {"x": 1, "y": 0.5, "z": 0.5},
+            **options,
+        },
+    }
+
+
+def _set(ref_id: int, side: tuple[float, float, float], weight: float, quantity: int = 1) -> Any:
+    x, y, z = side
+    return {
+        "refId": ref_id,
+        "dimensions": {"x": x, "y": y, "z": z},
+        "weight": weight,
+        "quantity": quantity,
+    }
+
+
+def _nesting(**fields: Any) -> dict[str, Any]:
+    """Pencils (1), a pot (2, space 3 x 3 x 3), a bucket (3, space 9 x 9 x 9), one box."""
+    return {
+        "orderId": "nesting",
+        "includeImages": False,
+        "itemSets": [
+            _set(3, (10, 10, 10), 3),
+            _set(2, (4, 4, 4), 2),
+            _set(1, (1, 1, 3), 0.5),
+        ],
+        "boxTypes": [
+            {"refId": 7, "dimensions": {"x": 12, "y": 12, "z": 12}, "weightMax": 100, "price": 100}
+        ],
+        "rules": [_space(2, 3), _space(3, 9)],
+        **fields,
+    }
+
+
+def _where(response: dict[str, Any]) -> list[tuple[tuple[int, ...], list[int], float]]:
+    """Each box as (refIds of the items holding it, outermost first; refIds of its items;
+    weightUsed), sorted: the nesting, whatever order the boxes come in."""
+    boxes = {b["box"]["id"]: b["box"] for b in response["boxes"]}
+
+    def path(box: dict[str, Any]) -> tuple[int, ...]:
+        space = box.get("subspace")
+        if space is None:
+            return ()
+        parent = boxes[space["parentBoxIndex"]]
+        item = next(
+            e["item"] for e in parent["items"] if e["item"]["index"] == space["parentItemIndex"]
+        )
+        return (*path(parent), item["refId"])
+
+    return sorted(
+        (path(b), sorted(e["item"]["refId"] for e in b["items"]), b["weightUsed"])
+        for b in boxes.values()
+    )
+
+
+def _crates(**fields: Any) -> dict[str, Any]:
+    """Crates whose space is the whole crate: each could hold another of its own set."""
+    whole = {
+        "boxType": {"dimensions": {"x": 4, "y": 4, "z": 4}},
+        "origin": {"x": 0, "y": 0, "z": 0},
+    }
+    return {
+        "orderId": "crates",
+        "includeImages": False,
+        "itemSets": [_set(5, (4, 4, 4), 1, 2)],
+        "boxTypes": [{"refId": 7, "dimensions": {"x": 4, "y": 4, "z": 8}, "weightMax": 100}],
+        "rules": [{"operation": "internal-space", "itemRefId": 5, "options": whole}],
+        **fields,
+    }
+
+
+NESTING_CASES: dict[str, tuple[dict[str, Any], list[Any], list[int]]] = {
+    # Worked by hand: the pencil goes into the pot (filled first, the smaller host), the
+    # pot into the bucket, the bucket into the box; every host weighs what it holds.
+    "pencil in pot in bucket in box": (
+        _nesting(),
+        [((), [3], 5.5), ((3,), [2], 2.5), ((3, 2), [1], 0.5)],
+        [],
+    ),
+    # The vase (12 tall) fits no bucket space (9): it ships beside the bucket. Its space
+    # takes 1 of weight (two pencils); the third pencil goes into the bucket.
+    "a host that fits no other host": (
+        _nesting(
+            itemSets=[_set(3, (10, 10, 10), 3), _set(4, (12, 6, 6), 2), _set(1, (1, 1, 3), 0.5, 3)],
+            boxTypes=[
+                {
+                    "refId": 7,
+                    "dimensions": {"x": 12, "y": 12, "z": 18},
+                    "weightMax": 0,
+                    "price": 100,
+                }
+            ],
+            rules=[
+                {
+                    "operation": "internal-space",
+                    "itemRefId": 4,
+                    "options": {
+                        "boxType": {"dimensions": {"x": 11, "y": 4, "z": 4}, "weightMax": 1},
+                        "origin": {"x": 1, "y": 1, "z": 1},
+                    },
+                },
+                _space(3, 9),
+            ],
+        ),
+        [((), [3, 4], 6.5), ((3,), [1], 0.5), ((4,), [1, 1], 1.0)],
+        [],
+    ),
+    # The bucket with all it holds weighs 5.5, over the box's 5: it is a leftover, and so
+    # is everything inside it at every depth, each at its own weight.
+    "leftovers inside a leftover host": (
+        _nesting(
+            boxTypes=[{"refId": 7, "dimensions": {"x": 12, "y": 12, "z": 12}, "weightMax": 5}]
+        ),
+        [],
+        [1, 2, 3],
+    ),
+    # Equal crates never go into each other (a host goes only into hosts filled after it,
+    # and never into its own set): both ship side by side.
+    "a host never goes into a unit of its own item set": (_crates(), [((), [5, 5], 2.0)], []),
+    # Of two equal hosts the one filled first (request order) goes into the other, never
+    # back; a box of one crate's size then holds both.
+    "of two equal hosts the earlier goes into the later": (
+        _crates(
+            itemSets=[_set(5, (4, 4, 4), 1), _set(6, (4, 4, 4), 1)],
+            boxTypes=[{"refId": 7, "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 100}],
+            rules=[
+                {**_crates()["rules"][0], "itemRefId": 5},
+                {**_crates()["rules"][0], "itemRefId": 6},
+            ],
+        ),
+        [((), [6], 2.0), ((6,), [5], 1.0)],
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(NESTING_CASES))
+def test_hosts_nest_as_worked_by_hand(name: str) -> None:
+    request, boxes, leftovers = NESTING_CASES[name]
+    response = _pack(request)
+    assert _where(response) == boxes
+    assert sorted(i["refId"] for i in response.get("leftovers", [])) == leftovers
+    own = {s["refId"]: s["weight"] for s in request["itemSets"]}
+    assert all(i["weight"] == own[i["refId"]] for i in response.get("leftovers", []))
+    assert response["totalWeight"] == sum(w for path, _, w in boxes if not path)
+    assert response["lenItems"] == sum(s["quantity"] for s in request["itemSets"])
+
+
+def test_nested_spaces_point_at_the_box_holding_their_item() -> None:
+    response = _pack(_nesting())
+    box, bucket_space, pot_space = (b["box"] for b in response["boxes"])
+    bucket = box["items"][0]["item"]
+    pot = bucket_space["items"][0]["item"]
+    assert bucket_space["subspace"] == {
+        "parentBoxIndex": 0,
+        "parentItemIndex": bucket["index"],
+        "originInParent": {
+            k: bucket["origin"][k] + d for k, d in zip("xyz", (1, 0.5, 0.5), strict=True)
+        },
+    }
+    # The pot's space is in the bucket's space's coordinates: the pot's origin there.
+    assert pot_space["subspace"] == {
+        "parentBoxIndex": 1,
+        "parentItemIndex": pot["index"],
+        "originInParent": {
+            k: pot["origin"][k] + d for k, d in zip("xyz", (1, 0.5, 0.5), strict=True)
+        },
+    }
+    assert response["lenBoxes"] == 3 and response["totalCost"] == 100
+
+
+def test_boxes_max_counts_only_shipped_boxes_at_any_depth() -> None:
+    response = _pack(_nesting(boxesMax=1))
+    assert [b["box"].get("subspace") is None for b in response["boxes"]] == [True, False, False]
+    assert response["lenLeftovers"] == 0
+
+
+def test_exclusions_keep_a_host_holding_an_excluded_item_out_of_another() -> None:
+    # The pencil may not be inside (or beside) the bucket: the pot holding it stays out
+    # of the bucket too, and (ignoreSubspaces false) out of the bucket's box.
+    request = _nesting(
+        boxTypes=[{"refId": 7, "dimensions": {"x": 12, "y": 12, "z": 12}, "weightMax": 100}]
+    )
+    request["rules"].append({"operation": "exclude", "itemRefId": 1, "targetItemRefIds": [3]})
+    response = _pack(request)
+    assert ((3,), [2], 2.5) not in _where(response)
+    assert ((), [2], 2.5) in _where(response) and ((2,), [1], 0.5) in _where(response)
+
+
+def test_blocking_false_warns_and_blocks_as_true() -> None:
+    request = _nesting()
+    request["rules"][0]["options"]["blocking"] = False
+    response = _pack(request)
+    assert _where(response) == NESTING_CASES["pencil in pot in bucket in box"][1]
+    assert any(
+        w.startswith("rules[0].options.blocking: false is not supported")
+        for w in response["warnings"]
+    )
+
+
+def _corrupt_pot_space(response: dict[str, Any]) -> None:
+    space = response["boxes"][2]["box"]["subspace"]
+    space["originInParent"]["z"] += 3
+
+
+def _corrupt_pot_weight(response: dict[str, Any]) -> None:
+    response["boxes"][1]["box"]["items"][0]["item"]["weight"] += 1
+
+
+def _corrupt_second_pencil(response: dict[str, Any]) -> None:
+    pencil = copy.deepcopy(response["boxes"][2]["box"]["items"][0])
+    pencil["item"]["index"] = 99
+    response["boxes"][1]["box"]["items"].append(pencil)
+
+
+def _corrupt_cycle(response: dict[str, Any]) -> None:
+    # The bucket's space claims to be inside the pot, which is inside it.
+    pot = response["boxes"][1]["box"]["items"][0]["item"]
+    response["boxes"][1]["box"]["subspace"]["parentBoxIndex"] = 1
+    response["boxes"][1]["box"]["subspace"]["parentItemIndex"] = pot["index"]
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "problem"),
+    [
+        (_corrupt_pot_space, "internal-space: box 2 does not lie within its item"),
+        (_corrupt_pot_weight, "internal-space: box 1: its item weighs 5.5, not its own plus 3.5"),
+        (_corrupt_second_pencil, "units: item set refId 1: requested 1, found 2 packed"),
+        (_corrupt_cycle, "nesting: box 1 is inside itself"),
+    ],
+)
+def test_the_validator_judges_every_level_of_nesting(
+    corrupt: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    request = _nesting()
+    response = _pack(request)
+    corrupt(response)
+    problems = validate(request, response)
+    assert any(p.startswith(problem) for p in problems), problems

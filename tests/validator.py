@@ -1576,9 +1576,12 @@ def _space_rule(view: PackView, box: Box) -> Wire | None:
 def check_internal_space(view: PackView) -> Iterator[str]:
     """internal-space: a subspace box has the rule's boxType dimensions and costs nothing;
     its item stands as given (unturned) and weighs its own weight plus the subspace's
-    contents; originInParent is the item's origin plus the rule's origin. Items that a
-    pack-as-is or irregular rule selects, and units of a dimensionSets ladder, are not in
-    subspaces (exclusions hold through them: check_nested_exclusions)."""
+    contents (their reported weights: an item nested in the space weighs what it holds,
+    so weights roll up through every level); originInParent is the item's origin plus
+    the rule's origin, and the space lies within the item; an item has one space. Items
+    that a pack-as-is or irregular rule selects, and units of a dimensionSets ladder,
+    are not in subspaces (exclusions hold through them: check_nested_exclusions)."""
+    spaces: dict[tuple[int, int], int] = {}  # (parent box, item index) -> space box
     for box in view.boxes:
         rule = _space_rule(view, box)
         if rule is None:
@@ -1586,6 +1589,19 @@ def check_internal_space(view: PackView) -> Iterator[str]:
         item = _parent_item(view, box)
         assert item is not None
         where = f"internal-space: box {box.position}"
+        key = (int(box.wire["subspace"]["parentBoxIndex"]), int(item.index or 0))
+        if key in spaces:
+            yield f"{where}: its item {item.label} already has space box {spaces[key]}"
+        spaces.setdefault(key, box.position)
+        at = box.wire["subspace"].get("originInParent")
+        if item.origin is not None and at is not None:
+            lo, tol = _vec(at), EPS * max(1.0, *item.dims)
+            if not all(
+                item.origin[a] - tol <= lo[a]
+                and lo[a] + box.dims[a] <= item.origin[a] + item.dims[a] + tol
+                for a in range(3)
+            ):
+                yield f"{where} does not lie within its item {item.label}"
         options = rule.get("options") or {}
         want = _vec(options["boxType"]["dimensions"])
         if not _same_dims(box.dims, want):
@@ -1628,6 +1644,43 @@ def check_internal_space(view: PackView) -> Iterator[str]:
                 kept_out.append("dimensionSets")
             if kept_out:
                 yield f"{where}: holds {inner.label}, which {kept_out[0]} keeps out of subspaces"
+
+
+def check_nesting_chains(view: PackView) -> Iterator[str]:
+    """A box inside an item (``subspace``: an internal space, or a pack-sequence box a
+    later stage carries) leads, box by box through the items holding it, to a box that
+    ships: the chain never returns to a box it has passed."""
+    by_id = {b.wire.get("id"): b for b in view.boxes}
+    for box in view.boxes:
+        seen = {box.position}
+        current = box
+        while current.wire.get("subspace"):
+            parent = by_id.get(current.wire["subspace"].get("parentBoxIndex"))
+            if parent is None:
+                break  # check_pack_sequence reports a missing parent
+            if parent.position in seen:
+                yield f"nesting: box {box.position} is inside itself (via box {parent.position})"
+                break
+            seen.add(parent.position)
+            current = parent
+
+
+def check_hosts_unturned(view: PackView) -> Iterator[str]:
+    """An item with an internal space packs as given wherever it is (in a box or in
+    another item's space), so its space keeps its place; see ``_hosts_subspaces``."""
+    if not _rules(view, "internal-space"):
+        return
+    for box in view.boxes:
+        for item in box.items:
+            if not _hosts_subspaces(view, item.wire) or _given_prepacked(view, item):
+                continue
+            given = [
+                _vec(s["dimensions"])
+                for s in view.request.get("itemSets") or []
+                if s.get("refId") == item.ref_id
+            ]
+            if given and not any(_same_dims(item.dims, g) for g in given):
+                yield f"internal-space: {item.label} has an internal space but is turned"
 
 
 def _stage_rules(view: PackView) -> list[tuple[int, Wire]]:
@@ -2491,6 +2544,8 @@ CHECKS: tuple[Check, ...] = (
     check_group_pack,
     check_bounded_fill,
     check_internal_space,
+    check_nesting_chains,
+    check_hosts_unturned,
     check_nested_exclusions,
     check_nested_fragile,
     check_nested_locks,

@@ -66,6 +66,7 @@ __all__ = [
     "RateTable",
     "RequestModel",
     "Rule",
+    "SpaceLook",
     "Subspace",
     "WireModel",
     "parse_request",
@@ -554,6 +555,17 @@ class Subspace(RequestModel):
     parent_item_index: int | None = None
 
 
+@dataclass(frozen=True)
+class SpaceLook:
+    """How an item's internal space shows in the picture of the box holding the item
+    (rule internal-space, options `display` and `displayChildren`)."""
+
+    #: The space's bounds, drawn as a white semi-transparent cuboid in the item.
+    outline: bool = False
+    #: The items packed in the space, drawn inside the item.
+    children: bool = False
+
+
 class Box(BoxProperties):
     """A packed box (response) or a pre-packed box (request)."""
 
@@ -580,6 +592,19 @@ class Box(BoxProperties):
     depth_order: list[int] | None = None
     depth_order_string: str | None = None
     origin: Point | None = None
+
+    #: How this box, an item's internal space, shows in the parent box's picture.
+    _space_look: SpaceLook | None = PrivateAttr(default=None)
+
+    @property
+    def space_look(self) -> SpaceLook | None:
+        """How this box shows in its parent box's picture when it is an item's internal
+        space (never on the wire; None: not at all)."""
+        return self._space_look
+
+    @space_look.setter
+    def space_look(self, look: SpaceLook | None) -> None:
+        self._space_look = look
 
 
 # --------------------------------------------------------------------------- generators
