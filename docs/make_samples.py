@@ -70,6 +70,52 @@ PALLET: Wire = {
     "boxTypes": [{"refId": 9, "dimensions": {"x": 12, "y": 14, "z": 20}, "weightMax": 500}],
 }
 
+
+def _space(ref_id: int, side: float) -> Wire:
+    """An internal space shown inside its item, bounds and contents."""
+    return {
+        "operation": "internal-space",
+        "itemRefId": ref_id,
+        "options": {
+            "boxType": {"dimensions": {"x": side, "y": side, "z": side}},
+            "origin": {"x": 1, "y": 0.5, "z": 0.5},
+            "display": True,
+            "displayChildren": True,
+        },
+    }
+
+
+# Pencils in pots in a bucket, beside two books too tall for it: every level is drawn in
+# the box's picture.
+NESTED: Wire = {
+    "itemSets": [
+        {"refId": 3, "color": "#9fb4c7", "dimensions": {"x": 10, "y": 10, "z": 10}, "weight": 3},
+        {
+            "refId": 2,
+            "color": "#c1666b",
+            "dimensions": {"x": 4, "y": 4, "z": 4},
+            "weight": 2,
+            "quantity": 2,
+        },
+        {
+            "refId": 1,
+            "color": "#f3a712",
+            "dimensions": {"x": 1, "y": 1, "z": 3},
+            "weight": 0.5,
+            "quantity": 12,
+        },
+        {
+            "refId": 4,
+            "color": "#29335c",
+            "dimensions": {"x": 10, "y": 3, "z": 6},
+            "weight": 2,
+            "quantity": 2,
+        },
+    ],
+    "boxTypes": [{"refId": 1, "dimensions": {"x": 11, "y": 11, "z": 17}, "weightMax": 100}],
+    "rules": [_space(2, 3), _space(3, 9)],
+}
+
 SAMPLES: dict[str, Wire] = {
     "demo": SHOP_ORDER | {"template": "demo.tmpl"},
     "shipapp": SHOP_ORDER | {"template": "shipapp.tmpl"},
@@ -78,6 +124,7 @@ SAMPLES: dict[str, Wire] = {
     "heat-map": SHOP_ORDER | {"sequenceHeatMap": True},
     "top-down": SHOP_ORDER | {"eye": {"x": 1, "y": 0, "z": 0}},
     "end-on": PALLET | {"eye": {"x": 0.3, "y": 0.2, "z": 1}},
+    "internal-spaces": NESTED,
 }
 
 

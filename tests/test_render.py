@@ -420,3 +420,89 @@ def test_render_from_several_threads_gives_identical_pictures() -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: cartonize.pack(request).images, range(8)))
     assert all(r == alone for r in results)
+
+
+# ------------------------------------------------------------------ internal spaces
+
+
+def nested_spaces(pot: Wire, bucket: Wire, **extra: Any) -> Wire:
+    """A pencil (refId 1) in a pot (2) in a bucket (3) in a box; `pot` and `bucket` are
+    the picture options of each one's internal-space rule."""
+
+    def space(ref_id: int, side: float, look: Wire) -> Wire:
+        box_type = {"dimensions": {"x": side, "y": side, "z": side}}
+        origin = {"x": 1, "y": 0.5, "z": 0.5}
+        options = {"boxType": box_type, "origin": origin, **look}
+        return {"operation": "internal-space", "itemRefId": ref_id, "options": options}
+
+    return {
+        "itemSets": [
+            {"refId": 3, "dimensions": {"x": 10, "y": 10, "z": 10}, "weight": 3},
+            {"refId": 2, "dimensions": {"x": 4, "y": 4, "z": 4}, "weight": 2},
+            {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 3}, "weight": 0.5},
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": {"x": 12, "y": 12, "z": 12}, "weightMax": 99}],
+        "rules": [space(2, 3, pot), space(3, 9, bucket)],
+        **extra,
+    }
+
+
+SHOW = {"display": True, "displayChildren": True}
+
+
+@pytest.mark.parametrize(
+    ("pot", "bucket", "spaces", "inner"),
+    [
+        ({}, {}, 0, []),  # by default a picture shows the items of its own box only
+        ({"display": False, "displayChildren": False}, {}, 0, []),
+        ({}, {"display": True}, 1, []),  # the bucket's space, as a white cuboid
+        ({}, {"displayChildren": True}, 0, [2]),  # the pot, not what it holds
+        (SHOW, {"displayChildren": True}, 1, [2, 1]),  # ... and then the pot's space too
+        (SHOW, SHOW, 2, [2, 1]),
+        (SHOW, {}, 0, []),  # the pot is not in the shipped box's picture
+    ],
+)
+def test_internal_spaces_show_inside_their_items_as_their_rules_ask(
+    pot: Wire, bucket: Wire, spaces: int, inner: list[int]
+) -> None:
+    response = cartonize.pack(nested_spaces(pot, bucket))
+    box, bucket_space, pot_space = (e.box for e in response.boxes)
+    assert bucket_space.subspace is not None and pot_space.subspace is not None
+    root = ET.fromstring(box.svg or "")
+    drawn = [g for g in root.iter() if "cz-space" in (g.get("class") or "")]
+    assert len(drawn) == spaces
+    inside = [g for g in root.iter() if "cz-inner" in (g.get("class") or "")]
+    assert [int(g.get("data-item-ref-id", "-1")) for g in inside] == inner
+    held = {e.item.ref_id: e.item.index for b in (bucket_space, pot_space) for e in b.items}
+    assert [int(g.get("data-volume-index", "-1")) for g in inside] == [held[r] for r in inner]
+    # Items drawn inside another are not loaded into this box: the depth order is its own.
+    assert box.depth_order == [box.items[0].item.index]
+    # The bucket's space holds the pot: its picture shows the pot's space as the pot's
+    # rule asks, whatever the bucket's rule says.
+    middle = ET.fromstring(bucket_space.svg or "")
+    classes = [g.get("class") or "" for g in middle.iter()]
+    assert sum("cz-space" in c for c in classes) == int(pot.get("display", False))
+    assert sum("cz-inner" in c for c in classes) == int(pot.get("displayChildren", False))
+    # A space's own picture shows what it holds as any box does.
+    own = ET.fromstring(pot_space.svg or "")
+    assert [g.get("data-item-ref-id") for g in own.iter() if g.get("class") == "cz-item"] == ["1"]
+
+
+def test_shown_spaces_change_the_png_only_where_the_bucket_is() -> None:
+    def png(look: Wire) -> PILImage.Image:
+        response = cartonize.pack(nested_spaces(look, look, imageFormat="png", eye=UNIT))
+        assert response.images is not None
+        data = base64.b64decode(response.images[0].data or "")
+        return PILImage.open(io.BytesIO(data)).convert("RGB")
+
+    plain, shown = png({}), png(SHOW)
+    assert plain.size == shown.size
+    changed = [
+        (x, y)
+        for x in range(plain.width)
+        for y in range(plain.height)
+        if plain.getpixel((x, y)) != shown.getpixel((x, y))
+    ]
+    assert changed, "the see-through bucket shows what it holds"
+    # Both pictures frame the same box: the corners (background) are alike.
+    assert (0, 0) not in changed and (plain.width - 1, plain.height - 1) not in changed

@@ -1,16 +1,20 @@
 """Pictures of packed boxes: hands the packing to the Rust renderer (`_core.render_json`,
-GIL released) and fills the response's picture fields and depth orders."""
+GIL released) and fills the response's picture fields and depth orders. Internal spaces
+whose rule asks for it (`display`, `displayChildren`) are drawn inside their items, with
+what they hold (docs/pictures.md)."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from cartonize import _core
 from cartonize.errors import InvalidRequest
 from cartonize.models import (
+    Box,
     BoxType,
     Image,
     ImageScaleStyleUsed,
@@ -38,6 +42,7 @@ def render_pictures(
     started = time.perf_counter()
     extent, style_used = image_scale(request, response, box_types)
     boxes = [entry.box for entry in response.boxes]
+    shown = _shown_spaces(boxes)
     render_input = {
         "eye": _xyz(request.eye),
         "imgSize": request.img_size,
@@ -49,7 +54,7 @@ def render_pictures(
         "boxes": [
             {
                 "dimensions": _xyz(box.dimensions or _ORIGIN),
-                "items": [_item_input(entry.item) for entry in box.items],
+                "items": [_item_input(entry.item, box.id, shown, _ORIGIN) for entry in box.items],
             }
             for box in boxes
         ],
@@ -107,15 +112,54 @@ def image_scale(
     )
 
 
-def _item_input(item: Item) -> dict[str, Any]:
-    return {
+#: (box id, item index) -> the internal spaces of that item its box's picture shows.
+_Shown = dict[tuple[int | None, int | None], list[Box]]
+
+
+def _shown_spaces(boxes: Sequence[Box]) -> _Shown:
+    """The internal spaces (boxes inside items) whose rule asks to show them in the
+    picture of the box holding their item (`display`, `displayChildren`)."""
+    out: _Shown = defaultdict(list)
+    for box in boxes:
+        look, space = box.space_look, box.subspace
+        if look is not None and space is not None and (look.outline or look.children):
+            out[(space.parent_box_index, space.parent_item_index)].append(box)
+    return out
+
+
+def _item_input(item: Item, box_id: int | None, shown: _Shown, shift: Point) -> dict[str, Any]:
+    """`item` of box `box_id` as the renderer takes it, `shift` added to its origin (the
+    box's own origin in the picture), with the spaces of it the picture shows."""
+    origin = _plus(item.origin or _ORIGIN, shift)
+    out: dict[str, Any] = {
         "index": item.index or 0,
         "refId": item.ref_id if item.ref_id is not None else -1,
-        "origin": _xyz(item.origin or _ORIGIN),
+        "origin": _xyz(origin),
         "dimensions": _xyz(item.dimensions),
         "color": item.color,
         "sequence": item.sequence,
     }
+    spaces = []
+    for space in shown.get((box_id, item.index), []):
+        look, at = space.space_look, space.subspace
+        assert look is not None and at is not None  # _shown_spaces keeps only these
+        corner = _plus(at.origin_in_parent or _ORIGIN, shift)
+        children = space.items if look.children else []
+        spaces.append(
+            {
+                "origin": _xyz(corner),
+                "dimensions": _xyz(space.dimensions or _ORIGIN),
+                "outline": look.outline,
+                "items": [_item_input(e.item, space.id, shown, corner) for e in children],
+            }
+        )
+    if spaces:
+        out["spaces"] = spaces
+    return out
+
+
+def _plus(a: Point, b: Point) -> Point:
+    return Point.model_construct(x=a.x + b.x, y=a.y + b.y, z=a.z + b.z)
 
 
 def _xyz(p: Point) -> list[float]:

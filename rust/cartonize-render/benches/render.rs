@@ -18,6 +18,7 @@ fn fifty_items(format: Format) -> RenderInput {
             dimensions: [4.0, 3.0 + f64::from(n % 2), 5.0 + f64::from(n % 2)],
             color: colours[(n % 5) as usize].map(String::from),
             sequence: None,
+            spaces: vec![],
         });
     }
     RenderInput {

@@ -23,7 +23,7 @@ pub use model::{RenderInput, RenderOutput};
 use colour::Rgb;
 use model::{Format, RenderedBox};
 use projection::{Camera, Cuboid};
-use svg::{DrawItem, Picture};
+use svg::{DrawItem, DrawSpace, Picture};
 use theme::Theme;
 
 /// Renders every box of `input`: its depth order and its SVG or PNG picture.
@@ -37,22 +37,7 @@ pub fn render(input: &RenderInput) -> Result<RenderOutput, RenderError> {
         .iter()
         .enumerate()
         .map(|(bi, b)| {
-            let cuboids: Vec<Cuboid> = b
-                .items
-                .iter()
-                .map(|i| Cuboid::new(i.origin, i.dimensions))
-                .collect();
-            let order = depth::back_to_front(&camera, &cuboids);
-            let items: Vec<DrawItem> = order
-                .iter()
-                .filter_map(|&k| Some((b.items.get(k)?, *cuboids.get(k)?)))
-                .map(|(item, cuboid)| DrawItem {
-                    index: item.index,
-                    ref_id: item.ref_id,
-                    cuboid,
-                    colour: item_colour(item, heat.as_ref()),
-                })
-                .collect();
+            let items = draw_items(&camera, &b.items, heat.as_ref());
             let extent = match input.scale_extent {
                 Some(e) => [
                     b.dimensions[0].max(e[0]),
@@ -95,6 +80,39 @@ pub fn render(input: &RenderInput) -> Result<RenderOutput, RenderError> {
     })
 }
 
+/// `items` ready to draw, back to front, each with its shown internal spaces (and their
+/// items, back to front among themselves: they are drawn right after the item holding
+/// them, which is where they lie in the order of the others).
+fn draw_items(
+    camera: &Camera,
+    items: &[model::ItemInput],
+    heat: Option<&HeatMap>,
+) -> Vec<DrawItem> {
+    let cuboids: Vec<Cuboid> = items
+        .iter()
+        .map(|i| Cuboid::new(i.origin, i.dimensions))
+        .collect();
+    depth::back_to_front(camera, &cuboids)
+        .iter()
+        .filter_map(|&k| Some((items.get(k)?, *cuboids.get(k)?)))
+        .map(|(item, cuboid)| DrawItem {
+            index: item.index,
+            ref_id: item.ref_id,
+            cuboid,
+            colour: item_colour(item, heat),
+            spaces: item
+                .spaces
+                .iter()
+                .map(|space| DrawSpace {
+                    cuboid: Cuboid::new(space.origin, space.dimensions),
+                    outline: space.outline,
+                    items: draw_items(camera, &space.items, heat),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// Renders a JSON-encoded [`RenderInput`] and returns the [`RenderOutput`] as JSON.
 pub fn render_json(input: &str) -> Result<String, RenderError> {
     let parsed: RenderInput = serde_json::from_str(input)?;
@@ -119,18 +137,34 @@ fn check(input: &RenderInput) -> Result<(), RenderError> {
         if !b.dimensions.iter().all(|d| d.is_finite() && *d > 0.0) {
             return Err(invalid(format!("boxes[{bi}].dimensions"), "must be > 0"));
         }
-        for (ii, item) in b.items.iter().enumerate() {
-            let finite = item
-                .origin
-                .iter()
-                .chain(&item.dimensions)
-                .all(|v| v.is_finite());
-            if !finite || item.dimensions.iter().any(|d| *d <= 0.0) {
-                return Err(invalid(
-                    format!("boxes[{bi}].items[{ii}]"),
-                    "origin must be finite and dimensions > 0",
-                ));
+        check_items(&b.items, &format!("boxes[{bi}]"))?;
+    }
+    Ok(())
+}
+
+/// Every item (and every space and item inside it) has a finite origin and dimensions > 0.
+fn check_items(items: &[model::ItemInput], at: &str) -> Result<(), RenderError> {
+    let sound = |origin: &[f64; 3], dimensions: &[f64; 3]| {
+        origin.iter().chain(dimensions).all(|v| v.is_finite())
+            && dimensions.iter().all(|d| *d > 0.0)
+    };
+    for (ii, item) in items.iter().enumerate() {
+        let here = format!("{at}.items[{ii}]");
+        if !sound(&item.origin, &item.dimensions) {
+            return Err(RenderError::Invalid {
+                field: here,
+                message: "origin must be finite and dimensions > 0".to_string(),
+            });
+        }
+        for (si, space) in item.spaces.iter().enumerate() {
+            let there = format!("{here}.spaces[{si}]");
+            if !sound(&space.origin, &space.dimensions) {
+                return Err(RenderError::Invalid {
+                    field: there,
+                    message: "origin must be finite and dimensions > 0".to_string(),
+                });
             }
+            check_items(&space.items, &there)?;
         }
     }
     Ok(())
@@ -202,7 +236,7 @@ fn sequence_number(sequence: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::{BoxInput, ItemInput, Template};
+    use model::{BoxInput, ItemInput, SpaceInput, Template};
 
     fn item(index: u32, origin: [f64; 3], sequence: Option<&str>) -> ItemInput {
         ItemInput {
@@ -212,6 +246,7 @@ mod tests {
             dimensions: [1.0, 1.0, 1.0],
             color: Some("red".into()),
             sequence: sequence.map(String::from),
+            spaces: vec![],
         }
     }
 
@@ -289,6 +324,74 @@ mod tests {
             matches!(render(&inp), Err(RenderError::Invalid { field, .. }) if field == "boxes[0].items[1]")
         );
         assert!(matches!(render_json("{"), Err(RenderError::Decode(_))));
+    }
+
+    /// `input` with a half-size item inside item 1 (the cube at the origin), in a shown
+    /// space with its bounds outlined.
+    fn with_space(format: Format) -> RenderInput {
+        let mut inp = input(format);
+        let mut inner = item(9, [0.25, 0.25, 0.25], None);
+        inner.dimensions = [0.5, 0.5, 0.5];
+        inp.boxes[0].items[1].spaces = vec![SpaceInput {
+            origin: [0.2, 0.2, 0.2],
+            dimensions: [0.6, 0.6, 0.6],
+            outline: true,
+            items: vec![inner],
+        }];
+        inp
+    }
+
+    #[test]
+    fn a_shown_space_is_drawn_right_after_its_item_and_left_out_of_the_depth_order() {
+        let out = render(&with_space(Format::Svg)).map(|o| o.boxes);
+        let b = out.ok().and_then(|b| b.into_iter().next());
+        assert_eq!(
+            b.as_ref().map(|b| b.depth_order.clone()),
+            Some(vec![1, 2, 3])
+        );
+        let svg = b.and_then(|b| b.svg).unwrap_or_default();
+        let at = |needle: &str| svg.find(needle).unwrap_or(usize::MAX);
+        let host =
+            at(r#"class="cz-item" data-box-index="0" data-item-ref-id="1" data-volume-index="1""#);
+        let space = at(r#"class="cz-space" data-box-index="0" data-volume-index="1""#);
+        let inner = at(
+            r#"class="cz-item cz-inner" data-box-index="0" data-item-ref-id="1" data-volume-index="9""#,
+        );
+        let next = at(r#"data-volume-index="2""#);
+        assert!(host < space && space < inner && inner < next, "{svg}");
+        // The host is see-through; the items not holding any are not.
+        let see_through = r#"fill-opacity="0.35""#;
+        assert!(svg[host..space].contains(see_through));
+        assert_eq!(
+            svg.matches(see_through).count(),
+            svg[host..space].matches(see_through).count()
+        );
+        assert_eq!(svg.matches("cz-space").count(), 1);
+    }
+
+    #[test]
+    fn a_space_with_nothing_to_show_leaves_its_item_opaque() {
+        let mut inp = with_space(Format::Svg);
+        inp.boxes[0].items[1].spaces[0].items.clear();
+        inp.boxes[0].items[1].spaces[0].outline = false;
+        let plain = render(&input(Format::Svg)).map(|o| o.boxes[0].svg.clone());
+        let empty = render(&inp).map(|o| o.boxes[0].svg.clone());
+        assert!(plain.is_ok() && plain.ok() == empty.ok());
+    }
+
+    #[test]
+    fn bad_items_inside_a_space_are_refused_with_their_place() {
+        let mut inp = with_space(Format::Png);
+        inp.boxes[0].items[1].spaces[0].items[0].dimensions[0] = 0.0;
+        assert!(matches!(
+            render(&inp),
+            Err(RenderError::Invalid { field, .. }) if field == "boxes[0].items[1].spaces[0].items[0]"
+        ));
+        inp.boxes[0].items[1].spaces[0].origin[2] = f64::NAN;
+        assert!(matches!(
+            render(&inp),
+            Err(RenderError::Invalid { field, .. }) if field == "boxes[0].items[1].spaces[0]"
+        ));
     }
 
     #[test]

@@ -49,6 +49,29 @@ pub struct ItemInput {
     /// Sequence value, used by the heat map.
     #[serde(default)]
     pub sequence: Option<String>,
+    /// Its internal spaces to show (rule internal-space, `display` and
+    /// `displayChildren`); none by default.
+    #[serde(default)]
+    pub spaces: Vec<SpaceInput>,
+}
+
+/// An item's internal space as its box's picture shows it: the space's bounds as a white
+/// semi-transparent cuboid (`outline`), and the items packed in it (`items`), drawn inside
+/// the item, which is then drawn see-through.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpaceInput {
+    /// Back-bottom corner in the coordinates of the picture's box.
+    pub origin: [f64; 3],
+    /// Extents.
+    pub dimensions: [f64; 3],
+    /// Draw the space's bounds.
+    #[serde(default)]
+    pub outline: bool,
+    /// The items packed in the space, in the coordinates of the picture's box; they do
+    /// not count in the picture's `depthOrder` (their own box's picture orders them).
+    #[serde(default)]
+    pub items: Vec<ItemInput>,
 }
 
 /// One packed box.

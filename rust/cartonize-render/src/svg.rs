@@ -30,7 +30,26 @@ pub struct DrawItem {
     pub cuboid: Cuboid,
     /// Base colour; faces are shades of it.
     pub colour: Rgb,
+    /// Its internal spaces to show, drawn right after it.
+    pub spaces: Vec<DrawSpace>,
 }
+
+/// An item's internal space as shown inside the item (rule internal-space).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DrawSpace {
+    /// Where it is, in the picture's box.
+    pub cuboid: Cuboid,
+    /// Draw its bounds as a white semi-transparent cuboid.
+    pub outline: bool,
+    /// The items packed in it, in drawing order; the item holding them is drawn
+    /// see-through when there are any.
+    pub items: Vec<DrawItem>,
+}
+
+/// Fill opacity of an item drawn see-through, to show the items in its internal space.
+const SEE_THROUGH: f64 = 0.35;
+/// Fill opacity of an internal space's bounds (white).
+const SPACE_OPACITY: f64 = 0.5;
 
 /// What one picture shows and how.
 #[derive(Debug, Clone, Copy)]
@@ -144,20 +163,7 @@ pub fn draw(camera: Camera, pic: &Picture<'_>, items: &[DrawItem]) -> String {
         stroke_attrs(theme, theme.item_stroke, theme.item_stroke_width)
     );
     for item in items {
-        let _ = write!(
-            s,
-            r#"<g class="cz-item" data-box-index="{bi}" data-item-ref-id="{}" data-volume-index="{}">"#,
-            item.ref_id, item.index
-        );
-        for (axis, at_hi) in camera.visible_faces() {
-            s.push_str(r#"<polygon points=""#);
-            frame.points(&mut s, &face(&item.cuboid, axis, at_hi));
-            let _ = write!(s, r#"" fill="{}"/>"#, shade(item.colour, axis).hex());
-        }
-        if pic.text && theme.item_labels {
-            label(&mut s, &frame, item, theme);
-        }
-        s.push_str("</g>");
+        draw_item(&mut s, &frame, pic, item, "cz-item");
     }
     s.push_str("</g>");
     near_edges(&mut s, &frame, &container, bi, theme);
@@ -180,6 +186,54 @@ pub fn draw(camera: Camera, pic: &Picture<'_>, items: &[DrawItem]) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+/// One item's visible faces (and label), then its shown internal spaces: each space's
+/// bounds, then the items in it (class `cz-item cz-inner`), and so on inwards.
+fn draw_item(s: &mut String, frame: &Frame, pic: &Picture<'_>, item: &DrawItem, class: &str) {
+    let bi = pic.box_index;
+    let _ = write!(
+        s,
+        r#"<g class="{class}" data-box-index="{bi}" data-item-ref-id="{}" data-volume-index="{}">"#,
+        item.ref_id, item.index
+    );
+    let see_through = item.spaces.iter().any(|space| !space.items.is_empty());
+    let opacity = if see_through {
+        format!(r#" fill-opacity="{SEE_THROUGH}""#)
+    } else {
+        String::new()
+    };
+    for (axis, at_hi) in frame.camera.visible_faces() {
+        s.push_str(r#"<polygon points=""#);
+        frame.points(s, &face(&item.cuboid, axis, at_hi));
+        let _ = write!(
+            s,
+            r#"" fill="{}"{opacity}/>"#,
+            shade(item.colour, axis).hex()
+        );
+    }
+    if pic.text && pic.theme.item_labels {
+        label(s, frame, item, pic.theme);
+    }
+    s.push_str("</g>");
+    for space in &item.spaces {
+        if space.outline {
+            let _ = write!(
+                s,
+                r##"<g class="cz-space" data-box-index="{bi}" data-volume-index="{}" fill="#ffffff" fill-opacity="{SPACE_OPACITY}">"##,
+                item.index
+            );
+            for (axis, at_hi) in frame.camera.visible_faces() {
+                s.push_str(r#"<polygon points=""#);
+                frame.points(s, &face(&space.cuboid, axis, at_hi));
+                s.push_str(r#""/>"#);
+            }
+            s.push_str("</g>");
+        }
+        for inner in &space.items {
+            draw_item(s, frame, pic, inner, "cz-item cz-inner");
+        }
+    }
 }
 
 /// Stroke presentation attributes, unless the template's inline style sheet sets them.
@@ -362,6 +416,7 @@ mod tests {
             ref_id: 4,
             cuboid: Cuboid::new([0.0; 3], [1.0, 1.0, 1.0]),
             colour: Rgb(10, 20, 30),
+            spaces: vec![],
         };
         let svg = draw(cam, &picture(&theme, true), &[item]);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
