@@ -354,6 +354,21 @@ def test_blocking_false_warns_and_blocks_as_true() -> None:
     )
 
 
+def test_box_type_defaults_leave_subspaces_alone() -> None:
+    # Regression (found by test_properties): boxTypeDefaults' rate table priced the
+    # spaces and its reservedSpace and itemsPerBoxMax applied in them.
+    request = _request(boxType={"dimensions": {"x": 3, "y": 3, "z": 3}})
+    request["boxTypeDefaults"] = {
+        "rateTable": {"basePrice": 100, "priceIncreaseRate": 2.0},
+        "reservedSpace": 0.1,
+        "itemsPerBoxMax": 1,
+    }
+    response = _pack(request)
+    spaces = [b["box"] for b in response["boxes"] if "subspace" in b["box"]]
+    assert spaces and all(b["price"] == 0 and b["volumeReserved"] == 0 for b in spaces)
+    assert max(len(b["items"]) for b in spaces) > 1
+
+
 def _corrupt_pot_space(response: dict[str, Any]) -> None:
     space = response["boxes"][2]["box"]["subspace"]
     space["originInParent"]["z"] += 3

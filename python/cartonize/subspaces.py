@@ -168,6 +168,9 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
                 update={
                     "item_sets": sets,
                     "box_types": [host.box_type],
+                    # boxTypeDefaults complete the request's cartons, not a part of an
+                    # item: a space costs nothing and reserves no void fill of its own.
+                    "box_type_defaults": None,
                     "box_type_generators": [],
                     "rules": rules,
                     "boxes_max": len(pool.numbers[h]),
