@@ -447,6 +447,94 @@ def nested_pack_requests(draw: st.DrawFn) -> Wire:
 
 
 @st.composite
+def host_rules(draw: st.DrawFn, ref_id: int, dims: dict[str, float]) -> Wire:
+    """An internal-space rule on item ``ref_id`` (of ``dims``): most often a hollow of 80 %
+    of each side a tenth in, sometimes the whole item (so a unit could hold another of
+    its own set), with or without a weight limit and picture options."""
+    whole = draw(st.integers(0, 4)) == 0
+    box_type: Wire = {
+        "dimensions": dict(dims) if whole else {a: round(dims[a] * 0.8, 3) for a in "xyz"}
+    }
+    weight_max = draw(st.sampled_from([None, 0, 0.5, 2, 10]))
+    if weight_max is not None:
+        box_type["weightMax"] = weight_max
+    options: Wire = {
+        "boxType": box_type,
+        "origin": {a: 0 if whole else round(dims[a] * 0.1, 3) for a in "xyz"},
+    }
+    for flag in draw(st.sets(st.sampled_from(["blocking", "display", "displayChildren"]))):
+        options[flag] = draw(st.booleans())
+    return {"operation": "internal-space", "itemRefId": ref_id, "options": options}
+
+
+@st.composite
+def subspace_pack_requests(draw: st.DrawFn) -> Wire:
+    """A request whose items nest: one to three hosts, each often fitting the space of
+    the next (grown by 1.3 to 2 times per side; 1.1 leaves one that fits no other host),
+    small items to fill them, the ``pack_requests()`` items beside them, and sometimes
+    rules that see through nesting or not (exclude, exclude-all, fragile, lock), rules
+    that keep items out of spaces (pack-as-is, irregular), up to three options of
+    ``OPTION_VALUES``, or pictures."""
+    request = draw(pack_requests())
+    request["orderId"] = "subspaces"
+    side = draw(points(2, 6))
+    for n in range(draw(st.integers(1, 3))):
+        ref_id = 20 + n
+        request["itemSets"].append(
+            {
+                "refId": ref_id,
+                "name": f"host {n}",
+                "dimensions": side,
+                "weight": draw(tenths(0, 5)),
+                "quantity": draw(st.integers(1, 3)),
+            }
+        )
+        request["rules"] = [*request.get("rules", []), draw(host_rules(ref_id, side))]
+        grow = draw(st.sampled_from([1.1, 1.3, 1.5, 2]))
+        side = {a: round(side[a] * grow + 0.1, 1) for a in "xyz"}
+    for n in range(draw(st.integers(1, 2))):
+        request["itemSets"].append(
+            {
+                "refId": 30 + n,
+                "dimensions": draw(points(0, 3).filter(lambda d: min(d.values()) > 0)),
+                "weight": draw(tenths(0, 2)),
+                "quantity": draw(st.integers(1, 12)),
+            }
+        )
+    # Boxes for the largest host as given (often just its size, so that what an open
+    # space leaves free decides the box count), or none (its units then have no space).
+    if draw(st.integers(0, 4)) > 0:
+        request["boxTypes"][0]["dimensions"] = {
+            a: side[a] + draw(st.sampled_from([0, 0, 1, 5, 20])) for a in "xyz"
+        }
+    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
+    for _ in range(draw(st.integers(0, 2))):
+        ref_id = draw(st.sampled_from(explicit))
+        operation = draw(
+            st.sampled_from(
+                ["exclude", "exclude-all", "fragile", "lock-orientation", "pack-as-is", "irregular"]
+            )
+        )
+        rule: Wire = {"operation": operation, "itemRefId": ref_id} | draw(ignore_subspaces())
+        if operation == "exclude":
+            rule["targetItemRefIds"] = draw(st.lists(st.sampled_from(explicit), min_size=1))
+        elif operation == "fragile":
+            rule["options"] = {"maxWeight": draw(tenths(0, 10))}
+        elif operation == "lock-orientation":
+            rule["options"] = {"freeAxes": draw(st.lists(st.integers(0, 2), max_size=2))}
+        elif operation == "irregular":
+            rule["options"] = {"maxDiameter": draw(st.integers(2, 10))}
+        request["rules"].append(rule)
+    for name in draw(st.sets(st.sampled_from(sorted(OPTION_VALUES)), max_size=3)):
+        request[name] = draw(OPTION_VALUES[name])
+    if request.get("boxTypeChoiceStyle") == "estimated" and request.get("usableSpace") == 0:
+        request["usableSpace"] = 0.5  # a 422 by design (test_box_choice_options)
+    if draw(st.integers(0, 4)) == 0:
+        request["includeImages"] = True
+    return request
+
+
+@st.composite
 def rated(draw: st.DrawFn) -> Wire:
     """A rate table (breakpoints or linear, with or without dimFactor), sometimes outer
     dimensions rating the box with outerBasedCost."""

@@ -141,6 +141,17 @@ def test_a_group_carries_the_constrained_amounts_of_its_units() -> None:
     assert all(u["properties"] == {"lithium": 1, "colour": "red"} for u in units)
 
 
+def test_property_constraints_of_box_type_defaults_keep_groups_apart_too() -> None:
+    # Regression (found by test_properties): the validator read the constraints of the
+    # box types only, not those boxTypeDefaults give them, and expected a group here.
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["itemSets"].pop()
+    request["itemSets"][0]["properties"] = {"lithium": 1}
+    request["boxTypeDefaults"] = {"propertyConstraints": [{"key": "lithium", "max": 4}]}
+    response = _pack(request)
+    assert _groups(response) == {} and response["lenBoxes"] == 2
+
+
 def test_grouped_units_report_their_own_properties() -> None:
     request = _request({"axisMultiplier": 2}, quantity=8)
     request["itemSets"].pop()

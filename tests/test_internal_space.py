@@ -391,10 +391,26 @@ def _corrupt_cycle(response: dict[str, Any]) -> None:
     response["boxes"][1]["box"]["subspace"]["parentItemIndex"] = pot["index"]
 
 
+def _corrupt_pencil_out_of_the_pot(response: dict[str, Any]) -> None:
+    response["boxes"][2]["box"]["items"][0]["item"]["origin"]["z"] += 1
+
+
+def _corrupt_pencil_also_left_over(response: dict[str, Any]) -> None:
+    pencil = copy.deepcopy(response["boxes"][2]["box"]["items"][0]["item"])
+    for key in ("origin", "index", "globalId"):
+        pencil.pop(key, None)
+    response["leftovers"] = [pencil]
+
+
 @pytest.mark.parametrize(
     ("corrupt", "problem"),
     [
         (_corrupt_pot_space, "internal-space: box 2 does not lie within its item"),
+        (_corrupt_pencil_out_of_the_pot, "inside: box 2 item"),
+        (
+            _corrupt_pencil_also_left_over,
+            "units: item set refId 1: requested 1, found 1 packed + 1",
+        ),
         (_corrupt_pot_weight, "internal-space: box 1: its item weighs 5.5, not its own plus 3.5"),
         (_corrupt_second_pencil, "units: item set refId 1: requested 1, found 2 packed"),
         (_corrupt_cycle, "nesting: box 1 is inside itself"),

@@ -9,7 +9,12 @@ from typing import Any
 import cartonize
 from hypothesis import given, settings
 
-from tests.strategies import nested_pack_requests, pack_requests, tuned_pack_requests
+from tests.strategies import (
+    nested_pack_requests,
+    pack_requests,
+    subspace_pack_requests,
+    tuned_pack_requests,
+)
 from tests.validator import packing_of, validate
 
 Wire = dict[str, Any]
@@ -44,6 +49,14 @@ def test_every_tuned_pack_passes_the_validator(pack_request: Wire) -> None:
 @settings(max_examples=60, deadline=None)
 @given(nested_pack_requests())
 def test_every_nested_pack_passes_the_validator(pack_request: Wire) -> None:
+    _assert_valid_and_untouched(pack_request)
+
+
+@settings(max_examples=80, deadline=None)
+@given(subspace_pack_requests())
+def test_every_pack_with_nested_internal_spaces_passes_the_validator(
+    pack_request: Wire,
+) -> None:
     _assert_valid_and_untouched(pack_request)
 
 

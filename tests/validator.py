@@ -1667,8 +1667,10 @@ def check_nesting_chains(view: PackView) -> Iterator[str]:
 
 def check_hosts_unturned(view: PackView) -> Iterator[str]:
     """An item with an internal space packs as given wherever it is (in a box or in
-    another item's space), so its space keeps its place; see ``_hosts_subspaces``."""
-    if not _rules(view, "internal-space"):
+    another item's space), so its space keeps its place; see ``_hosts_subspaces``. Not
+    judged with pack-sequence rules: whether an item has its space then depends on the
+    box types of its stage (check_internal_space still judges the items holding one)."""
+    if not _rules(view, "internal-space") or _rules(view, "pack-sequence"):
         return
     for box in view.boxes:
         for item in box.items:
@@ -2281,7 +2283,8 @@ def check_group_pack(view: PackView) -> Iterator[str]:
         suffix = str((rule.get("options") or {}).get("nameSuffix", ""))
         if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
             yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
-    boxes = view.request.get("boxTypes") or []
+    # Completed by boxTypeDefaults: their propertyConstraints and weights hold too.
+    boxes = _box_types(view.request)
 
     def some_box_takes(item_set: Wire, n: int) -> bool:
         # A group ships when one box type carries its weight and has room under every
