@@ -152,6 +152,25 @@ def test_property_constraints_of_box_type_defaults_keep_groups_apart_too() -> No
     assert _groups(response) == {} and response["lenBoxes"] == 2
 
 
+def test_a_group_carries_the_amounts_set_properties_gives_its_units() -> None:
+    # Regression (found by test_properties): the grouped pack applied set-properties
+    # again, to the group item, and overwrote the amount it carries (8) with a unit's (1).
+    request = _request({"axisMultiplier": 2}, quantity=8)
+    request["itemSets"].pop()
+    request["itemSets"][0]["properties"] = {"lithium": 0}
+    request["boxTypes"][0]["propertyConstraints"] = [{"key": "lithium", "max": 8}]
+    request["rules"].append(
+        {
+            "operation": "set-properties",
+            "itemRefId": 1,
+            "options": {"properties": {"lithium": 1}, "overwrite": True},
+        }
+    )
+    response = _pack(request)
+    assert len(_groups(response)) == 1
+    assert response["boxes"][0]["box"]["propertyConstraints"][0]["value"] == 8
+
+
 def test_grouped_units_report_their_own_properties() -> None:
     request = _request({"axisMultiplier": 2}, quantity=8)
     request["itemSets"].pop()

@@ -225,7 +225,9 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
         lowered.append(s.model_copy(update={"quantity": s.quantity - groups * per_group}))
         first_units.append(first_unit + groups * per_group)
 
-    rules, indices = without_operations(req.rules, "group-pack")
+    # set-properties acted already (pack() applies it first): applied again to a group
+    # item it would overwrite the amounts the group carries for its units.
+    rules, indices = without_operations(req.rules, "group-pack", "set-properties")
     inner = req.model_copy(update={"item_sets": lowered, "rules": rules, "include_images": False})
     response = pack(inner)
     _ungroup(response, lowered, first_units, grouped)
