@@ -343,15 +343,119 @@ def test_exclusions_keep_a_host_holding_an_excluded_item_out_of_another() -> Non
     assert ((), [2], 2.5) in _where(response) and ((2,), [1], 0.5) in _where(response)
 
 
-def test_blocking_false_warns_and_blocks_as_true() -> None:
-    request = _nesting()
-    request["rules"][0]["options"]["blocking"] = False
-    response = _pack(request)
-    assert _where(response) == NESTING_CASES["pencil in pot in bucket in box"][1]
-    assert any(
-        w.startswith("rules[0].options.blocking: false is not supported")
-        for w in response["warnings"]
+# --- blocking: whether the space blocks the other items of the item's box --------------
+
+
+def _open_crate(blocking: bool | None, **fields: Any) -> dict[str, Any]:
+    """A crate (1) as large as the box, its space 9 x 8 x 8 from (1, 1, 1) taking 1 of
+    weight; a block (2) of 5 too heavy for the space and a cube (3) that fits it."""
+    options: dict[str, Any] = {
+        "boxType": {"dimensions": {"x": 9, "y": 8, "z": 8}, "weightMax": 1},
+        "origin": {"x": 1, "y": 1, "z": 1},
+    }
+    if blocking is not None:
+        options["blocking"] = blocking
+    return {
+        "orderId": "open crate",
+        "includeImages": False,
+        "itemSets": [
+            _set(1, (10, 10, 10), 2),
+            _set(2, (5, 5, 5), 5),
+            _set(3, (2, 2, 2), 0.5),
+        ],
+        "boxTypes": [
+            {"refId": 7, "dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100, "price": 100}
+        ],
+        "rules": [{"operation": "internal-space", "itemRefId": 1, "options": options}],
+        **fields,
+    }
+
+
+BLOCKING_CASES: dict[str, tuple[bool | None, list[Any], int]] = {
+    # Worked by hand. The cube fills the crate's space either way. Blocking (the default,
+    # and true): the crate fills its box, so the block needs a box of its own.
+    "blocking by default": (None, [((), [1], 2.5), ((), [2], 5.0), ((1,), [3], 0.5)], 200),
+    "blocking: true": (True, [((), [1], 2.5), ((), [2], 5.0), ((1,), [3], 0.5)], 200),
+    # Not blocking: the space's bounds do not block the box's items, so the block goes
+    # into the crate's box, within the crate's space beside the cube: one box, and the
+    # box's volumeNet counts the crate less its space (1000 - 576 + 125).
+    "blocking: false": (False, [((), [1, 2], 7.5), ((1,), [3], 0.5)], 100),
+}
+
+
+@pytest.mark.parametrize("name", list(BLOCKING_CASES))
+def test_blocking_says_whether_the_box_may_use_the_space(name: str) -> None:
+    blocking, boxes, cost = BLOCKING_CASES[name]
+    response = _pack(_open_crate(blocking))
+    assert _where(response) == boxes
+    assert response["totalCost"] == cost and response["lenItems"] == 3
+    assert not any("blocking" in w for w in response.get("warnings", []))
+    if blocking is False:
+        box = response["boxes"][0]["box"]
+        assert box["volumeNet"] == 1000 - 9 * 8 * 8 + 125
+        crate, block = (e["item"] for e in box["items"])
+        assert crate["origin"] == {"x": 0, "y": 0, "z": 0}
+        # Inside the space (1..10, 1..9, 1..9) and clear of the cube it holds.
+        space = response["boxes"][1]["box"]
+        cube = space["items"][0]["item"]
+        low = {a: space["subspace"]["originInParent"][a] + cube["origin"][a] for a in "xyz"}
+        top = {"x": 10, "y": 9, "z": 9}  # the space spans 1..10, 1..9, 1..9
+        assert all(1 <= block["origin"][a] <= top[a] - 5 for a in "xyz")
+        assert any(
+            block["origin"][a] >= low[a] + 2 or block["origin"][a] + 5 <= low[a] for a in "xyz"
+        )
+
+
+def test_an_open_space_is_not_used_when_it_gains_nothing() -> None:
+    # A box large enough for all: the first pack stands, the block beside the crate.
+    request = _open_crate(False)
+    request["boxTypes"][0]["dimensions"] = {"x": 10, "y": 10, "z": 15}
+    assert _where(_pack(request)) == [((), [1, 2], 7.5), ((1,), [3], 0.5)]
+    box = _pack(request)["boxes"][0]["box"]
+    assert box["items"][1]["item"]["origin"]["z"] >= 10
+
+
+def test_packing_around_an_open_item_keeps_what_the_first_pack_said_of_it() -> None:
+    request = _open_crate(False)
+    request["rules"].append(
+        {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": [0]}}
     )
+    response = _pack(request)
+    assert response["totalCost"] == 100
+    assert any("rules[0] (internal-space: it packs as given)" in w for w in response["warnings"])
+
+
+def test_rules_the_fixed_shell_cannot_answer_for_keep_an_open_space_closed() -> None:
+    # An exclusion would have to see the crate and what it holds in its pieces: with
+    # one, the crate's space blocks as with true.
+    request = _open_crate(False)
+    request["rules"].append({"operation": "exclude", "itemRefId": 3, "targetBoxRefIds": [9]})
+    assert _pack(request)["totalCost"] == 200
+
+
+def _moved_block(response: dict[str, Any], z: float) -> None:
+    response["boxes"][0]["box"]["items"][1]["item"]["origin"] = {"x": 1, "y": 1, "z": z}
+
+
+@pytest.mark.parametrize(
+    ("z", "problem"),
+    [
+        (3, None),  # where the pack put it: clear of the cube at 1..3
+        (2, "overlap: box 0 items 1 and 2"),  # meets the cube in the space
+        (0, "overlap: box 0 items 1 and 2"),  # meets the crate's wall
+    ],
+)
+def test_the_validator_lets_items_use_only_what_an_open_space_leaves(
+    z: float, problem: str | None
+) -> None:
+    request = _open_crate(False)
+    response = _pack(request)
+    _moved_block(response, z)
+    problems = validate(request, response)
+    if problem is None:
+        assert problems == []
+    else:
+        assert any(p.startswith(problem) for p in problems), problems
 
 
 def test_box_type_defaults_leave_subspaces_alone() -> None:

@@ -62,6 +62,10 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   between units of one refId. A box holding a pack-as-is item holds only that unit, at
   exactly its dimensions, priced by ``boxTypeDefaults``.
 
+- **Open spaces** (internal-space ``blocking: false``). Another item of the box holding
+  the item may meet it only within its space, clear of what the space holds; the box's
+  ``volumeNet`` counts the item's volume less its space's.
+
 - **Nesting** (``ignoreSubspaces``). A box with ``subspace`` lies inside the item it
   names. Rules with ``ignoreSubspaces: true`` are judged on direct relations only; with
   false or absent, exclusions also hold between items of one shipped box at any depth
@@ -547,8 +551,77 @@ def _overlap(a: Item, b: Item, tol: float) -> bool:
     )
 
 
+def _open_space(view: PackView, box: Box, item: Item) -> tuple[Vec, Vec] | None:
+    """The box-local (origin, dims) of ``item``'s internal space when its rule says
+    ``blocking: false``: the box's other items may then use what the space's own
+    contents leave free."""
+    if item.origin is None or not _hosts_subspaces(view, item.wire):
+        return None
+    rule = next(
+        (
+            r
+            for r in view.request.get("rules") or []
+            if r.get("operation") == "internal-space" and _selects(r, item.wire)
+        ),
+        None,
+    )
+    options = (rule or {}).get("options") or {}
+    if options.get("blocking", True) is not False:
+        return None
+    o = options.get("origin") or {}
+    at = tuple(item.origin[a] + float(o.get(AXES[a], 0)) for a in range(3))
+    return (at[0], at[1], at[2]), _vec(options["boxType"]["dimensions"])
+
+
+def _occupied_volume(view: PackView, box: Box, item: Item) -> float:
+    """The volume ``item`` takes in ``box``: all of it, less an open space's."""
+    space = _open_space(view, box, item)
+    return _volume(item.dims) - (_volume(space[1]) if space else 0.0)
+
+
+def _space_contents(view: PackView, box: Box, item: Item) -> list[tuple[Vec, Vec]]:
+    """The items in ``item``'s internal space, as box-local (origin, dims) in ``box``."""
+    out: list[tuple[Vec, Vec]] = []
+    for inner in view.boxes:
+        subspace = inner.wire.get("subspace") or {}
+        if (
+            subspace.get("parentBoxIndex") != box.wire.get("id")
+            or subspace.get("parentItemIndex") != item.index
+            or subspace.get("originInParent") is None
+        ):
+            continue
+        at = _vec(subspace["originInParent"])
+        for i in inner.items:
+            if i.origin is not None:
+                out.append(
+                    ((at[0] + i.origin[0], at[1] + i.origin[1], at[2] + i.origin[2]), i.dims)
+                )
+    return out
+
+
+def _meet(a: tuple[Vec, Vec], b: tuple[Vec, Vec], tol: float) -> bool:
+    return all(
+        min(a[0][k] + a[1][k], b[0][k] + b[1][k]) - max(a[0][k], b[0][k]) > tol for k in range(3)
+    )
+
+
+def _within_open_space(view: PackView, box: Box, host: Item, other: Item, tol: float) -> bool:
+    """``other`` meets ``host`` only inside host's open space, clear of what it holds."""
+    space = _open_space(view, box, host)
+    if space is None or host.origin is None or other.origin is None:
+        return False
+    for k in range(3):
+        lo = max(host.origin[k], other.origin[k])
+        hi = min(host.origin[k] + host.dims[k], other.origin[k] + other.dims[k])
+        if lo < space[0][k] - tol or hi > space[0][k] + space[1][k] + tol:
+            return False
+    mine = (other.origin, other.dims)
+    return not any(_meet(mine, c, tol) for c in _space_contents(view, box, host))
+
+
 def check_no_overlap(view: PackView) -> Iterator[str]:
-    """No two items in one box share a positive volume."""
+    """No two items in one box share a positive volume, except that an item may use
+    what an open space (internal-space ``blocking: false``) of another leaves free."""
     for box in view.boxes:
         tol = EPS * max(box.dims)
         # Sweep along x: only items whose x-spans meet can overlap, which keeps boxes of
@@ -561,7 +634,10 @@ def check_no_overlap(view: PackView) -> Iterator[str]:
                 assert b.origin is not None
                 if b.origin[0] >= end - tol:
                     break
-                if _overlap(a, b, tol):
+                if _overlap(a, b, tol) and not (
+                    _within_open_space(view, box, a, b, tol)
+                    or _within_open_space(view, box, b, a, tol)
+                ):
                     yield (
                         f"overlap: box {box.position} items {a.index} and {b.index}: "
                         f"{_fmt(a.origin)}+{_fmt(a.dims)} meets {_fmt(b.origin)}+{_fmt(b.dims)}"
@@ -941,7 +1017,7 @@ def check_box_totals(view: PackView) -> Iterator[str]:
         tare = float(box.wire.get("weightTare", 0.0))
         expected = {
             "volumeMax": _volume(box.dims),
-            "volumeNet": sum(_volume(item.dims) for item in box.items),
+            "volumeNet": sum(_occupied_volume(view, box, item) for item in box.items),
             "weightUsed": tare + sum(item.weight for item in box.items),
         }
         for name, want in expected.items():
@@ -1457,7 +1533,9 @@ def check_totals(view: PackView) -> Iterator[str]:
             yield f"totals: lenItems {response['lenItems']}, request asks for {requested} units"
     sums: dict[str, float] = {
         "totalVolume": sum(float(box.wire["volumeMax"]) for box in view.boxes),
-        "totalVolumeNet": sum(_volume(item.dims) for box in view.boxes for item in box.items),
+        "totalVolumeNet": sum(
+            _occupied_volume(view, box, item) for box in view.boxes for item in box.items
+        ),
         # A box inside another (pack-sequence) weighs in its parent already.
         "totalWeight": sum(
             float(box.wire["weightUsed"]) for box in view.boxes if not box.wire.get("subspace")
@@ -2051,7 +2129,7 @@ def check_reserved_space(view: PackView) -> Iterator[str]:
     for box in view.boxes:
         share = _reserved_share(view, box)
         volume = _volume(box.dims)
-        net = sum(_volume(item.dims) for item in box.items)
+        net = sum(_occupied_volume(view, box, item) for item in box.items)
         where = f"reserved: box {box.position}"
         if net > (1 - share) * volume * (1 + EPS) + EPS:
             yield f"{where}: items fill {net:g} of {volume:g}, reservedSpace {share:g} allows less"

@@ -34,6 +34,9 @@ class Host:
     #: Back-bottom corner of the space relative to the item's.
     origin: tuple[float, float, float]
     look: SpaceLook
+    #: False: what the space leaves free is open to the items of the box holding the
+    #: item (open_spaces.py).
+    blocking: bool = True
 
 
 def _invalid(index: int, option: str, fix: str, got: object) -> InvalidRequest:
@@ -97,18 +100,12 @@ def find_hosts(req: PackRequest, item_sets: list[ItemSet], warnings: list[str]) 
     internal-space rule selecting an item set gives it its space, unless a rule that
     reshapes the item wins or the item fits no box type as given. A host's dimensionSets
     are dropped from `item_sets` (each unit carries its own space). Adds a warning for
-    each rule that loses and for `blocking: false`."""
+    each rule that loses."""
     hosts: dict[int, Host] = {}
     for index, rule in enumerate(req.rules):
         if rule.operation != "internal-space":
             continue
         box_type, origin, look, blocking = subspace_options(index, rule)
-        if not blocking:
-            warnings.append(
-                f"rules[{index}].options.blocking: false is not supported: every item packs "
-                "as a solid cuboid, so the item blocks its internal space as with true "
-                "(docs/rules.md, internal-space)"
-            )
         for p, s in enumerate(item_sets):
             if not selects(rule, s):
                 continue
@@ -153,7 +150,7 @@ def find_hosts(req: PackRequest, item_sets: list[ItemSet], warnings: list[str]) 
                     "with an internal space is not turned); its subspace stays empty"
                 )
                 continue
-            hosts[p] = Host(p, index, box_type, origin, look)
+            hosts[p] = Host(p, index, box_type, origin, look, blocking)
             if s.dimension_sets:
                 # Each unit carries its own subspace: a host packs as eaches.
                 item_sets[p] = s.model_copy(update={"dimension_sets": None})

@@ -22,6 +22,7 @@ from cartonize.grouping import selects, with_ref_ids
 from cartonize.models import (
     Box,
     BoxEntry,
+    Dimensions,
     Item,
     ItemSet,
     Nested,
@@ -33,6 +34,13 @@ from cartonize.models import (
     response_totals,
 )
 from cartonize.nesting import contents_of
+from cartonize.open_spaces import (
+    entries,
+    fixed_items,
+    may_pack_around,
+    open_volume_figures,
+    shell,
+)
 from cartonize.render import render_pictures
 from cartonize.rules import AS_GIVEN
 from cartonize.subspace_hosts import Host, fill_order, find_hosts, may_enter
@@ -205,13 +213,6 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
     outer = pack(
         req.model_copy(update={"item_sets": outer_sets, "rules": rules, "include_images": False})
     )
-    for r in [outer, *responses]:
-        r.warnings = [
-            w.replace(
-                "(lock-orientation), which wins", "(internal-space: it packs as given), which wins"
-            )
-            for w in renamed_rules(r.warnings, indices)
-        ]
     located = renumber_by(
         [*(i.item for e in outer.boxes for i in e.box.items), *outer.leftovers],
         outer_sets,
@@ -221,7 +222,139 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
         found = outer_sources[q].carrier
         if found is not None:
             carried[id(item)] = found
-    return _merge(req, outer, responses, carried, warnings, started)
+    outer = _pack_around_open_items(
+        req.model_copy(update={"rules": rules}),
+        hosts,
+        item_sets,
+        outer_sources,
+        outer,
+        located,
+        carried,
+        pack,
+    )
+    for r in [outer, *responses]:
+        r.warnings = [
+            w.replace(
+                "(lock-orientation), which wins", "(internal-space: it packs as given), which wins"
+            )
+            for w in renamed_rules(r.warnings, indices)
+        ]
+    return _merge(req, outer, responses, carried, hosts, item_sets, warnings, started)
+
+
+def _contents(item: Item, carried: dict[int, _Carrier]) -> list[Item]:
+    carrier = carried.get(id(item))
+    return [e.item for e in carrier.box.items] if carrier is not None else []
+
+
+def _units_over(leftovers: list[Item], carried: dict[int, _Carrier]) -> int:
+    """The units `leftovers` stand for, at every depth."""
+    return sum(
+        (0 if i.virtual else i.quantity or 1) + _units_over(_contents(i, carried), carried)
+        for i in leftovers
+    )
+
+
+def _pack_around_open_items(
+    req: PackRequest,
+    hosts: dict[int, Host],
+    item_sets: list[ItemSet],
+    sources: list[_Source],
+    outer: PackResponse,
+    located: list[tuple[Item, int, int]],
+    carried: dict[int, _Carrier],
+    pack: Pack,
+) -> PackResponse:
+    """`blocking: false` (open_spaces.py): the boxes holding items whose space does not
+    block keep those items where they are, as their shell and contents, and every other
+    unit packs again, offered those boxes first. The pack that leaves fewer units over
+    wins, then the cheaper (the one with fewer boxes under most-items), then the first."""
+    # A space that is the whole item leaves no shell to carry the item's weight: it
+    # stays where the first pack put it, as if it blocked.
+    open_hosts = {
+        p: h
+        for p, h in hosts.items()
+        if not h.blocking
+        and shell(_dims(item_sets[p].dimensions), h.origin, _dims(h.box_type.dimensions))
+    }
+    if not open_hosts or not may_pack_around(req):
+        return outer
+    where = {id(item): (q, n) for item, q, n in located}
+    fixed: list[tuple[Box, list[tuple[Item, Host]]]] = []
+    taken: dict[int, set[int]] = {}  # source -> its units that stay where they are
+    for entry in outer.boxes:
+        opened: list[tuple[Item, Host]] = []
+        for e in entry.box.items:
+            q, n = where.get(id(e.item), (-1, 0))
+            if q >= 0 and sources[q].position in open_hosts:
+                opened.append((e.item, open_hosts[sources[q].position]))
+                taken.setdefault(q, set()).add(n)
+        if opened:
+            fixed.append((entry.box, opened))
+    if not fixed or (len(outer.boxes) == 1 and not outer.leftovers):
+        return outer  # nothing to gain: everything is in the one box already
+    if any(box.box_type is None for box, _ in fixed):
+        return outer  # no type to open it again with
+    again: list[_Source] = []
+    for q, src in enumerate(sources):
+        numbers = [m for n, m in enumerate(src.numbers) if n not in taken.get(q, set())]
+        again.append(
+            _Source(
+                src.item_set.model_copy(update={"quantity": len(numbers)}),
+                numbers,
+                src.position,
+                src.carrier if numbers else None,
+            )
+        )
+    stands_for = [
+        [i for item, host in opened for i in fixed_items(item, host, _contents(item, carried))]
+        for _, opened in fixed
+    ]
+    second = pack(
+        req.model_copy(
+            update={
+                "item_sets": [s.item_set for s in again],
+                "boxes": [
+                    Box.model_construct(box_type=box.box_type, items=entries(pieces))
+                    for (box, _), pieces in zip(fixed, stands_for, strict=True)
+                ],
+                "include_images": False,
+            }
+        )
+    )
+    for entry, (_, opened), pieces in zip(second.boxes, fixed, stands_for, strict=False):
+        entry.box.items = [*entries(i for i, _ in opened), *entry.box.items[len(pieces) :]]
+    fixed_ids = {id(i) for _, opened in fixed for i, _ in opened}
+    second.len_items += len(fixed_ids)  # the engine saw them as virtual pieces
+    anew = [i.item for e in second.boxes for i in e.box.items if id(i.item) not in fixed_ids]
+    second_carried: dict[int, _Carrier] = {}
+    for item, q, _ in renumber_by(
+        [*anew, *second.leftovers], [s.item_set for s in again], [s.numbers for s in again]
+    ):
+        found = again[q].carrier
+        if found is not None:
+            second_carried[id(item)] = found
+
+    def score(r: PackResponse, found: dict[int, _Carrier]) -> tuple[int, float, int]:
+        over = _units_over(r.leftovers, found)
+        if req.box_type_choice_goal == "most-items":
+            return (over, len(r.boxes), r.total_cost or 0)
+        return (over, r.total_cost or 0, len(r.boxes))
+
+    if score(second, {**carried, **second_carried}) < score(outer, carried):
+        carried.update(second_carried)
+        # What the first pack said of the fixed items holds (the second packs none).
+        second.warnings = list(dict.fromkeys([*outer.warnings, *second.warnings]))
+        return second
+    return outer
+
+
+def _volume(d: Dimensions) -> float:
+    return d.x * d.y * d.z
+
+
+def _dims(d: Dimensions) -> tuple[float, float, float]:
+    return (d.x, d.y, d.z)
 
 
 def _spill(item: Item, carried: dict[int, _Carrier], leftovers: list[Item]) -> int:
@@ -249,12 +382,15 @@ def _merge(
     outer: PackResponse,
     inner: list[PackResponse],
     carried: dict[int, _Carrier],
+    hosts: dict[int, Host],
+    item_sets: list[ItemSet],
     warnings: list[str],
     started: float,
 ) -> PackResponse:
     """One response: the outer boxes, then the spaces, each after the box holding its
     item (pointing at it); the contents of a space whose item is a leftover are
-    leftovers too."""
+    leftovers too. A box holding an item whose space does not block counts the item's
+    volume less its space's."""
     leftovers = list(outer.leftovers)
     left_inside = sum(_spill(item, carried, leftovers) for item in outer.leftovers)
     boxes = [e.box for e in outer.boxes]
@@ -267,6 +403,14 @@ def _merge(
                 boxes.append(found.box)
                 holders.append((entry.item, boxes[k], found))
         k += 1
+    open_spaces = {
+        item_sets[p].ref_id: _volume(h.box_type.dimensions)
+        for p, h in hosts.items()
+        if not h.blocking
+    }
+    for box in boxes:
+        if any(e.item.ref_id in open_spaces for e in box.items):
+            open_volume_figures(box, lambda i: open_spaces.get(i.ref_id, 0.0))
     index = 1
     for box_id, box in enumerate(boxes):
         box.id = box_id
