@@ -23,7 +23,15 @@ pub fn restrict(input: &PackInput, keep: &[usize]) -> Option<PackInput> {
     if keep.is_empty() || keep.len() == input.box_types.len() {
         return None;
     }
-    let new_index = |b: usize| keep.binary_search(&b).ok();
+    // Pre-packed boxes are numbered after the box types: they follow the kept ones.
+    let types = input.box_types.len();
+    let new_index = |b: usize| {
+        if b >= types {
+            Some(keep.len() + (b - types))
+        } else {
+            keep.binary_search(&b).ok()
+        }
+    };
     let kind_box_types = input
         .exclusions
         .kind_box_types
@@ -119,6 +127,11 @@ mod tests {
         let sub = restrict(&input, &[2, 0]).ok_or("a proper subset restricts")?;
         assert_eq!(sub.box_types, vec![box_type(2.0), box_type(4.0)]);
         assert_eq!(sub.exclusions.kind_box_types, vec![[0, 1]]);
+        // An exclusion from pre-packed box 1 (index 3 + 1) follows it to index 2 + 1.
+        let mut with_prepacked = input.clone();
+        with_prepacked.exclusions.kind_box_types.push([0, 4]);
+        let sub = restrict(&with_prepacked, &[2, 0]).ok_or("a proper subset restricts")?;
+        assert_eq!(sub.exclusions.kind_box_types, vec![[0, 1], [0, 3]]);
         assert!(restrict(&input, &[0, 1, 2]).is_none());
         assert!(restrict(&input, &[7]).is_none());
         let mut out = PackOutput {
