@@ -61,6 +61,18 @@ def test_without_the_rule_the_pillow_needs_a_second_box() -> None:
     assert _pack(request)["lenBoxes"] == 2
 
 
+@pytest.mark.parametrize(("distance", "boxes"), [(None, 1), (5, 1), (4, 2)])
+def test_max_sequence_distance_keeps_soft_units_apart(distance: int | None, boxes: int) -> None:
+    # Regression (found by test_properties): the pillow (sequence 105) went into the
+    # block's box (100) whatever maxSequenceDistance said.
+    request = _request((5, 5, 5))
+    request["itemSets"][0]["sequence"] = "100"
+    request["itemSets"][1]["sequence"] = "105"
+    if distance is not None:
+        request["maxSequenceDistance"] = distance
+    assert _pack(request)["lenBoxes"] == boxes
+
+
 def test_the_critical_axis_keeps_its_dimension() -> None:
     response = _pack(_request((4, 4, 5), quantity=2, criticalAxis=1))
     pillows = _pillows(response)
