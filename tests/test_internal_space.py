@@ -406,6 +406,15 @@ def test_blocking_says_whether_the_box_may_use_the_space(name: str) -> None:
         )
 
 
+@pytest.mark.parametrize(("blocking", "left"), [(True, [2]), (False, [])])
+def test_under_boxes_max_an_open_space_takes_what_would_be_left_over(
+    blocking: bool, left: list[int]
+) -> None:
+    response = _pack(_open_crate(blocking, boxesMax=1))
+    assert response["lenBoxes"] == 2  # the crate's box and its space's
+    assert [i["refId"] for i in response.get("leftovers", [])] == left
+
+
 def test_an_open_space_is_not_used_when_it_gains_nothing() -> None:
     # A box large enough for all: the first pack stands, the block beside the crate.
     request = _open_crate(False)
