@@ -250,6 +250,8 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
                         "weightMax": draw(st.sampled_from([0, 5])),
                     },
                     "origin": {a: d[a] * 0.1 for a in "xyz"},
+                    # Open or not, wherever the other options put it.
+                    "blocking": draw(st.booleans()),
                 },
             }
         )
@@ -438,6 +440,7 @@ def nested_pack_requests(draw: st.DrawFn) -> Wire:
                 "options": {
                     "boxType": {"dimensions": {a: d[a] * 0.8 for a in "xyz"}},
                     "origin": {a: d[a] * 0.1 for a in "xyz"},
+                    "blocking": draw(st.booleans()),
                 },
             }
         )

@@ -1363,7 +1363,9 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
 def _hosts_subspaces(view: PackView, item: Wire) -> bool:
     """An internal-space rule selects ``item`` (an item or item set; and no rule that wins
     over it does) and, without generators, it fits some box type as given: it packs
-    unturned, as single units. (An item that fits no box type unturned gets no subspace.)"""
+    unturned, as single units. (An item that fits no box type unturned gets no subspace.)
+    In a pack-sequence stage, the box types are those of its stage (the first
+    pack-sequence rule selecting it; all box types without targets)."""
     rules = view.request.get("rules") or []
     winners = ("irregular", "group-pack", "bounded-fill")
     hosts = any(
@@ -1376,7 +1378,15 @@ def _hosts_subspaces(view: PackView, item: Wire) -> bool:
         for s in view.request.get("itemSets") or []
         if s.get("refId") == item.get("refId")
     ] or [_vec(item["dimensions"])]
-    boxes = [_vec(b["dimensions"]) for b in _box_types(view.request)]
+    stage = next((r for _, r in _stage_rules(view) if _selects(r, item)), None)
+    targeted = stage is not None and bool(
+        stage.get("targetBoxRefIds") or stage.get("targetBoxMatch")
+    )
+    boxes = [
+        _vec(b["dimensions"])
+        for b in _box_types(view.request)
+        if not targeted or _targets_box(stage or {}, b)
+    ]
     return any(all(b[a] >= d[a] - EPS for a in range(3)) for d in given for b in boxes)
 
 
@@ -1745,10 +1755,9 @@ def check_nesting_chains(view: PackView) -> Iterator[str]:
 
 def check_hosts_unturned(view: PackView) -> Iterator[str]:
     """An item with an internal space packs as given wherever it is (in a box or in
-    another item's space), so its space keeps its place; see ``_hosts_subspaces``. Not
-    judged with pack-sequence rules: whether an item has its space then depends on the
-    box types of its stage (check_internal_space still judges the items holding one)."""
-    if not _rules(view, "internal-space") or _rules(view, "pack-sequence"):
+    another item's space), so its space keeps its place; see ``_hosts_subspaces`` (in a
+    pack-sequence stage, against the stage's box types)."""
+    if not _rules(view, "internal-space"):
         return
     for box in view.boxes:
         for item in box.items:
