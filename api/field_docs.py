@@ -243,7 +243,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "targetItemMatch": "Substring search selecting the target item sets",
         "targetBoxRefIds": "refIds of the target box types (e.g. those an exclude rule keeps the matched items out of)",
         "targetBoxMatch": "Substring search selecting the target box types",
-        "ignoreSubspaces": "Accepted; every rule applies to direct relations only (two items directly in the same box, or an item and its own box), as with true: relations through the inner packs of pack-sequence stages are not checked even when false (docs/rules.md)",
+        "ignoreSubspaces": "true: the rule applies to direct relations only (two items directly in the same box, an item and its own box). false (the default): also through nesting, i.e. boxes that pack-sequence reduces to items of the next stage and items' internal spaces: exclude and exclude-all keep an item from everything in the shipped box it ends up in and from every box it is inside, fragile counts the weight resting on the items it is inside, lock-orientation holds in the outer box (docs/rules.md)",
         "options": "Options of the operation, passed on unchanged: e.g. freeAxes (list of axes 0 = x, 1 = y, 2 = z) for lock-orientation, type roll with innerDiameter, spoolWeight, maxDiameter, maxWeight, minRollLength for irregular, maxWeight and onTopOnly for fragile",
         "parameters": "Supplementary text parameters of older clients, mostly deprecated in favour of options; passed on unchanged",
     },

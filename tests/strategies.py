@@ -226,6 +226,7 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
             "itemRefId": ref_id,
             "options": {"freeAxes": draw(st.lists(st.integers(0, 2), max_size=2, unique=True))},
         }
+        | draw(ignore_subspaces())
         for ref_id in locked
     ]
     # Rules name explicit refIds: an auto-assigned one is the engine's to choose.
@@ -253,7 +254,10 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
             }
         )
     if explicit and draw(st.integers(0, 4)) == 0:
-        request["rules"].append(draw(pack_sequence_rule(explicit)))
+        if draw(st.booleans()):
+            request["rules"].append(draw(pack_sequence_rule(explicit)))
+        else:
+            request["rules"] += draw(two_stage_sequence(explicit))
     for box_type in request["boxTypes"]:
         if draw(st.integers(0, 2)) == 0:
             box_type.update(draw(rated()))
@@ -289,6 +293,8 @@ def item_rules(draw: st.DrawFn, ref_ids: list[int]) -> Wire:
         )
     )
     rule: Wire = {"operation": operation, "itemRefId": ref_id}
+    if operation in ("exclude", "exclude-all", "fragile"):
+        rule |= draw(ignore_subspaces())
     if operation == "exclude":
         if draw(st.booleans()):
             rule["targetItemRefIds"] = draw(st.lists(st.sampled_from(ref_ids), min_size=1))
@@ -343,6 +349,101 @@ def pack_sequence_rule(draw: st.DrawFn, ref_ids: list[int]) -> Wire:
     if draw(st.booleans()):
         rule["targetBoxRefIds"] = [draw(st.integers(100, 103))]
     return rule
+
+
+def ignore_subspaces() -> st.SearchStrategy[Wire]:
+    """``ignoreSubspaces`` true, false or absent (the schema's default, false)."""
+    return st.sampled_from([{}, {"ignoreSubspaces": True}, {"ignoreSubspaces": False}])
+
+
+@st.composite
+def two_stage_sequence(draw: st.DrawFn, ref_ids: list[int]) -> list[Wire]:
+    """Two stages of one sequence: one item set (or all) into boxes that become items of
+    the second stage (box-to-item or box-to-item-optional, sometimes under a reducedRefId),
+    which may take an item set of its own; each stage sometimes into one box type."""
+    first: Wire = {
+        "operation": "pack-sequence",
+        "options": {
+            "index": 0,
+            "key": "nest",
+            "reduce": draw(st.sampled_from(["box-to-item", "box-to-item-optional"])),
+        },
+    }
+    if draw(st.booleans()):
+        first["options"]["reducedRefId"] = 900
+    second: Wire = {"operation": "pack-sequence", "options": {"index": 1, "key": "nest"}}
+    if draw(st.booleans()):
+        first["itemMatch"] = {"all": True}
+    else:
+        inner = draw(st.sampled_from(ref_ids))
+        first["itemRefId"] = inner
+        others = [r for r in ref_ids if r != inner]
+        if others and draw(st.booleans()):
+            second["itemRefId"] = draw(st.sampled_from(others))
+    for rule in (first, second):
+        if draw(st.booleans()):
+            rule["targetBoxRefIds"] = [draw(st.integers(100, 103))]
+    return [first, second]
+
+
+@st.composite
+def nested_pack_requests(draw: st.DrawFn) -> Wire:
+    """A request that nests: two pack-sequence stages reducing boxes to items (and
+    sometimes an internal space in the items), with exclusions, fragile limits and locks
+    that each draw ``ignoreSubspaces`` (rules on the reduced items too)."""
+    request = draw(pack_requests())
+    request["orderId"] = "nested"
+    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
+    if not explicit:
+        request["itemSets"][0]["refId"] = 0
+        explicit = [0]
+    # Box types from small to large, so that boxes of one often fit into another.
+    for i, box_type in enumerate(request["boxTypes"]):
+        box_type["dimensions"] = draw(points(10 + 30 * i, 40 + 30 * i))
+    request["rules"] = draw(two_stage_sequence(explicit))
+    if len(request["boxTypes"]) > 1 and draw(st.booleans()):
+        # Cases into the smallest type, onto the largest: boxes nest most of the time.
+        request["rules"][0]["targetBoxRefIds"] = [100]
+        request["rules"][1]["targetBoxRefIds"] = [100 + len(request["boxTypes"]) - 1]
+    targets = [*explicit, 900]  # 900: the reduced boxes, when the first stage names them
+    for _ in range(draw(st.integers(1, 3))):
+        ref_id = draw(st.sampled_from(targets))
+        operation = draw(st.sampled_from(["exclude", "exclude-all", "fragile", "lock-orientation"]))
+        rule: Wire = {"operation": operation, "itemRefId": ref_id} | draw(ignore_subspaces())
+        if operation == "exclude":
+            if draw(st.integers(0, 3)) > 0:
+                rule["targetItemRefIds"] = draw(st.lists(st.sampled_from(targets), min_size=1))
+            else:
+                rule["targetBoxRefIds"] = [draw(st.integers(100, 103))]
+        elif operation == "fragile":
+            if draw(st.booleans()):
+                rule["options"] = {"onTopOnly": True}
+            else:
+                rule["options"] = {
+                    "maxWeight": draw(tenths(0, 30)),
+                    "excludeOverweight": draw(st.booleans()),
+                }
+        elif operation == "lock-orientation":
+            rule["options"] = {
+                "freeAxes": draw(st.lists(st.integers(0, 2), max_size=2, unique=True))
+            }
+        request["rules"].append(rule)
+    if draw(st.integers(0, 3)) == 0:
+        host = draw(st.sampled_from([s for s in request["itemSets"] if "refId" in s]))
+        d = host["dimensions"]
+        request["rules"].append(
+            {
+                "operation": "internal-space",
+                "itemRefId": host["refId"],
+                "options": {
+                    "boxType": {"dimensions": {a: d[a] * 0.8 for a in "xyz"}},
+                    "origin": {a: d[a] * 0.1 for a in "xyz"},
+                },
+            }
+        )
+    if draw(st.integers(0, 3)) == 0:
+        request["boxesMax"] = draw(st.integers(1, 4))
+    return request
 
 
 @st.composite

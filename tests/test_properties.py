@@ -9,7 +9,7 @@ from typing import Any
 import cartonize
 from hypothesis import given, settings
 
-from tests.strategies import pack_requests, tuned_pack_requests
+from tests.strategies import nested_pack_requests, pack_requests, tuned_pack_requests
 from tests.validator import packing_of, validate
 
 Wire = dict[str, Any]
@@ -38,6 +38,12 @@ def test_same_request_packs_the_same_way(pack_request: Wire) -> None:
 @settings(max_examples=100, deadline=None)
 @given(tuned_pack_requests())
 def test_every_tuned_pack_passes_the_validator(pack_request: Wire) -> None:
+    _assert_valid_and_untouched(pack_request)
+
+
+@settings(max_examples=60, deadline=None)
+@given(nested_pack_requests())
+def test_every_nested_pack_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
 
 

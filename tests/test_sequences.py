@@ -205,3 +205,23 @@ def test_boxes_max_leaves_cases_no_pallet_takes_behind() -> None:
     shipped = [b for b in response["boxes"] if "subspace" not in b["box"]]
     assert [b["box"]["name"] for b in shipped] == ["pallet", "pallet"]
     assert response["lenLeftovers"] == 8
+
+
+def test_a_box_the_size_of_its_item_is_not_counted_as_the_item() -> None:
+    # An item without refId exactly the size of its case: the case as an item of the next
+    # stage has the item's shape, yet is no unit of it (the validator must tell them apart).
+    req: Wire = {
+        "orderId": "sequence",
+        "includeImages": False,
+        "itemSets": [{"dimensions": {"x": 4, "y": 4, "z": 4}, "weight": 1, "quantity": 2}],
+        "boxTypes": [
+            {"refId": 10, "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 0},
+            {"refId": 20, "dimensions": {"x": 4, "y": 8, "z": 4}, "weightMax": 0},
+        ],
+        "rules": request()["rules"],
+    }
+    req["rules"][0] = {k: v for k, v in req["rules"][0].items() if k != "itemRefId"}
+    req["rules"][0]["itemMatch"] = {"all": True}
+    response = pack(req)
+    assert [len(b["box"]["items"]) for b in response["boxes"]] == [1, 1, 2]
+    assert response["lenItems"] == 2

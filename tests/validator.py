@@ -62,6 +62,14 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   between units of one refId. A box holding a pack-as-is item holds only that unit, at
   exactly its dimensions, priced by ``boxTypeDefaults``.
 
+- **Nesting** (``ignoreSubspaces``). A box with ``subspace`` lies inside the item it
+  names. Rules with ``ignoreSubspaces: true`` are judged on direct relations only; with
+  false or absent, exclusions also hold between items of one shipped box at any depth
+  (neither inside the other) and between an item and every box it is inside, fragile
+  loads add up through the items an item is inside, and locks hold for the turn
+  composed through them (a reduced box's item is the box along its own axes; an
+  internal space lies along its item's).
+
 - **layFlat / interlock.** A packed item lies flat when its x (height) is its smallest
   side; a lock-orientation rule that allows no flat turn wins. Under interlock an item's
   layer is floor(base height / its own height): even layers have the longer horizontal
@@ -721,7 +729,10 @@ def check_units(view: PackView) -> Iterator[str]:
         return  # the engine invents the items; there is nothing to count against
     packed: dict[str, int] = defaultdict(int)
     leftover: dict[str, int] = defaultdict(int)
+    carriers = _box_carriers(view)
     for item in view.items:
+        if item.index is not None and item.index in carriers:
+            continue  # a box reduced to an item (pack-sequence), whatever shape it shares
         group = view.group_of(item)
         if group is None:
             continue  # check_rotation reports items that match no item set
@@ -1247,7 +1258,15 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
     rule = next((r for r in rules if _selects(r, item.wire)), None)
     if _hosts_subspaces(view, item.wire):
         rule = {"options": {"freeAxes": []}}  # hosts pack unturned: internal-space wins
-    if rule is None:
+    allowed = (
+        _allowed_turns((rule.get("options") or {}).get("freeAxes") or [])
+        if rule is not None
+        else None
+    )
+    inside = _turns_inside(view, item)
+    if inside is not None:  # the locks of the items inside it hold too
+        allowed = inside if allowed is None else allowed & inside
+    if allowed is None:
         low = min(item.dims)
         return [
             tuple(d[p[a]] for a in range(3))  # type: ignore[misc]
@@ -1255,12 +1274,11 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
             for p in itertools.permutations(range(3))
             if _close_len(d[p[0]], low)
         ]
-    free = (rule.get("options") or {}).get("freeAxes") or []
     turned = [
         tuple(given[p[a]] for a in range(3))
         for given in _given_dims(view, item)
         if _same_dims(sorted_dims(given), sorted_dims(item.dims))  # this unit's own shape
-        for p in _allowed_turns(free)
+        for p in allowed
     ]
     flat = [t for t in turned if _close_len(t[0], min(t))]
     return flat or None  # type: ignore[return-value]
@@ -1331,7 +1349,11 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     """The dimensions, as given, of every unit shape ``item`` may be (its item sets'
-    units, and any alternate dimensions a rule offers)."""
+    units, and any alternate dimensions a rule offers). An item a pack-sequence box was
+    reduced to is given as that box: its outer dimensions along the box's axes."""
+    carried = _box_carriers(view).get(item.index) if item.index is not None else None
+    if carried is not None:
+        return [_frame(view, carried, item)]
     group = view.group_of(item)
     sets = group.sets if group is not None else []
     return [dims for s in sets for dims, _, _ in _units(s)] + list(
@@ -1554,9 +1576,9 @@ def _space_rule(view: PackView, box: Box) -> Wire | None:
 def check_internal_space(view: PackView) -> Iterator[str]:
     """internal-space: a subspace box has the rule's boxType dimensions and costs nothing;
     its item stands as given (unturned) and weighs its own weight plus the subspace's
-    contents; originInParent is the item's origin plus the rule's origin. Items that an
-    exclude, exclude-all, pack-as-is or irregular rule selects (or an exclude targets),
-    and units of a dimensionSets ladder, are not in subspaces."""
+    contents; originInParent is the item's origin plus the rule's origin. Items that a
+    pack-as-is or irregular rule selects, and units of a dimensionSets ladder, are not in
+    subspaces (exclusions hold through them: check_nested_exclusions)."""
     for box in view.boxes:
         rule = _space_rule(view, box)
         if rule is None:
@@ -1600,11 +1622,7 @@ def check_internal_space(view: PackView) -> Iterator[str]:
             kept_out = [
                 r.get("operation")
                 for r in rules
-                if r.get("operation") in ("exclude", "exclude-all", "pack-as-is", "irregular")
-                and (
-                    _selects(r, inner.wire)
-                    or (r.get("operation") == "exclude" and _targets(r, inner.wire))
-                )
+                if r.get("operation") in ("pack-as-is", "irregular") and _selects(r, inner.wire)
             ]
             if group is not None and any(s.get("dimensionSets") for s in group.sets):
                 kept_out.append("dimensionSets")
@@ -1650,8 +1668,8 @@ def check_stage_box_types(view: PackView) -> Iterator[str]:
     items ship in their own cartons."""
     stages = dict(_stage_rules(view))
     for box in view.boxes:
-        if _is_as_is_box(view, box):
-            continue
+        if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
+            continue  # an internal space is its item's, not a box type of the stage
         stage = _stage_of(view, box)
         rule = stages.get(stage) if stage is not None else None
         if rule is None or not (rule.get("targetBoxRefIds") or rule.get("targetBoxMatch")):
@@ -1686,6 +1704,236 @@ def check_pack_sequence(view: PackView) -> Iterator[str]:
         origin = subspace.get("originInParent")
         if item.origin is None or origin is None or not _same_dims(item.origin, _vec(origin)):
             yield f"{where}: originInParent is not its item's origin"
+
+
+# --- relations through nesting (ignoreSubspaces) --------------------------------------
+# A box with ``subspace`` is inside an item of another box: a pack-sequence box reduced
+# to an item of the next stage, or an item's internal space. Rules with
+# ``ignoreSubspaces: true`` hold for direct relations only (the checks above: two items
+# in one box, an item and its box). With false (or absent, the schema's default) they
+# hold through the nesting too: an item relates to every item of the shipped box it ends
+# up in, however deep either is, except the items it is inside (it is packed in them,
+# not with them); to every box it is inside; and the weight resting on each item it is
+# inside rests on it.
+
+
+def _sees_through(rule: Wire) -> bool:
+    return not rule.get("ignoreSubspaces")
+
+
+def _holders(view: PackView) -> dict[int, tuple[Box, Item]]:
+    """Box position of every box inside an item -> (the box holding that item, the item)."""
+    by_id = {b.wire.get("id"): b for b in view.boxes}
+    out: dict[int, tuple[Box, Item]] = {}
+    for box in view.boxes:
+        subspace = box.wire.get("subspace") or {}
+        parent = by_id.get(subspace.get("parentBoxIndex"))
+        item = (
+            next((i for i in parent.items if i.index == subspace.get("parentItemIndex")), None)
+            if parent is not None
+            else None
+        )
+        if parent is not None and item is not None and parent.position != box.position:
+            out[box.position] = (parent, item)
+    return out
+
+
+def _chain(holders: dict[int, tuple[Box, Item]], box: Box) -> list[tuple[Box, Item, Box]]:
+    """From ``box`` outwards: (the box inside an item, the box holding it, the item), up
+    to the shipped box."""
+    out: list[tuple[Box, Item, Box]] = []
+    seen = {box.position}
+    while box.position in holders:
+        parent, item = holders[box.position]
+        if parent.position in seen:
+            break  # a cycle is check_pack_sequence's to report
+        out.append((box, item, parent))
+        seen.add(parent.position)
+        box = parent
+    return out
+
+
+def _nested_members(view: PackView) -> dict[int, list[tuple[Item, list[Item]]]]:
+    """Shipped box position -> every item in it at any depth, with the items it is inside."""
+    holders = _holders(view)
+    out: dict[int, list[tuple[Item, list[Item]]]] = defaultdict(list)
+    for box in view.boxes:
+        chain = _chain(holders, box)
+        root = chain[-1][2] if chain else box
+        out[root.position] += [(item, [c for _, c, _ in chain]) for item in box.items]
+    return out
+
+
+def _load_above(box: Box, item: Item) -> float:
+    return sum(o.weight for o in box.items if o is not item and _rests_above(o, item))
+
+
+def _nested_pairs(view: PackView) -> Iterator[tuple[Item, Item, int]]:
+    """(a, b, shipped box) for two items in different boxes of one shipment, neither
+    inside the other."""
+    for root, members in _nested_members(view).items():
+        for a, a_in in members:
+            for b, b_in in members:
+                if a.box != b.box and b not in a_in and a not in b_in:
+                    yield a, b, root
+
+
+def check_nested_exclusions(view: PackView) -> Iterator[str]:
+    """exclude / exclude-all without ignoreSubspaces hold through nesting: between items
+    of one shipped box at any depth (neither inside the other), and between an item and
+    every box it is inside."""
+    rules = [r for r in _rules(view, "exclude") if _sees_through(r)]
+    alls = [r for r in _rules(view, "exclude-all") if _sees_through(r)]
+    if not rules and not alls:
+        return
+    reported: set[tuple[int, str]] = set()  # one line per item and kind of rule
+    for a, b, root in _nested_pairs(view):
+        if a.ref_id == b.ref_id:
+            continue
+        excluded = any(_selects(r, a.wire) and _targets(r, b.wire) for r in rules)
+        if excluded and (id(a), "exclude") not in reported:
+            reported.add((id(a), "exclude"))
+            yield f"exclusion (nested): {a.label} and {b.label} are both in shipped box {root}"
+        if any(_selects(r, a.wire) for r in alls) and (id(a), "all") not in reported:
+            reported.add((id(a), "all"))
+            yield (
+                f"exclusion (nested): {a.label} is in shipped box {root} with {b.label} "
+                "despite exclude-all"
+            )
+    holders = _holders(view)
+    for box in view.boxes:
+        for _, _, outer in _chain(holders, box):
+            for item in box.items:
+                if any(_selects(r, item.wire) and _targets_box(r, outer.wire) for r in rules):
+                    yield (
+                        f"exclusion (nested): {item.label} is inside box {outer.position}, "
+                        "which the rule excludes it from"
+                    )
+
+
+def check_nested_fragile(view: PackView) -> Iterator[str]:
+    """fragile without ignoreSubspaces holds through nesting: the weight resting on the
+    item counts what rests on every item it is inside too (onTopOnly: nothing at any
+    level), and excludeOverweight keeps heavier items of the same shipped box out (an item
+    a box was reduced to weighs the box)."""
+    rules = _rules(view, "fragile")
+    if not rules:
+        return
+    holders = _holders(view)
+    for box in view.boxes:
+        chain = _chain(holders, box)
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if not chain or rule is None or not _sees_through(rule):
+                continue
+            options = rule.get("options") or {}
+            load = _load_above(box, item) + sum(_load_above(p, c) for _, c, p in chain)
+            limit = options.get("maxWeight")
+            if options.get("onTopOnly") and load > 0:
+                yield f"fragile (nested): {item.label} is on-top-only but carries {load:g}"
+            if limit is not None and load > float(limit) + EPS:
+                yield (
+                    f"fragile (nested): {item.label} carries {load:g} through the items it "
+                    f"is inside, maxWeight {limit:g}"
+                )
+    for a, b, root in _nested_pairs(view):
+        rule = next((r for r in rules if _selects(r, a.wire)), None)
+        if rule is None or not _sees_through(rule):
+            continue
+        options = rule.get("options") or {}
+        limit = options.get("maxWeight")
+        if limit is None or not options.get("excludeOverweight") or a.ref_id == b.ref_id:
+            continue
+        if b.weight > float(limit) + EPS:
+            yield (
+                f"fragile (nested): {b.label} weighs {b.weight:g}, over {a.label}'s maxWeight "
+                f"{limit:g}, and is in the same shipped box {root}"
+            )
+
+
+def _turns_of(dims: Vec, given: Vec) -> list[tuple[int, int, int]]:
+    """Axis permutations p with dims[a] = given[p[a]]."""
+    return [
+        p
+        for p in itertools.permutations(range(3))
+        if _same_dims(dims, tuple(given[p[a]] for a in range(3)))  # type: ignore[arg-type]
+    ]
+
+
+def _frame(view: PackView, box: Box, carrier: Item) -> Vec:
+    """The axes of a box inside ``carrier``, as the carrier's given dimensions: an
+    internal space lies along its item's own axes, a reduced box's item is the box (its
+    outer dimensions when it has them)."""
+    if _space_rule(view, box) is not None:
+        given = [
+            _vec(s["dimensions"])
+            for s in view.request.get("itemSets") or []
+            if s.get("refId") == carrier.ref_id
+        ]
+        if given:
+            return given[0]
+    outer = (box.wire.get("outer") or {}).get("dimensions")
+    return _vec(outer) if outer else box.dims
+
+
+def _turns_inside(view: PackView, carrier: Item) -> set[tuple[int, int, int]] | None:
+    """The turns of ``carrier`` that keep every locked item inside it (at any depth, by a
+    lock that sees through nesting) within its lock; None when none is locked."""
+    rules = _rules(view, "lock-orientation")
+    if not rules or carrier.index is None:
+        return None
+    as_is = _rules(view, "pack-as-is")
+    holders = _holders(view)
+    allowed: set[tuple[int, int, int]] | None = None
+    for box in view.boxes:
+        if not any(c is carrier for _, c, _ in _chain(holders, box)):
+            continue
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if (
+                rule is None
+                or not _sees_through(rule)
+                or any(_selects(r, item.wire) for r in as_is)
+            ):
+                continue
+            turns = _allowed_turns((rule.get("options") or {}).get("freeAxes") or [])
+            allowed = turns if allowed is None else allowed & turns
+    return allowed
+
+
+def check_nested_locks(view: PackView) -> Iterator[str]:
+    """lock-orientation without ignoreSubspaces holds in the shipped box: an item's turn
+    inside its box composed with the turns of the items it is inside stays among those its
+    free axes allow."""
+    rules = _rules(view, "lock-orientation")
+    if not rules:
+        return
+    as_is = _rules(view, "pack-as-is")
+    holders = _holders(view)
+    for box in view.boxes:
+        chain = _chain(holders, box)
+        if not chain or _is_as_is_box(view, box):
+            continue
+        for item in box.items:
+            rule = next((r for r in rules if _selects(r, item.wire)), None)
+            if rule is None or not _sees_through(rule):
+                continue
+            if any(_selects(r, item.wire) for r in as_is) or view.group_of(item) is None:
+                continue
+            turns = {p for given in _given_dims(view, item) for p in _turns_of(item.dims, given)}
+            for inner, carrier, _ in chain:
+                frame = _frame(view, inner, carrier)
+                turns = {
+                    (p[q[0]], p[q[1]], p[q[2]])
+                    for p in turns
+                    for q in _turns_of(carrier.dims, frame)
+                }
+            free = (rule.get("options") or {}).get("freeAxes") or []
+            if not turns & _allowed_turns(free):
+                yield (
+                    f"orientation (nested): {item.label} is turned in its shipped box beyond "
+                    f"its locked axes (freeAxes {free}) through the items it is inside"
+                )
 
 
 # --- pre-packed boxes and box options -----------------------------------------------
@@ -2243,6 +2491,9 @@ CHECKS: tuple[Check, ...] = (
     check_group_pack,
     check_bounded_fill,
     check_internal_space,
+    check_nested_exclusions,
+    check_nested_fragile,
+    check_nested_locks,
     check_dimension_sets,
     check_center_of_mass,
 )

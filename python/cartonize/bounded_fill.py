@@ -31,6 +31,7 @@ from cartonize.models import (
     Rule,
     response_totals,
 )
+from cartonize.nesting import add_nested_relations
 from cartonize.rates import box_cost, lower_rating
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
@@ -380,6 +381,7 @@ def _fill_boxes(
     box_types = req.resolved_box_types()
     ref_ids = [s.ref_id if s.ref_id is not None else -1 for s in item_sets]
     effects = apply_rules(rules, list(zip(ref_ids, item_sets, strict=True)), box_types)
+    add_nested_relations(effects, rules, ref_ids, box_types)
     fragile_refs = {ref_ids[p] for p in effects.fragile}
     inline_set = req.items_inline_max is not None and any(a > 0 for a in req.items_inline_max)
     for fill in fills:

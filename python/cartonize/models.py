@@ -13,7 +13,7 @@ import functools
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Self, TypeVar, get_args
 
@@ -57,6 +57,7 @@ __all__ = [
     "ItemProperties",
     "ItemSet",
     "Metric",
+    "Nested",
     "Outer",
     "PackRequest",
     "PackResponse",
@@ -214,7 +215,9 @@ class WireModel(BaseModel):
         coerce_numbers_to_str=True,
     )
 
-    @classmethod
+    # no-redef: pydantic's mypy plugin declares model_construct again when a forward
+    # reference (Nested <-> ItemSet) defers this module's analysis.
+    @classmethod  # type: ignore[no-redef]
     def model_construct(  # type: ignore[override]  # the pydantic plugin types each subclass
         cls, _fields_set: set[str] | None = None, **values: Any
     ) -> Self:
@@ -394,12 +397,43 @@ class ItemProperties(RequestModel):
     properties: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Nested:
+    """An item packed inside a unit of another item set: in a box that a pack-sequence
+    stage reduced to an item of the next stage, or in an item's internal space (at any
+    depth). Rules with `ignoreSubspaces: false` see it through the unit (nesting.py)."""
+
+    #: The item as rules match it (refId, name, sequence, properties, weight).
+    item: ItemSet
+    #: Weight resting on it inside the unit that carries it, level by level.
+    load_above: float
+
+    def under(self, load: float) -> Nested:
+        """The same item one level further in, with `load` more resting above it."""
+        return Nested(self.item, self.load_above + load)
+
+
 class ItemSet(ItemProperties):
     """A number of identical items to pack."""
 
     # The engine counts units in 32 bits; the service's own item limit is far below.
     quantity: int = Field(default=1, ge=0, le=2**32 - 1)
     dimension_sets: list[DimensionSet] | None = None
+
+    #: What a unit of this set carries inside it (never on the wire; copies keep it).
+    _nested: tuple[Nested, ...] = PrivateAttr(default=())
+
+    @property
+    def nested(self) -> tuple[Nested, ...]:
+        """The items packed inside this set's unit (a reduced box, an item's internal
+        space), at any depth; empty for ordinary items."""
+        return self._nested
+
+    def with_nested(self, nested: Iterable[Nested]) -> Self:
+        """A copy whose unit carries `nested`."""
+        twin = self.model_copy()
+        twin._nested = tuple(nested)
+        return twin
 
 
 class Item(ItemProperties):

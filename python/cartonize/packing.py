@@ -46,6 +46,7 @@ from cartonize.models import (
     response_totals,
     validate_request,
 )
+from cartonize.nesting import add_nested_relations
 from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
 from cartonize.rates import lower_rating, outer_dimensions
@@ -191,6 +192,13 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         packed_anew=len(kinds),
         prepacked_boxes=prepacked.box_types,
         ladder_units={p for p, k in enumerate(kinds) if k.dimension_set is not None},
+    )
+    # Units that carry others (reduced boxes, filled internal spaces) answer for them too.
+    add_nested_relations(
+        effects,
+        req.rules,
+        [k.ref_id for k in [*kinds, *prepacked_kinds]],
+        requested_box_types + generated.box_types,
     )
     warnings += effects.warnings
     if req.lay_flat or req.interlock:

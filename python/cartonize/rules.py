@@ -21,7 +21,12 @@ __all__ = [
     "apply_rules",
     "box_matches",
     "check_rule_options",
+    "fragile_limit",
+    "free_axes_option",
     "item_matches",
+    "selects_item_set",
+    "targets_box_type",
+    "targets_item_set",
     "with_properties_set",
 ]
 
@@ -135,7 +140,7 @@ def _property(item_set: ItemSet, name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def _selects(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
+def selects_item_set(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
     """A rule selects an item set by refId, sequence or match; the selectors are or-ed."""
     return (
         (rule.item_ref_id is not None and rule.item_ref_id == ref_id)
@@ -144,7 +149,7 @@ def _selects(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
     )
 
 
-def _targets_item(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
+def targets_item_set(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
     """A rule targets an item set by refId, sequence or match; the targets are or-ed."""
     return (
         ref_id in (rule.target_item_ref_ids or [])
@@ -156,7 +161,8 @@ def _targets_item(rule: Rule, ref_id: int, item_set: ItemSet) -> bool:
     )
 
 
-def _targets_box(rule: Rule, box: BoxType) -> bool:
+def targets_box_type(rule: Rule, box: BoxType) -> bool:
+    """A rule targets a box type by refId or match (`targetBoxRefIds`, `targetBoxMatch`)."""
     return (box.ref_id is not None and box.ref_id in (rule.target_box_ref_ids or [])) or (
         rule.target_box_match is not None and box_matches(rule.target_box_match, box)
     )
@@ -176,7 +182,8 @@ def _invalid(index: int, option: str, fix: str, got: object) -> InvalidRequest:
     )
 
 
-def _free_axes(index: int, rule: Rule) -> list[int]:
+def free_axes_option(index: int, rule: Rule) -> list[int]:
+    """A lock-orientation rule's `freeAxes`; raises `InvalidRequest` when malformed."""
     raw = (rule.options or {}).get("freeAxes", [])
     if not isinstance(raw, list) or not all(
         isinstance(a, int) and not isinstance(a, bool) and 0 <= a <= 2 for a in raw
@@ -192,8 +199,9 @@ def _flag(index: int, options: dict[str, Any], name: str) -> bool:
     return value
 
 
-def _fragile(index: int, rule: Rule) -> tuple[Fragile, bool]:
-    """A fragile rule's limit, and whether heavier units are kept out of its boxes."""
+def fragile_limit(index: int, rule: Rule) -> tuple[Fragile, bool]:
+    """A fragile rule's limit, and whether heavier units are kept out of its boxes;
+    raises `InvalidRequest` when its options are malformed."""
     options = rule.options or {}
     max_weight = options.get("maxWeight")
     if max_weight is not None and (not _is_number(max_weight) or max_weight < 0):
@@ -299,9 +307,9 @@ def check_rule_options(rules: Sequence[Rule]) -> None:
     for index, rule in enumerate(rules):
         op = rule.operation
         if op == "lock-orientation":
-            _free_axes(index, rule)
+            free_axes_option(index, rule)
         elif op == "fragile":
-            _fragile(index, rule)
+            fragile_limit(index, rule)
         elif op == "set-properties":
             _property_options(index, rule)
         elif op == "alternate-dimensions":
@@ -325,7 +333,7 @@ def with_properties_set(
             continue
         new, overwrite = _property_options(index, rule)
         for p, ref_id in enumerate(ref_ids):
-            if not _selects(rule, ref_id, out[p]):
+            if not selects_item_set(rule, ref_id, out[p]):
                 continue
             current = out[p].properties or {}
             for key in new:
@@ -404,7 +412,7 @@ def apply_rules(
         selected = [
             p
             for p, (ref_id, item_set) in enumerate(zip(ref_ids, effects.item_sets, strict=True))
-            if _selects(rule, ref_id, item_set)
+            if selects_item_set(rule, ref_id, item_set)
         ]
         op = rule.operation
         if op not in ("exclude", "exclude-all"):
@@ -418,7 +426,7 @@ def apply_rules(
             ]
             selected = [p for p in selected if p not in ladder_units]
         if op == "lock-orientation":
-            axes = _free_axes(index, rule)
+            axes = free_axes_option(index, rule)
             for p in selected:
                 if p in locked_by:
                     effects.warnings.append(
@@ -441,13 +449,13 @@ def apply_rules(
                     # An item set is never kept from its own units (pack-as-is does that),
                     # nor pre-packed items from each other (they are where they are).
                     both_given = p >= fresh and q >= fresh
-                    if q != p and not both_given and _targets_item(rule, ref_id, item_set):
+                    if q != p and not both_given and targets_item_set(rule, ref_id, item_set):
                         effects.kind_pairs.add((min(p, q), max(p, q)))
                 for b, box in enumerate(box_types):
-                    if _targets_box(rule, box):
+                    if targets_box_type(rule, box):
                         effects.kind_box_types.add((p, b))
                 for b, box in enumerate(prepacked_boxes):
-                    if _targets_box(rule, box):
+                    if targets_box_type(rule, box):
                         effects.kind_prepacked_boxes.add((p, b))
         elif op == "exclude-all":
             for p in selected:
@@ -464,7 +472,7 @@ def apply_rules(
                     del effects.free_axes[p]
                     del locked_by[p]
         elif op == "fragile":
-            limit, exclude_overweight = _fragile(index, rule)
+            limit, exclude_overweight = fragile_limit(index, rule)
             for p in selected:
                 if p in fragile_by:
                     effects.warnings.append(

@@ -4,7 +4,9 @@ stages pack in index order, each into its rule's target box types (all box types
 without targets), and a stage's `reduce` says what becomes of its boxes: `default` they
 ship; `pack-as-is` its item sets ship as is; `box-to-item` / `box-to-item-optional` each
 box becomes an item of the sequence's next stage, sized by its outer dimensions, and is
-reported inside the box that takes it (`subspace`). See docs/rules.md."""
+reported inside the box that takes it (`subspace`). A reduced box's item carries its
+contents (`ItemSet.nested`), so rules with `ignoreSubspaces: false` act through it
+(nesting.py). See docs/rules.md."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from cartonize.models import (
     Item,
     ItemMatch,
     ItemSet,
+    Nested,
     PackRequest,
     PackResponse,
     Point,
@@ -29,10 +32,11 @@ from cartonize.models import (
     Subspace,
     response_totals,
 )
+from cartonize.nesting import contents_of
 from cartonize.rates import outer_dimensions
 from cartonize.render import render_pictures
 from cartonize.rules import box_matches, item_matches
-from cartonize.units import first_units, renumber
+from cartonize.units import first_units, renamed_rules, renumber, without_operations
 
 __all__ = ["has_sequences", "pack_in_stages", "stage_targets_box"]
 
@@ -114,6 +118,8 @@ class _Reduced:
     ref_id: int
     unique_id: str
     strict: bool
+    #: Everything inside the box, at any depth (what rules see through it).
+    nested: tuple[Nested, ...] = ()
 
 
 def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
@@ -122,7 +128,7 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
     started = time.perf_counter()
     item_sets = _with_ref_ids(req.item_sets)
     stages = [_stage(i, r) for i, r in enumerate(req.rules) if r.operation == "pack-sequence"]
-    other_rules = [r for r in req.rules if r.operation != "pack-sequence"]
+    other_rules, rule_indices = without_operations(req.rules, "pack-sequence")
     warnings: list[str] = []
     unstaged: list[ItemSet] = []
     for item_set in item_sets:
@@ -161,7 +167,12 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
     shipped = 0
 
     def pack_part(
-        sets: list[ItemSet], carry: list[_Reduced], sub: PackRequest, *, ships: bool = True
+        sets: list[ItemSet],
+        carry: list[_Reduced],
+        sub: PackRequest,
+        *,
+        ships: bool = True,
+        stage_rule: int | None = None,
     ) -> PackResponse:
         nonlocal shipped
         left = None if limit is None or not ships else limit - shipped
@@ -170,9 +181,13 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
         elif limit is not None:
             sub = sub.model_copy(update={"boxes_max": 0})
         response = pack(sub)
+        # Warnings of the part name the request's rules (a stage's own pack-as-is rule,
+        # added last, is the stage's rule).
+        indices = [*rule_indices, *([] if stage_rule is None else [stage_rule])]
+        response.warnings = renamed_rules(response.warnings, indices)
         if limit is not None and left is not None:
             _bound_boxes(response, limit, left)
-            shipped += len(response.boxes)
+            shipped += len(_shipped(response))
         targets = [firsts[id(s)] for s in sets]
         targets += [int(r.unique_id.rpartition("-")[2]) for r in carry]
         renumber(
@@ -202,24 +217,31 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
             reduces = stage.reduce in ("box-to-item", "box-to-item-optional")
             carried = reduces and n + 1 < len(sequence)
             response = pack_part(
-                stage.item_sets, carry, sub.for_stage(stage.rule), ships=not carried
+                stage.item_sets,
+                carry,
+                sub.for_stage(stage.rule),
+                ships=not carried,
+                stage_rule=stage.rule_index,
             )
             responses.append(response)
             if carry:
                 reduced_into.append((response, carry))
-            carry = []
             if carried:
                 ref_id = stage.reduced_ref_id
                 if ref_id is None:
                     ref_id, fresh = fresh, fresh + 1
                 strict = stage.reduce == "box-to-item"
+                shipped_boxes = _shipped(response)
                 first = reduced_count.get(ref_id, 0)
-                reduced_count[ref_id] = first + len(response.boxes)
+                reduced_count[ref_id] = first + len(shipped_boxes)
+                inside = _inside(response, carry)
                 carry = [
-                    _Reduced(e.box, ref_id, f"{ref_id}-{first + i}", strict)
-                    for i, e in enumerate(response.boxes)
+                    _Reduced(box, ref_id, f"{ref_id}-{first + i}", strict, contents_of(box, inside))
+                    for i, box in enumerate(shipped_boxes)
                 ]
-            elif reduces:
+            else:
+                carry = []
+            if not carried and reduces:
                 warnings.append(
                     f"rules[{stage.rule_index}]: reduce '{stage.reduce}' but stage "
                     f"{stage.index} is the last of sequence '{key}'; its boxes ship as they are"
@@ -228,13 +250,18 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
 
 
 def _without_boxes(
-    boxes: list[Box], dropped: list[Box], parents: dict[int, tuple[Box, int]], limit: int
+    boxes: list[Box],
+    dropped: list[Box],
+    parents: dict[int, tuple[Box, int]],
+    spaces: dict[int, tuple[Box, int]],
+    limit: int,
 ) -> tuple[list[Box], list[Item]]:
-    """`boxes` without `dropped` and the boxes carried inside them (however deep), and
-    the request items they held, as leftovers."""
+    """`boxes` without `dropped` and the boxes inside them (however deep: reduced boxes
+    by `parents`, internal spaces by `spaces`), and the request items they held, as
+    leftovers (an item with an internal space weighing its own weight again)."""
     inner: dict[int, list[Box]] = {}
     for box in boxes:
-        parent = parents.get(id(box))
+        parent = parents.get(id(box)) or spaces.get(id(box))
         if parent is not None:
             inner.setdefault(id(parent[0]), []).append(box)
     gone: set[int] = set()
@@ -245,9 +272,13 @@ def _without_boxes(
         gone.add(id(box))
         carried = inner.get(id(box), [])
         stack += carried
-        carriers = {parents[id(c)][1] for c in carried}
+        # A reduced box's item is no request item; a host of an internal space is.
+        carriers = {parents[id(c)][1] for c in carried if id(c) in parents}
+        held = {spaces[id(c)][1]: c.weight_net or 0.0 for c in carried if id(c) in spaces}
         left_behind += [
-            _left_behind(e.item, limit) for p, e in enumerate(box.items) if p not in carriers
+            _left_behind(e.item, limit, held.get(p, 0.0))
+            for p, e in enumerate(box.items)
+            if p not in carriers
         ]
     return [b for b in boxes if id(b) not in gone], left_behind
 
@@ -256,8 +287,16 @@ def _bound_boxes(response: PackResponse, limit: int, left: int) -> None:
     """A part packed within `left` of the request's `limit` boxes: its leftover messages
     name the request's limit; with none left, all its units are leftovers."""
     if left <= 0:
+        held = {
+            (space.parent_box_index, space.parent_item_index): e.box.weight_net or 0.0
+            for e in response.boxes
+            if (space := e.box.subspace) is not None
+        }
         for entry in response.boxes:
-            response.leftovers += [_left_behind(e.item, limit) for e in entry.box.items]
+            response.leftovers += [
+                _left_behind(e.item, limit, held.get((entry.box.id, e.item.index), 0.0))
+                for e in entry.box.items
+            ]
         response.boxes = []
     for item in response.leftovers:
         if item.message and item.message.startswith(f"boxesMax {left} reached"):
@@ -268,10 +307,12 @@ def _limit_reached(limit: int) -> str:
     return f"boxesMax {limit} reached: no further box may be opened"
 
 
-def _left_behind(item: Item, limit: int) -> Item:
-    """A packed item that cannot ship under boxesMax, as a leftover."""
+def _left_behind(item: Item, limit: int, holds: float = 0.0) -> Item:
+    """A packed item that cannot ship under boxesMax, as a leftover (less the weight
+    `holds` of what its internal space held, now leftovers too)."""
     return item.model_copy(
         update={
+            "weight": item.weight - holds,
             "origin": None,
             "index": None,
             "global_id": None,
@@ -309,7 +350,7 @@ def _sub_request(
 
 def _reduced_item_set(r: _Reduced) -> ItemSet:
     """A stage box as an item of the next stage: its outer dimensions (inner ones when
-    it has none), its gross weight, and the stage's reduced refId."""
+    it has none), its gross weight, the stage's reduced refId, and its contents."""
     outer = outer_dimensions(r.box) if r.box.outer is not None else None
     d = outer or r.box.dimensions
     assert d is not None  # every packed box has dimensions
@@ -319,7 +360,46 @@ def _reduced_item_set(r: _Reduced) -> ItemSet:
         dimensions=Dimensions(x=d.x, y=d.y, z=d.z),
         weight=r.box.weight_used or 0.0,
         quantity=1,
-    )
+    ).with_nested(r.nested)
+
+
+def _shipped(response: PackResponse) -> list[Box]:
+    """A part's boxes that are not inside an item (internal spaces are)."""
+    return [e.box for e in response.boxes if e.box.subspace is None]
+
+
+def _spaces(response: PackResponse) -> list[tuple[Box, Box, int]]:
+    """The internal-space boxes of a part, each with the box holding its item and that
+    item's position (found by the part's own box ids and item indices)."""
+    by_id = {e.box.id: e.box for e in response.boxes}
+    out: list[tuple[Box, Box, int]] = []
+    for entry in response.boxes:
+        space = entry.box.subspace
+        parent = by_id.get(space.parent_box_index) if space is not None else None
+        if space is None or parent is None:
+            continue
+        position = next(
+            (k for k, e in enumerate(parent.items) if e.item.index == space.parent_item_index),
+            None,
+        )
+        if position is not None:
+            out.append((entry.box, parent, position))
+    return out
+
+
+def _inside(response: PackResponse, carry: list[_Reduced]) -> Callable[[Item], tuple[Nested, ...]]:
+    """What an item of a stage's box carries: a reduced box of the stage before (its
+    contents), an item with an internal space (the space's contents, however deep)."""
+    reduced = {r.unique_id: r.nested for r in carry}
+    spaces = {id(parent.items[position].item): box for box, parent, position in _spaces(response)}
+
+    def inside(item: Item) -> tuple[Nested, ...]:
+        if item.unique_id in reduced:
+            return reduced[item.unique_id]
+        space = spaces.get(id(item))
+        return contents_of(space, inside) if space is not None else ()
+
+    return inside
 
 
 def _merge(
@@ -338,6 +418,8 @@ def _merge(
     boxes: list[Box] = [e.box for r in responses for e in r.boxes]
     leftovers = [i for r in responses for i in r.leftovers]
     parents: dict[int, tuple[Box, int]] = {}  # id(inner box) -> (outer box, item position)
+    # Internal spaces point at their item by the ids of their own part: kept by object.
+    spaces = {id(box): (parent, p) for r in responses for box, parent, p in _spaces(r)}
     dropped: list[Box] = []
     for response, carry in reduced_into:
         by_unique = {r.unique_id: r for r in carry}
@@ -347,6 +429,7 @@ def _merge(
                 if reduced is not None:
                     parents[id(reduced.box)] = (entry.box, position)
         for reduced in by_unique.values():
+            why = next((i.message for i in leftovers if i.unique_id == reduced.unique_id), None)
             leftovers = [i for i in leftovers if i.unique_id != reduced.unique_id]
             if limit is not None and shipped >= limit:
                 dropped.append(reduced.box)
@@ -354,12 +437,12 @@ def _merge(
             shipped += 1
             if reduced.strict:
                 warnings.append(
-                    f"box-to-item: box {reduced.unique_id} fits no box of the next stage; "
-                    "it ships as it is"
+                    f"box-to-item: box {reduced.unique_id} fits no box of the next stage"
+                    f"{f' ({why})' if why else ''}; it ships as it is"
                 )
     if dropped:
         assert limit is not None
-        boxes, left_behind = _without_boxes(boxes, dropped, parents, limit)
+        boxes, left_behind = _without_boxes(boxes, dropped, parents, spaces, limit)
         leftovers += left_behind
     index = 1
     for box_id, box in enumerate(boxes):
@@ -377,6 +460,15 @@ def _merge(
         box.subspace = Subspace.model_construct(
             origin_in_parent=origin, parent_box_index=outer.id, parent_item_index=item.index
         )
+    for box in boxes:
+        space = spaces.get(id(box))
+        if space is not None and box.subspace is not None:
+            outer, position = space
+            box.subspace = Subspace.model_construct(
+                origin_in_parent=box.subspace.origin_in_parent,
+                parent_box_index=outer.id,
+                parent_item_index=outer.items[position].item.index,
+            )
     first = responses[0] if responses else PackResponse()
     all_warnings = list(dict.fromkeys([*warnings, *(w for r in responses for w in r.warnings)]))
     merged = PackResponse.model_construct(

@@ -5,7 +5,9 @@ such item set in request order, the items still to pack go into at most one subs
 unit. The units then pack, as given (unturned, so the subspace keeps its place) and
 weighing what they hold, with the rest into the request's box types. Each subspace that
 holds something is reported as a box with `subspace` {parentBoxIndex, parentItemIndex,
-originInParent}. See docs/rules.md."""
+originInParent}. A unit holding something carries it into the outer pack
+(`ItemSet.nested`), so rules with `ignoreSubspaces: false` act through it (nesting.py).
+See docs/rules.md."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from cartonize.models import (
     Dimensions,
     Item,
     ItemSet,
+    Nested,
     PackRequest,
     PackResponse,
     Point,
@@ -29,8 +32,9 @@ from cartonize.models import (
     Subspace,
     response_totals,
 )
+from cartonize.nesting import contents_of, sees_through
 from cartonize.render import render_pictures
-from cartonize.rules import AS_GIVEN, item_matches
+from cartonize.rules import AS_GIVEN, item_matches, targets_box_type
 from cartonize.units import first_units, renamed_rules, renumber_by, without_operations
 
 __all__ = ["has_internal_space", "pack_with_subspaces"]
@@ -39,11 +43,10 @@ Pack = Callable[[PackRequest], PackResponse]
 
 #: Operations that change an item's shape, winning over internal-space.
 _WINS_OVER_SUBSPACE = ("irregular", "group-pack", "bounded-fill")
-#: Items these rules select stay out of subspaces (they must not share a parent box
-#: unseen, or ship on their own).
-#: Rolls (irregular) stay out too: subspaces are filled unit by unit, and a unit may wind
-#: into several rolls.
-_KEPT_OUT_OF_SUBSPACES = ("exclude", "exclude-all", "pack-as-is", "irregular")
+#: Items these rules select stay out of subspaces: pack-as-is units ship on their own;
+#: rolls (irregular) because subspaces are filled unit by unit, and a unit may wind into
+#: several rolls.
+_KEPT_OUT_OF_SUBSPACES = ("pack-as-is", "irregular")
 
 
 def has_internal_space(req: PackRequest) -> bool:
@@ -183,8 +186,7 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
         p
         for p, s in enumerate(item_sets)
         for r in req.rules
-        if r.operation in _KEPT_OUT_OF_SUBSPACES
-        and (selects(r, s) or (r.operation == "exclude" and _targets_item(r, s)))
+        if r.operation in _KEPT_OUT_OF_SUBSPACES and selects(r, s)
     }
     # Units of measure (dimensionSets) are numbered by unit, not by each: they stay out.
     kept_out |= {p for p, s in enumerate(item_sets) if s.dimension_sets}
@@ -197,9 +199,14 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
             "internal-space: subspaces stay empty under boxesPerItemSetMax or "
             "boxesPerSequenceMax (their contents would spread items over more boxes)"
         )
+    nested_of: dict[int, tuple[Nested, ...]] = {}  # id(packed item) -> what it carries
     for h, host in hosts.items():
         units = item_sets[h].quantity
-        todo = [c for c in candidates if numbers[c]]
+        todo = [
+            c
+            for c in candidates
+            if numbers[c] and _may_enter(req, item_sets[c], item_sets[h], host.rule_index)
+        ]
         if spread or units <= 0 or not todo:
             continue
         sets = [item_sets[c].model_copy(update={"quantity": len(numbers[c])}) for c in todo]
@@ -220,6 +227,7 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
             [i.item for b in host.filled for i in b.items], sets, [numbers[c] for c in todo]
         )
         taken = {(todo[p], numbers[todo[p]][n]) for _, p, n in packed}
+        nested_of.update({id(item): sets[p].nested for item, p, _ in packed})
         for c in todo:
             numbers[c] = [n for n in numbers[c] if (c, n) not in taken]
 
@@ -234,8 +242,11 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
             continue
         for k, box in enumerate(carrier.filled):
             carriers[len(outer_sets)] = (carrier, k)
+            inside = contents_of(box, lambda i: nested_of.get(id(i), ()))
             outer_sets.append(
-                s.model_copy(update={"quantity": 1, "weight": s.weight + (box.weight_net or 0.0)})
+                s.model_copy(
+                    update={"quantity": 1, "weight": s.weight + (box.weight_net or 0.0)}
+                ).with_nested((*s.nested, *inside))
             )
             outer_numbers.append([firsts[p] + k])
         done = len(carrier.filled)
@@ -271,6 +282,40 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
     for r in responses:
         r.warnings = renamed_rules(r.warnings, indices)
     return _merge(req, outer, responses, outer_boxes, located, carriers, warnings, started)
+
+
+def _may_enter(req: PackRequest, item: ItemSet, host: ItemSet, space_rule: int) -> bool:
+    """Whether `item` may go into `host`'s subspace. Not when an exclude or exclude-all
+    rule keeps the two apart (whatever ignoreSubspaces: being inside the host is at least
+    as close as sharing its box), nor when exclude rules that see through nesting keep it
+    from every box type the host fits as given (the host would then find no box)."""
+    for r in req.rules:
+        if r.operation == "exclude" and (
+            (selects(r, item) and _targets_item(r, host))
+            or (selects(r, host) and _targets_item(r, item))
+        ):
+            return False
+        apart = item.ref_id != host.ref_id
+        if r.operation == "exclude-all" and apart and (selects(r, item) or selects(r, host)):
+            return False
+    banning = [
+        r
+        for r in req.rules
+        if r.operation == "exclude"
+        and sees_through(r)
+        and selects(r, item)
+        and (r.target_box_ref_ids or r.target_box_match is not None)
+    ]
+    if not banning or req.box_type_generators:
+        return True
+    d = host.dimensions
+    return any(
+        t.dimensions.x >= d.x
+        and t.dimensions.y >= d.y
+        and t.dimensions.z >= d.z
+        and not any(targets_box_type(r, t) for r in banning)
+        for t in req.resolved_box_types()
+    )
 
 
 def _targets_item(rule: Rule, item_set: ItemSet) -> bool:
