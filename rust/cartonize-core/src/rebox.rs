@@ -164,8 +164,7 @@ impl Refitter {
     /// Every unit at `slots` in one box of type `b`, or `None` when no
     /// attempt within the work left places them all. Attempts, cheapest
     /// first: extreme points for each unit order under both merits, the
-    /// requested orientation search for each of those orders, block
-    /// building; then (once the fixed attempts found no move) seeded
+    /// requested orientation search (units as given), block building; then (once the fixed attempts found no move) seeded
     /// extreme-point variations and seeded block constructions.
     pub fn fit_all(
         &mut self,
@@ -195,10 +194,8 @@ impl Refitter {
                 }
             }
         }
-        for offer in offers.iter().take(FIXED_OFFERS) {
-            if let Some(done) = self.fit_pinned(b, order, offer, ctx) {
-                return Some(done);
-            }
+        if let Some(done) = self.fit_pinned(b, order, &offers[0], ctx) {
+            return Some(done);
         }
         let variants = crate::blocks::FIT_ALL_VARIANTS;
         if blocks_fit(ctx, b, slots.len(), &present) && self.spend(variants * slots.len()) {
