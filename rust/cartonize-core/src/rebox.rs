@@ -10,7 +10,8 @@
 //! measure. Fits follow the request's orientation options as the fill of a
 //! new box does: the extreme-point fill (as given first, or the flattest
 //! shape at each point), the search over initial orientations only to the
-//! requested depth without `itemInitialOrientationPreferred`, and block
+//! requested depth without `itemInitialOrientationPreferred` (with it, only
+//! over the turns of units too large for the box as given), and block
 //! building, which turns units freely: for any units when the request lets
 //! orientation be optimised (`itemInitialOrientationPreferred: false`), else
 //! only for units that cannot turn.
@@ -48,6 +49,10 @@ const SEEDED_SHARE: usize = 4;
 /// Unit orders tried under both merits before anything else: as given, by
 /// volume, by clustered height and area (the others rarely win first).
 const FIXED_OFFERS: usize = 3;
+
+/// Kinds that must turn in a box whose turns a fit tries in every
+/// combination, with `itemInitialOrientationPreferred` ([`Refitter::fit_forced`]).
+const FORCED_DEPTH: usize = 2;
 
 /// A cost difference smaller than this is rounding, not a saving.
 const SAVING_EPS: f64 = 1e-6;
@@ -164,7 +169,8 @@ impl Refitter {
     /// Every unit at `slots` in one box of type `b`, or `None` when no
     /// attempt within the work left places them all. Attempts, cheapest
     /// first: extreme points for each unit order under both merits, the
-    /// requested orientation search (units as given), block building; then (once the fixed attempts found no move) seeded
+    /// requested orientation search (units as given), the turns of units
+    /// too large for the box as given, block building; then (once the fixed attempts found no move) seeded
     /// extreme-point variations and seeded block constructions.
     pub fn fit_all(
         &mut self,
@@ -197,6 +203,9 @@ impl Refitter {
         if let Some(done) = self.fit_pinned(b, order, &offers[0], ctx) {
             return Some(done);
         }
+        if let Some(done) = self.fit_forced(b, order, &offers[0], ctx) {
+            return Some(done);
+        }
         let variants = crate::blocks::FIT_ALL_VARIANTS;
         if blocks_fit(ctx, b, slots.len(), &present) && self.spend(variants * slots.len()) {
             let seed = self.rng.below(usize::MAX) as u64;
@@ -222,30 +231,77 @@ impl Refitter {
         if self.pin_depth == 0 {
             return None;
         }
-        let mut groups: Vec<usize> = Vec::new();
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
         for &s in offer {
             let k = order[s].kind;
-            if groups.len() < self.pin_depth
-                && !groups.contains(&k)
-                && ctx.kinds[k].shapes.len() > 1
-            {
-                groups.push(k);
+            let shapes = ctx.kinds[k].shapes.len();
+            if groups.len() < self.pin_depth && groups.iter().all(|g| g.0 != k) && shapes > 1 {
+                groups.push((k, (0..shapes).collect()));
             }
         }
+        self.fit_combinations(b, order, offer, ctx, &groups)
+    }
+
+    /// With `itemInitialOrientationPreferred` a unit turns only where it
+    /// has no place as given; in a box too small for its given shape it
+    /// always turns, and which turn is free: the flattest at each point
+    /// (what a fill does) is not always the one that fits the rest. The
+    /// first [`FORCED_DEPTH`] kinds of `offer` that must turn in box type
+    /// `b` and have more than one turn that fits it get every combination
+    /// of those turns (each pinned: tried alone at every point first).
+    fn fit_forced(
+        &mut self,
+        b: usize,
+        order: &[UnitRef],
+        offer: &[usize],
+        ctx: &Context<'_>,
+    ) -> Option<FilledBox> {
+        if !ctx.rule.prefer_given {
+            return None;
+        }
+        let dims = ctx.boxes[b].dims;
+        let fits = |shape: &Vec3| (0..3).all(|a| shape[a] <= dims[a]);
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        for &s in offer {
+            let k = order[s].kind;
+            let kind = &ctx.kinds[k];
+            if groups.len() == FORCED_DEPTH || groups.iter().any(|g| g.0 == k) || kind.varied {
+                continue;
+            }
+            let turns: Vec<usize> = (1..kind.shapes.len())
+                .filter(|&i| fits(&kind.shapes[i].0))
+                .collect();
+            if !fits(&kind.shapes[0].0) && turns.len() > 1 {
+                groups.push((k, turns));
+            }
+        }
+        self.fit_combinations(b, order, offer, ctx, &groups)
+    }
+
+    /// Fills box type `b` with `offer` once per combination of shapes of
+    /// `groups` (a kind and the indices of its shapes to try), each shape
+    /// pinned; the first fill that places every unit.
+    fn fit_combinations(
+        &mut self,
+        b: usize,
+        order: &[UnitRef],
+        offer: &[usize],
+        ctx: &Context<'_>,
+        groups: &[(usize, Vec<usize>)],
+    ) -> Option<FilledBox> {
         if groups.is_empty() {
             return None;
         }
-        let sizes: Vec<usize> = groups.iter().map(|&g| ctx.kinds[g].shapes.len()).collect();
         let mut choice = vec![0usize; groups.len()];
         let mut kinds: Vec<Kind> = ctx.kinds.to_vec();
         loop {
             if !self.spend(offer.len()) {
                 return None;
             }
-            for (i, &g) in groups.iter().enumerate() {
-                kinds[g].clone_from(&ctx.kinds[g]);
-                kinds[g].shapes[..=choice[i]].rotate_right(1);
-                kinds[g].pinned = true;
+            for ((g, shapes), &c) in groups.iter().zip(&choice) {
+                kinds[*g].clone_from(&ctx.kinds[*g]);
+                kinds[*g].shapes[..=shapes[c]].rotate_right(1);
+                kinds[*g].pinned = true;
             }
             if let Some(done) = attempt(b, order, offer, ctx.rule, ctx, &kinds) {
                 return Some(done);
@@ -258,7 +314,7 @@ impl Refitter {
                 }
                 i -= 1;
                 choice[i] += 1;
-                if choice[i] < sizes[i] {
+                if choice[i] < groups[i].1.len() {
                     break;
                 }
                 choice[i] = 0;
@@ -967,9 +1023,10 @@ mod tests {
                 vec![(1, vec![0, 1])],
             ),
             (
-                // As given first, a fill never chooses that turn.
-                "five bars tile the cheaper 2-high box only all turned: as given, they stay",
-                (0..5).map(|_| bar()).collect(),
+                // Lying as given (2 x 3 x 10) they fit the 2-high box, so they
+                // are placed so where they fit: four go in, the fifth not.
+                "five bars tile the cheaper 2-high box only all turned: lying as given, they stay",
+                (0..5).map(|_| kind([2.0, 3.0, 10.0], true)).collect(),
                 vec![
                     box_type([2.0, 10.0, 15.0], 1.0),
                     box_type([10.0, 10.0, 15.0], 5.0),
@@ -978,6 +1035,21 @@ mod tests {
                 false,
                 vec![(1, vec![0, 1, 2, 3, 4])],
                 vec![(1, vec![0, 1, 2, 3, 4])],
+            ),
+            (
+                // Standing as given (3 high) they never fit the 2-high box, so
+                // they turn there, and the fit tries each turn that fits
+                // (the flattest at each point, 2 x 3 x 10, leaves slivers).
+                "five bars tile the cheaper 2-high box only all turned: standing, they move",
+                (0..5).map(|_| bar()).collect(),
+                vec![
+                    box_type([2.0, 10.0, 15.0], 1.0),
+                    box_type([10.0, 10.0, 15.0], 5.0),
+                ],
+                Goal::LowestCost,
+                false,
+                vec![(1, vec![0, 1, 2, 3, 4])],
+                vec![(0, vec![0, 1, 2, 3, 4])],
             ),
             (
                 // Free to turn: block building turns them all.
