@@ -530,7 +530,7 @@ def _many(sets: int, quantity: int, timeout: float | None) -> Wire:
 TIMEOUT_WARNING = "timeout reached: returning the best complete packing found so far"
 
 
-# An explicit timeout also buys improvement for half of it, so large ones make slow tests.
+# An explicit timeout also buys improvement for 80 % of it, so large ones make slow tests.
 @pytest.mark.parametrize(("timeout", "warned"), [(None, False), (0.01, True)])
 def test_a_timeout_returns_the_best_complete_packing_so_far(
     timeout: float | None, warned: bool

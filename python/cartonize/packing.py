@@ -279,7 +279,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             "coordOrder": req.coord_order or [0, 1, 2],
             "orientationPreferred": req.item_initial_orientation_preferred,
             "timeout": timeout,
-            # The engine spends half of an explicit timeout improving the
+            # The engine spends 80 % of an explicit timeout improving the
             # packing; the service's own cap must not cost every request that.
             "improve": req.timeout is not None,
             "allowableOverhang": req.allowable_overhang if req.allowable_overhang >= 0 else None,

@@ -204,21 +204,65 @@ pub fn fill_one_box(
     }
     let mut runs = 0usize;
     while runs < MAX_CONSTRUCTIONS && !until.expired() {
-        let base = ranked[runs % ranked.len().min(8)].1;
-        let spread = [0.05, 0.1, 0.2, 0.3, 0.5][rng.below(5)];
-        let params = Params { spread, ..base };
-        // Every fourth run refills the back part of the best loading.
-        let prefix: Vec<Block> = match (&best, runs % 4) {
-            (Some(l), 0) if l.blocks.len() > 1 => {
-                let keep_blocks = rng.below(l.blocks.len());
-                l.blocks[..keep_blocks].to_vec()
-            }
-            _ => Vec::new(),
-        };
-        keep(builder.construct(params, &prefix, &mut rng), &mut best);
+        let base = ranked[runs % ranked.len().min(SEEDED_BASES)].1;
+        let l = builder.seeded(base, runs, best.as_ref(), &mut rng);
+        keep(l, &mut best);
         runs += 1;
     }
     into_box(b, best)
+}
+
+/// Seeded constructions cycle through this many of the best deterministic ones.
+const SEEDED_BASES: usize = 8;
+
+/// Seeded constructions that try to place every unit of a set in one box,
+/// one construction per [`RandomFit::attempt`] (re-boxing's seeded attempts).
+pub struct RandomFit<'c, 'a> {
+    builder: Builder<'c, 'a>,
+    bases: Vec<Params>,
+    best: Option<Loading>,
+    runs: usize,
+    units: usize,
+}
+
+impl<'c, 'a> RandomFit<'c, 'a> {
+    /// For the units at `slots` of `order` in a box of type `b`; `None`
+    /// when some unit cannot enter that box type at all.
+    pub fn new(b: usize, order: &[UnitRef], slots: &[usize], ctx: &'c Context<'a>) -> Option<Self> {
+        let builder = Builder::new(b, order, slots, ctx);
+        let units = builder.slots.iter().map(Vec::len).sum::<usize>();
+        let mut bases = deterministic_params(&builder.bounds);
+        bases.truncate(SEEDED_BASES);
+        (units == slots.len()).then_some(RandomFit {
+            builder,
+            bases,
+            best: None,
+            runs: 0,
+            units,
+        })
+    }
+
+    /// One seeded construction (a random block among the best at each step,
+    /// or every fourth time a refill of the back part of the fullest loading
+    /// so far); the box when it places every unit.
+    pub fn attempt(&mut self, b: usize, rng: &mut Rng) -> Option<FilledBox> {
+        let base = self.bases[self.runs % self.bases.len()];
+        let l = self
+            .builder
+            .seeded(base, self.runs, self.best.as_ref(), rng);
+        self.runs += 1;
+        if l.units.len() == self.units {
+            return into_box(b, Some(l));
+        }
+        if self
+            .best
+            .as_ref()
+            .is_none_or(|x| l.volume > x.volume * (1.0 + 1e-12))
+        {
+            self.best = Some(l);
+        }
+        None
+    }
 }
 
 /// The first of the deterministic constructions that places every unit at
@@ -410,6 +454,22 @@ impl<'c, 'a> Builder<'c, 'a> {
         if st.left[block.kind] == 0 {
             st.reach = min_reach(self.ctx.kinds, &st.left, &self.slots);
         }
+    }
+
+    /// The `runs`-th seeded construction after `base`: a block drawn at
+    /// random among the best at each step; every fourth run keeps a random
+    /// number of the first blocks of `best` and builds the rest anew.
+    fn seeded(&self, base: Params, runs: usize, best: Option<&Loading>, rng: &mut Rng) -> Loading {
+        let spread = [0.05, 0.1, 0.2, 0.3, 0.5][rng.below(5)];
+        let params = Params { spread, ..base };
+        let prefix: Vec<Block> = match (best, runs % 4) {
+            (Some(l), 0) if l.blocks.len() > 1 => {
+                let keep_blocks = rng.below(l.blocks.len());
+                l.blocks[..keep_blocks].to_vec()
+            }
+            _ => Vec::new(),
+        };
+        self.construct(params, &prefix, rng)
     }
 
     /// One loading: the blocks of `prefix` first (each in the space the

@@ -54,51 +54,77 @@ impl ExtremePoints {
     /// Updates the set after `placed` was added; `all` includes `placed`.
     pub fn add_item(&mut self, placed: &Cuboid, all: &[Cuboid]) {
         // Existing points: drop those now covered, shorten the others' reach.
+        let min_reach = self.min_reach;
         self.points.retain_mut(|ep| {
-            if placed.contains_point(&ep.point) {
+            let inside = within(placed, &ep.point);
+            if inside == [true; 3] {
                 return false;
             }
             for a in 0..3 {
-                if placed.shadows(&ep.point, a) && placed.origin[a] >= ep.point[a] {
+                if inside[(a + 1) % 3] && inside[(a + 2) % 3] && placed.origin[a] >= ep.point[a] {
                     ep.residual[a] = ep.residual[a].min(placed.origin[a] - ep.point[a]);
                 }
             }
-            (0..3).all(|a| ep.residual[a] >= self.min_reach[a])
+            (0..3).all(|a| ep.residual[a] >= min_reach[a])
         });
         // New points: each far corner of the item, projected back along the
-        // other two axes onto the nearest face behind it.
+        // other two axes onto the nearest face behind it. The points kept
+        // are still in priority order; the new ones are merged in.
+        let kept = self.points.len();
         for a in 0..3 {
             let mut corner = placed.origin;
             corner[a] = placed.end(a);
             if corner[a] >= self.bounds[a] {
                 continue;
             }
-            for b in (0..3).filter(|&b| b != a) {
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            let [to_b, to_c] = project_two(&corner, [b, c], all);
+            for (axis, to) in [(b, to_b), (c, to_c)] {
                 let mut p = corner;
-                p[b] = project(&p, b, all);
-                self.insert(p, all);
+                p[axis] = to;
+                self.insert(p, all, kept);
             }
         }
         let priority = self.priority;
-        self.points.sort_by_key(|ep| key(&ep.point, &priority));
+        if self.points.len() > kept {
+            let mut new = self.points.split_off(kept);
+            new.sort_by_key(|ep| key(&ep.point, &priority));
+            for ep in new {
+                let k = key(&ep.point, &priority);
+                let at = self
+                    .points
+                    .partition_point(|other| key(&other.point, &priority) < k);
+                self.points.insert(at, ep);
+            }
+        }
     }
 
-    fn insert(&mut self, p: Vec3, all: &[Cuboid]) {
-        if self.points.iter().any(|ep| ep.point == p) {
-            return;
-        }
-        if all.iter().any(|c| c.contains_point(&p)) {
+    /// Adds `p` with its reach unless it is a known point or inside an item;
+    /// points from `fresh` on are the ones this update added (not yet sorted).
+    fn insert(&mut self, p: Vec3, all: &[Cuboid], fresh: usize) {
+        let priority = self.priority;
+        let k = key(&p, &priority);
+        let sorted = &self.points[..fresh];
+        let at = sorted.partition_point(|ep| key(&ep.point, &priority) < k);
+        if sorted.get(at).is_some_and(|ep| ep.point == p)
+            || self.points[fresh..].iter().any(|ep| ep.point == p)
+        {
             return;
         }
         let mut residual = [0; 3];
         for a in 0..3 {
-            let mut reach = self.bounds[a] - p[a];
-            for c in all {
-                if c.shadows(&p, a) && c.origin[a] >= p[a] {
-                    reach = reach.min(c.origin[a] - p[a]);
+            residual[a] = self.bounds[a] - p[a];
+        }
+        for c in all {
+            let inside = within(c, &p);
+            if inside == [true; 3] {
+                return;
+            }
+            for a in 0..3 {
+                if inside[(a + 1) % 3] && inside[(a + 2) % 3] && c.origin[a] >= p[a] {
+                    residual[a] = residual[a].min(c.origin[a] - p[a]);
                 }
             }
-            residual[a] = reach;
         }
         if (0..3).all(|a| residual[a] >= self.min_reach[a]) {
             self.points.push(ExtremePoint { point: p, residual });
@@ -106,18 +132,31 @@ impl ExtremePoints {
     }
 }
 
+/// Along each axis, whether `p` lies within `c`'s extent `[origin, end)`.
+fn within(c: &Cuboid, p: &Vec3) -> [bool; 3] {
+    std::array::from_fn(|a| c.origin[a] <= p[a] && p[a] < c.end(a))
+}
+
 /// The lexicographic key of a point under an axis priority.
 pub fn key(p: &Vec3, priority: &[usize; 3]) -> (Len, Len, Len) {
     (p[priority[0]], p[priority[1]], p[priority[2]])
 }
 
-/// Moves `p` back along `axis` until it meets an item face or the wall.
-fn project(p: &Vec3, axis: usize, all: &[Cuboid]) -> Len {
-    all.iter()
-        .filter(|c| c.shadows(p, axis) && c.end(axis) <= p[axis])
-        .map(|c| c.end(axis))
-        .max()
-        .unwrap_or(0)
+/// Where `p` lands moved back along each of `axes` until it meets an item
+/// face or the wall (one pass over the items for both).
+fn project_two(p: &Vec3, axes: [usize; 2], all: &[Cuboid]) -> [Len; 2] {
+    let mut to = [0; 2];
+    for c in all {
+        let inside = within(c, p);
+        for (i, &axis) in axes.iter().enumerate() {
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            let end = c.end(axis);
+            if inside[u] && inside[v] && end <= p[axis] && end > to[i] {
+                to[i] = end;
+            }
+        }
+    }
+    to
 }
 
 #[cfg(test)]

@@ -202,29 +202,6 @@ fn pack_box_types(
             .map(|a| geometry::len_floor(a.min(MAX_ALLOWANCE))),
         placing: placing::Placing::from_options(opts),
     };
-    let searched = orient::search(
-        &kinds,
-        &boxes[..openable],
-        &quantities,
-        rule,
-        opts,
-        deadline,
-    );
-    if let Some(pinned) = searched.kinds {
-        kinds = pinned;
-    }
-    let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], &kinds, rule)?;
-    let mut ctx = Context::new(&kinds, &boxes, rule, opts.goal, opts.value_tiebreaker);
-    ctx.limits = limits.clone();
-    ctx.openable = openable;
-    ctx.prepacked = prepacked;
-    ctx.choice = select::Choice {
-        style: opts.box_type_choice_style,
-        usable_space: opts.usable_space,
-        lookahead: opts.lookahead,
-        lookback: opts.lookback,
-    };
-
     let total_units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
     if total_units == 0 && input.boxes.is_empty() {
         return Ok(PackOutput {
@@ -233,13 +210,35 @@ fn pack_box_types(
             ..PackOutput::default()
         });
     }
-
+    // The requested orderings; unit orders depend on the kinds' sides, not
+    // on which shape the orientation search pins first.
     let mut base = portfolio::base_strategies(opts, &kinds, &quantities, &boxes[..openable]);
     let fragile_limits: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
     base.iter_mut()
         .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
     let work = total_units.saturating_mul(boxes.len() as u64);
-    let mut found = portfolio::run(&base, &ctx, deadline, work, true);
+    // The fixed-work search and re-boxing: small requests that choose
+    // boxes by trial fills (`estimated` chooses by the caller's estimate).
+    let polish =
+        total_units <= POLISH_UNITS_MAX && opts.box_type_choice_style == model::ChoiceStyle::Actual;
+    let reboxed = polish && opts.lookback.is_none() && input.boxes.is_empty();
+    let pack_base = |ks: &[Kind], must_finish: bool| -> Result<portfolio::Found, CoreError> {
+        let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], ks, rule)?;
+        let ctx = context(ks, &boxes, rule, opts, openable, prepacked);
+        Ok(portfolio::run(&base, &ctx, deadline, work, must_finish))
+    };
+    let first_order = base.first().map_or(&[][..], |s| &s.order[..]);
+    let searched = orient::search(&kinds, first_order, opts, deadline, reboxed, &pack_base)?;
+    if let Some(pinned) = searched.kinds {
+        kinds = pinned;
+    }
+    let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], &kinds, rule)?;
+    let ctx = context(&kinds, &boxes, rule, opts, openable, prepacked);
+    // The orientation search packed the requested orderings already.
+    let mut found = match searched.found {
+        Some(found) => found,
+        None => portfolio::run(&base, &ctx, deadline, work, true),
+    };
     let mut strategies = base;
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
@@ -286,10 +285,6 @@ fn pack_box_types(
         let s = &strategies[i];
         // Improvement reshuffles whole boxes and knows no box-count limits.
         let free = !limits.counts_boxes() && !ctx.order_bound();
-        // The fixed-work search and re-boxing: small requests that choose
-        // boxes by trial fills (`estimated` chooses by the caller's estimate).
-        let polish = total_units <= POLISH_UNITS_MAX
-            && opts.box_type_choice_style == model::ChoiceStyle::Actual;
         let wanted = opts.improve.unwrap_or(opts.timeout.is_some()) && free;
         let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
         let rule = PlacementRule {
@@ -314,7 +309,7 @@ fn pack_box_types(
             .filter(|_| opts.improve.unwrap_or(opts.timeout.is_some()));
         let packing = blocks::improve_capped(packing, &s.order, &ctx, capped_until.as_ref(), seed);
         // Cheaper box types, merged and emptied boxes, which box-by-box choice misses.
-        let packing = match !ctx.order_bound() && polish {
+        let packing = match reboxed {
             true => {
                 let depth = opts.orientation_search_depth.min(orient::MAX_DEPTH) as usize;
                 let mut refit = rebox::Refitter::new(&ctx, &quantities, rebox::WORK, seed, depth);
@@ -348,14 +343,38 @@ fn pack_box_types(
     Ok(out)
 }
 
+/// The context every packing of the request shares, for `kinds` (the
+/// orientation search pins shapes in copies of them).
+fn context<'a>(
+    kinds: &'a [Kind],
+    boxes: &'a [BoxKind],
+    rule: PlacementRule,
+    opts: &model::Options,
+    openable: usize,
+    prepacked: prepacked::FixedContents,
+) -> Context<'a> {
+    let mut ctx = Context::new(kinds, boxes, rule, opts.goal, opts.value_tiebreaker);
+    ctx.limits = opts.limits.clone();
+    ctx.openable = openable;
+    ctx.prepacked = prepacked;
+    ctx.choice = select::Choice {
+        style: opts.box_type_choice_style,
+        usable_space: opts.usable_space,
+        lookahead: opts.lookahead,
+        lookback: opts.lookback,
+    };
+    ctx
+}
+
 /// Requests of at most this many units get the fixed-work search and
 /// re-boxing after the portfolio (larger ones keep the speed of the
 /// portfolio alone: both are about a millisecond or two on small requests).
 const POLISH_UNITS_MAX: u64 = 400;
 
 /// Share of the request's `timeout` the improvement phase may use; the rest
-/// is left for the orderings already run, rendering and the service around.
-const IMPROVE_SHARE: f64 = 0.5;
+/// is left for the orderings already run, re-boxing, rendering and the
+/// service around (about 30 ms for 200 units under load).
+const IMPROVE_SHARE: f64 = 0.8;
 
 /// When improvement must stop, or `None` when the request has no timeout
 /// (then there is no improvement phase) or its share is already spent.

@@ -10,15 +10,19 @@
 //! kinds keep trying all their orientations at once at each point. Each
 //! combination packs the requested orderings; the best packing wins, and the
 //! unpinned packing wins ties. Depth 0 tries no combination. The search stops
-//! at the request's deadline with the best combination so far.
+//! at the request's deadline with the best combination so far. The packing
+//! of the winning combination is the one the rest of the pipeline starts
+//! from (it is not packed again). When the plain packing is one box and
+//! re-boxing follows (which tries the same combinations within each cheaper
+//! box type), the whole-pack combinations are skipped.
 
 use crate::deadline::Deadline;
-use crate::fill::PlacementRule;
-use crate::kinds::{BoxKind, Kind};
+use crate::error::CoreError;
+use crate::kinds::Kind;
 use crate::model::Options;
 use crate::placing::{can_interlock, keep_flat};
-use crate::portfolio;
-use crate::select::{Context, Packing, UnitRef};
+use crate::portfolio::Found;
+use crate::select::UnitRef;
 use std::cmp::Ordering;
 
 /// Largest search depth (service-spec.md; the request model clamps and warns).
@@ -47,6 +51,9 @@ pub fn apply_lay_flat(kinds: &mut [Kind], opts: &Options) {
 pub struct Searched {
     /// Kinds with the winning pins, when a pinned combination beat the plain one.
     pub kinds: Option<Vec<Kind>>,
+    /// The requested orderings packed with the winning kinds (or the plain
+    /// ones), when the search packed them at all.
+    pub found: Option<Found>,
     /// Combinations left untried at the deadline, with how many there were.
     pub cut_short: Option<(usize, usize)>,
 }
@@ -65,67 +72,73 @@ fn groups(order: &[UnitRef], kinds: &[Kind], depth: usize) -> Vec<usize> {
     out
 }
 
+/// Packs the requested orderings with the given kinds; with `true` the
+/// first ordering completes even past the deadline.
+pub type PackKinds<'p> = dyn Fn(&[Kind], bool) -> Result<Found, CoreError> + 'p;
+
 /// Runs the orientation search the options ask for (see the module docs).
+/// `first_order` is the unit order of the first requested ordering; `pack`
+/// packs the requested orderings with the given kinds (the first ordering
+/// always completes when asked to). With `per_box`, re-boxing searches the
+/// same combinations within each box afterwards, so when the plain packing
+/// is one box holding everything the whole-pack combinations are skipped:
+/// only a single cheaper box could beat it, and that is what re-boxing
+/// tries, with the combinations, for each cheaper box type.
 pub fn search(
     kinds: &[Kind],
-    boxes: &[BoxKind],
-    quantities: &[u32],
-    rule: PlacementRule,
+    first_order: &[UnitRef],
     opts: &Options,
     deadline: &Deadline,
-) -> Searched {
-    let none = Searched {
+    per_box: bool,
+    pack: &PackKinds<'_>,
+) -> Result<Searched, CoreError> {
+    let mut out = Searched {
         kinds: None,
+        found: None,
         cut_short: None,
     };
     let depth = opts.orientation_search_depth.min(MAX_DEPTH) as usize;
     if opts.orientation_preferred || depth == 0 {
-        return none;
+        return Ok(out);
     }
-    let mut strategies = portfolio::base_strategies(opts, kinds, quantities, boxes);
-    let fragile: Vec<_> = kinds.iter().map(|k| k.fragile).collect();
-    strategies
-        .iter_mut()
-        .for_each(|s| crate::fragile::offer_last(&mut s.order, &fragile));
-    let Some(first) = strategies.first() else {
-        return none;
-    };
-    let groups = groups(&first.order, kinds, depth);
+    let groups = groups(first_order, kinds, depth);
     if groups.is_empty() {
-        return none;
+        return Ok(out);
     }
-    let units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
-    let work = units.saturating_mul(boxes.len() as u64);
-    let run = |ks: &[Kind], must: bool| -> Option<Packing> {
-        let mut ctx = Context::new(ks, boxes, rule, opts.goal, opts.value_tiebreaker);
-        ctx.limits = opts.limits.clone();
-        portfolio::run(&strategies, &ctx, deadline, work, must)
-            .best
-            .map(|(p, _)| p)
+    let plain = pack(kinds, true)?;
+    let one_box = plain
+        .best
+        .as_ref()
+        .is_some_and(|(p, _)| p.boxes.len() <= 1 && p.leftovers.is_empty());
+    let Some((mut best, _)) = plain.best.clone() else {
+        out.found = Some(plain);
+        return Ok(out);
     };
-    let Some(mut best) = run(kinds, true) else {
-        return none;
-    };
+    out.found = Some(plain);
+    if per_box && one_box {
+        return Ok(out);
+    }
     let sizes: Vec<usize> = groups.iter().map(|&g| kinds[g].shapes.len()).collect();
     let total: usize = sizes.iter().product();
-    let mut winner: Option<Vec<Kind>> = None;
     let mut choice = vec![0usize; groups.len()];
     for n in 0..total {
         if deadline.expired() {
-            return Searched {
-                kinds: winner,
-                cut_short: Some((total - n, total)),
-            };
+            out.cut_short = Some((total - n, total));
+            return Ok(out);
         }
         let mut pinned = kinds.to_vec();
         for (i, &g) in groups.iter().enumerate() {
             pinned[g].shapes[..=choice[i]].rotate_right(1);
             pinned[g].pinned = true;
         }
-        if let Some(p) = run(&pinned, false) {
-            if crate::compare_packings(&p, &best, opts.goal) == Ordering::Less {
-                best = p;
-                winner = Some(pinned);
+        // A combination whose pre-packed items cannot be placed is no answer.
+        if let Ok(found) = pack(&pinned, false) {
+            if let Some((p, _)) = &found.best {
+                if crate::compare_packings(p, &best, opts.goal) == Ordering::Less {
+                    best = p.clone();
+                    out.found = Some(found);
+                    out.kinds = Some(pinned);
+                }
             }
         }
         // Next combination, the last group fastest.
@@ -137,10 +150,7 @@ pub fn search(
             choice[i] = 0;
         }
     }
-    Searched {
-        kinds: winner,
-        cut_short: None,
-    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -202,23 +212,36 @@ mod tests {
     }
 
     #[test]
-    fn depth_zero_or_preferred_orientation_searches_nothing() {
-        let inp = input(true, 2);
-        let kinds: Vec<Kind> = inp.items.iter().map(Kind::new).collect();
-        let boxes: Vec<BoxKind> = inp.box_types.iter().map(BoxKind::new).collect();
-        let rule = crate::testkit::first_point_rule();
+    fn depth_zero_or_preferred_orientation_searches_nothing() -> Result<(), CoreError> {
+        let kinds: Vec<Kind> = input(true, 2).items.iter().map(Kind::new).collect();
+        let order: Vec<UnitRef> = (0..5).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let packs = std::cell::Cell::new(0);
+        let pack = |_: &[Kind], _: bool| -> Result<Found, CoreError> {
+            packs.set(packs.get() + 1);
+            Ok(Found {
+                best: None,
+                timed_out: false,
+            })
+        };
         let d = Deadline::after(None);
-        let found = search(&kinds, &boxes, &[5], rule, &inp.options, &d);
-        assert!(found.kinds.is_none() && found.cut_short.is_none());
-        let inp = input(false, 0);
-        let found = search(&kinds, &boxes, &[5], rule, &inp.options, &d);
-        assert!(found.kinds.is_none());
+        for (preferred, depth) in [(true, 2), (false, 0)] {
+            let opts = input(preferred, depth).options;
+            let found = search(&kinds, &order, &opts, &d, true, &pack)?;
+            assert!(found.kinds.is_none() && found.found.is_none() && found.cut_short.is_none());
+        }
+        assert_eq!(packs.get(), 0);
+        Ok(())
     }
 
     #[test]
     fn depth_one_finds_the_orientation_that_tiles_the_floor() -> Result<(), crate::CoreError> {
         let boxes = |depth| crate::pack(&input(false, depth)).map(|o| o.boxes.len());
-        assert_eq!(boxes(0)?, 2);
+        // Without the search, re-boxing's block building turns them as well;
+        // as given they never fit the 2-high box, and re-boxing's fit tries
+        // each turn that fits, so preferred orientations find it too.
+        assert_eq!(boxes(0)?, 1);
+        let preferred = crate::pack(&input(true, 1))?;
+        assert_eq!(preferred.boxes.len(), 1);
         assert_eq!(boxes(1)?, 1);
         assert_eq!(boxes(2)?, 1);
         let out = crate::pack(&input(false, 1))?;

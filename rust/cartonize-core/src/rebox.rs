@@ -10,8 +10,11 @@
 //! measure. Fits follow the request's orientation options as the fill of a
 //! new box does: the extreme-point fill (as given first, or the flattest
 //! shape at each point), the search over initial orientations only to the
-//! requested depth without `itemInitialOrientationPreferred`, and block
-//! building, which turns units freely, only for units that cannot turn.
+//! requested depth without `itemInitialOrientationPreferred` (with it, only
+//! over the turns of units too large for the box as given), and block
+//! building, which turns units freely: for any units when the request lets
+//! orientation be optimised (`itemInitialOrientationPreferred: false`), else
+//! only for units that cannot turn.
 //! Deterministic: the attempts depend only on the packing and a seed, their
 //! work is counted in units offered, not in time.
 
@@ -35,6 +38,10 @@ pub const WORK: usize = 8_000;
 /// fixed attempts found no move at all.
 const RANDOM_ATTEMPTS: usize = 48;
 
+/// Seeded block constructions [`Refitter::fit_all`] makes after the
+/// seeded extreme-point attempts, where block building applies.
+const RANDOM_BLOCKS: usize = 24;
+
 /// The seeded attempts get this fraction of the work of the fixed ones:
 /// they rarely succeed, and mostly on what the fixed ones nearly fitted.
 const SEEDED_SHARE: usize = 4;
@@ -42,6 +49,10 @@ const SEEDED_SHARE: usize = 4;
 /// Unit orders tried under both merits before anything else: as given, by
 /// volume, by clustered height and area (the others rarely win first).
 const FIXED_OFFERS: usize = 3;
+
+/// Kinds that must turn in a box whose turns a fit tries in every
+/// combination, with `itemInitialOrientationPreferred` ([`Refitter::fit_forced`]).
+const FORCED_DEPTH: usize = 2;
 
 /// A cost difference smaller than this is rounding, not a saving.
 const SAVING_EPS: f64 = 1e-6;
@@ -157,8 +168,10 @@ impl Refitter {
 
     /// Every unit at `slots` in one box of type `b`, or `None` when no
     /// attempt within the work left places them all. Attempts, cheapest
-    /// first: extreme points for each unit order under both merits, block
-    /// building, then seeded variations that also pin kinds to a rotation.
+    /// first: extreme points for each unit order under both merits, the
+    /// requested orientation search (units as given), the turns of units
+    /// too large for the box as given, block building; then (once the fixed attempts found no move) seeded
+    /// extreme-point variations and seeded block constructions.
     pub fn fit_all(
         &mut self,
         b: usize,
@@ -190,16 +203,11 @@ impl Refitter {
         if let Some(done) = self.fit_pinned(b, order, &offers[0], ctx) {
             return Some(done);
         }
-        // Blocks are grids of like units: with about one unit per kind they
-        // only repeat what the extreme points tried.
-        // Blocks choose each unit's turn freely, which the orientation
-        // options (as given first, or the flattest at each point) do not
-        // allow: only for units that cannot turn.
+        if let Some(done) = self.fit_forced(b, order, &offers[0], ctx) {
+            return Some(done);
+        }
         let variants = crate::blocks::FIT_ALL_VARIANTS;
-        let alike = slots.len() >= 2 * present.len();
-        let turns_ok = present.iter().all(|&k| ctx.kinds[k].shapes.len() == 1);
-        if alike && turns_ok && crate::blocks::applies(ctx, b) && self.spend(variants * slots.len())
-        {
+        if blocks_fit(ctx, b, slots.len(), &present) && self.spend(variants * slots.len()) {
             let seed = self.rng.below(usize::MAX) as u64;
             if let Some(done) = crate::blocks::fit_all(b, order, slots, ctx, seed) {
                 return Some(done);
@@ -223,30 +231,77 @@ impl Refitter {
         if self.pin_depth == 0 {
             return None;
         }
-        let mut groups: Vec<usize> = Vec::new();
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
         for &s in offer {
             let k = order[s].kind;
-            if groups.len() < self.pin_depth
-                && !groups.contains(&k)
-                && ctx.kinds[k].shapes.len() > 1
-            {
-                groups.push(k);
+            let shapes = ctx.kinds[k].shapes.len();
+            if groups.len() < self.pin_depth && groups.iter().all(|g| g.0 != k) && shapes > 1 {
+                groups.push((k, (0..shapes).collect()));
             }
         }
+        self.fit_combinations(b, order, offer, ctx, &groups)
+    }
+
+    /// With `itemInitialOrientationPreferred` a unit turns only where it
+    /// has no place as given; in a box too small for its given shape it
+    /// always turns, and which turn is free: the flattest at each point
+    /// (what a fill does) is not always the one that fits the rest. The
+    /// first [`FORCED_DEPTH`] kinds of `offer` that must turn in box type
+    /// `b` and have more than one turn that fits it get every combination
+    /// of those turns (each pinned: tried alone at every point first).
+    fn fit_forced(
+        &mut self,
+        b: usize,
+        order: &[UnitRef],
+        offer: &[usize],
+        ctx: &Context<'_>,
+    ) -> Option<FilledBox> {
+        if !ctx.rule.prefer_given {
+            return None;
+        }
+        let dims = ctx.boxes[b].dims;
+        let fits = |shape: &Vec3| (0..3).all(|a| shape[a] <= dims[a]);
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        for &s in offer {
+            let k = order[s].kind;
+            let kind = &ctx.kinds[k];
+            if groups.len() == FORCED_DEPTH || groups.iter().any(|g| g.0 == k) || kind.varied {
+                continue;
+            }
+            let turns: Vec<usize> = (1..kind.shapes.len())
+                .filter(|&i| fits(&kind.shapes[i].0))
+                .collect();
+            if !fits(&kind.shapes[0].0) && turns.len() > 1 {
+                groups.push((k, turns));
+            }
+        }
+        self.fit_combinations(b, order, offer, ctx, &groups)
+    }
+
+    /// Fills box type `b` with `offer` once per combination of shapes of
+    /// `groups` (a kind and the indices of its shapes to try), each shape
+    /// pinned; the first fill that places every unit.
+    fn fit_combinations(
+        &mut self,
+        b: usize,
+        order: &[UnitRef],
+        offer: &[usize],
+        ctx: &Context<'_>,
+        groups: &[(usize, Vec<usize>)],
+    ) -> Option<FilledBox> {
         if groups.is_empty() {
             return None;
         }
-        let sizes: Vec<usize> = groups.iter().map(|&g| ctx.kinds[g].shapes.len()).collect();
         let mut choice = vec![0usize; groups.len()];
         let mut kinds: Vec<Kind> = ctx.kinds.to_vec();
         loop {
             if !self.spend(offer.len()) {
                 return None;
             }
-            for (i, &g) in groups.iter().enumerate() {
-                kinds[g].clone_from(&ctx.kinds[g]);
-                kinds[g].shapes[..=choice[i]].rotate_right(1);
-                kinds[g].pinned = true;
+            for ((g, shapes), &c) in groups.iter().zip(&choice) {
+                kinds[*g].clone_from(&ctx.kinds[*g]);
+                kinds[*g].shapes[..=shapes[c]].rotate_right(1);
+                kinds[*g].pinned = true;
             }
             if let Some(done) = attempt(b, order, offer, ctx.rule, ctx, &kinds) {
                 return Some(done);
@@ -259,7 +314,7 @@ impl Refitter {
                 }
                 i -= 1;
                 choice[i] += 1;
-                if choice[i] < sizes[i] {
+                if choice[i] < groups[i].1.len() {
                     break;
                 }
                 choice[i] = 0;
@@ -317,8 +372,38 @@ impl Refitter {
                 return Some(done);
             }
         }
+        // Then seeded block constructions, where blocks may turn the units.
+        if !blocks_fit(ctx, b, slots.len(), present) {
+            return None;
+        }
+        let mut blocks = crate::blocks::RandomFit::new(b, order, slots, ctx)?;
+        for _ in 0..RANDOM_BLOCKS {
+            if !self.spend(slots.len()) {
+                return None;
+            }
+            if let Some(done) = blocks.attempt(b, &mut self.rng) {
+                return Some(done);
+            }
+        }
         None
     }
+}
+
+/// True when block building may fit `units` units of the kinds `present`
+/// into a box of type `b`. Blocks choose each unit's turn freely: that is
+/// what `itemInitialOrientationPreferred: false` allows (orientation is
+/// free to optimise), while the default places units as given where it
+/// can, so then only units that cannot turn go into blocks. Blocks are
+/// grids of like units: with about one unit per kind, units that cannot
+/// turn only repeat what the extreme points tried.
+fn blocks_fit(ctx: &Context<'_>, b: usize, units: usize, present: &[usize]) -> bool {
+    let fixed = present.iter().all(|&k| ctx.kinds[k].shapes.len() == 1);
+    let alike = units >= 2 * present.len();
+    let allowed = match ctx.rule.prefer_given {
+        true => fixed && alike,
+        false => alike || !fixed,
+    };
+    allowed && crate::blocks::applies(ctx, b)
 }
 
 /// True when item sets or sequences may use only so many boxes: a split or
@@ -938,9 +1023,37 @@ mod tests {
                 vec![(1, vec![0, 1])],
             ),
             (
-                // Neither orientation option lets a fill choose that turn
-                // (the orientation search does, where the request asks).
-                "five bars tile the cheaper 2-high box only all turned: they stay",
+                // Lying as given (2 x 3 x 10) they fit the 2-high box, so they
+                // are placed so where they fit: four go in, the fifth not.
+                "five bars tile the cheaper 2-high box only all turned: lying as given, they stay",
+                (0..5).map(|_| kind([2.0, 3.0, 10.0], true)).collect(),
+                vec![
+                    box_type([2.0, 10.0, 15.0], 1.0),
+                    box_type([10.0, 10.0, 15.0], 5.0),
+                ],
+                Goal::LowestCost,
+                false,
+                vec![(1, vec![0, 1, 2, 3, 4])],
+                vec![(1, vec![0, 1, 2, 3, 4])],
+            ),
+            (
+                // Standing as given (3 high) they never fit the 2-high box, so
+                // they turn there, and the fit tries each turn that fits
+                // (the flattest at each point, 2 x 3 x 10, leaves slivers).
+                "five bars tile the cheaper 2-high box only all turned: standing, they move",
+                (0..5).map(|_| bar()).collect(),
+                vec![
+                    box_type([2.0, 10.0, 15.0], 1.0),
+                    box_type([10.0, 10.0, 15.0], 5.0),
+                ],
+                Goal::LowestCost,
+                false,
+                vec![(1, vec![0, 1, 2, 3, 4])],
+                vec![(0, vec![0, 1, 2, 3, 4])],
+            ),
+            (
+                // Free to turn: block building turns them all.
+                "five bars tile the cheaper 2-high box only all turned: turned, they move",
                 (0..5).map(|_| bar()).collect(),
                 vec![
                     box_type([2.0, 10.0, 15.0], 1.0),
@@ -949,7 +1062,7 @@ mod tests {
                 Goal::LowestCost,
                 true,
                 vec![(1, vec![0, 1, 2, 3, 4])],
-                vec![(1, vec![0, 1, 2, 3, 4])],
+                vec![(0, vec![0, 1, 2, 3, 4])],
             ),
             (
                 "two boxes split anew: three cubes in the long box, one in the small",
@@ -1000,23 +1113,27 @@ mod tests {
     }
 
     #[test]
-    fn a_fit_searches_initial_orientations_to_the_requested_depth() {
+    fn a_fit_turns_units_as_the_orientation_options_allow() {
         // Four 190 x 228 x 109 units fit a 250 x 250 x 400 box only all
         // turned 109 x 228 x 190 (two layers of two); without
         // itemInitialOrientationPreferred the flattest shape at the first
-        // point is 109 x 190 x 228, which leaves room for two.
+        // point is 109 x 190 x 228, which leaves room for two. The search to
+        // depth 1 finds the turn; so does block building at depth 0 (it
+        // turns freely); as given first, nothing turns them all.
         let kinds: Vec<Kind> = (0..4).map(|_| kind([190.0, 228.0, 109.0], true)).collect();
         let boxes = vec![box_type([250.0, 250.0, 400.0], 1.0)];
         let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
         ctx.rule.prefer_given = false;
         let order: Vec<UnitRef> = (0..4).map(|kind| UnitRef { kind, unit: 0 }).collect();
         let quantities = vec![1; 4];
-        let fits = |depth: usize| {
-            let mut refit = Refitter::new(&ctx, &quantities, WORK, 7, depth);
-            refit.fit_all(0, &order, &[0, 1, 2, 3], &ctx).is_some()
+        let fits = |ctx: &Context<'_>, depth: usize| {
+            let mut refit = Refitter::new(ctx, &quantities, WORK, 7, depth);
+            refit.fit_all(0, &order, &[0, 1, 2, 3], ctx).is_some()
         };
-        assert!(!fits(0));
-        assert!(fits(1));
+        assert!(fits(&ctx, 0));
+        assert!(fits(&ctx, 1));
+        ctx.rule.prefer_given = true;
+        assert!(!fits(&ctx, 1));
     }
 
     #[test]
