@@ -449,6 +449,27 @@ def test_an_alternate_shape_keeps_its_centre_of_mass_in_proportion() -> None:
     assert folded["centerOfMass"] == {"x": 2.25, "y": 1, "z": 2}
 
 
+@pytest.mark.parametrize("staged", [False, True])
+def test_a_folded_unit_of_an_auto_id_item_set_is_counted(staged: bool) -> None:
+    # The item set's refId is assigned (0), so the validator knows the unit only by its
+    # shape: folded, that is an alternate shape of the set's, not the set's own.
+    stage = {"operation": "pack-sequence", "itemMatch": {"all": True}}
+    request = {
+        "itemSets": [{"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0}],
+        "boxTypes": [{"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "itemInitialOrientationPreferred": False,
+        "rules": [
+            {"operation": "alternate-dimensions", "itemRefId": 0, "options": {**_FOLDS}},
+            *([stage] if staged else []),
+        ],
+    }
+    response = _pack(request)  # which validates it
+    (entry,) = response["boxes"][0]["box"]["items"]
+    assert entry["item"]["dimensions"] == {"x": 0.5, "y": 1, "z": 1}
+    response["boxes"][0]["box"]["items"] = []
+    assert any(p.startswith("units:") and "1 missing" in p for p in validate(request, response))
+
+
 @pytest.mark.parametrize(
     ("winner", "name"),
     [

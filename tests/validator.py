@@ -15,8 +15,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   eaches, packed plus leftover. An item set without ``quantity`` asks for one unit.
 - **Auto-assigned refIds.** Item sets whose ``refId`` is missing, null or -1 get ids from
   the engine. Response items whose refId is not one of the request's explicit refIds are
-  matched to those sets by (sorted dimensions, weight); auto sets alike in both are
-  pooled, which is sound because their units are interchangeable.
+  matched to those sets by (sorted dimensions, weight), or by an alternate shape the
+  alternate-dimensions rule selecting the item offers a set of that weight; auto sets
+  alike in both are pooled, which is sound because their units are interchangeable.
 - **Cost.** A box costs its ``price`` plus its rate table's rate (breakpoints: the first
   breakpoint at or above the weight, above the last the last rate; linear: base plus
   slope times weight) at the larger of the gross weight and ``volume / dimFactor``
@@ -185,6 +186,21 @@ class PackView:
             return self.explicit[item.ref_id]
         shape = (sorted_dims(item.dims), item.weight)
         found = next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+        if found is None:
+            # A unit in an alternate shape (alternate-dimensions) keeps its weight.
+            found = next(
+                (
+                    g
+                    for g in self.auto
+                    for s in g.sets
+                    if _close(item.weight, float(s.get("weight", 0.0)))
+                    and any(
+                        _same_dims(shape[0], sorted_dims(alt))
+                        for alt in _alternate_shapes(self, item, [s])
+                    )
+                ),
+                None,
+            )
         if found is None and _fill_rule(self, item.wire) is not None:
             # A bounded-fill unit keeps only its volume (and weight).
             found = next(
@@ -1181,7 +1197,14 @@ def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
     None when a dimensionSets ladder, pack-as-is, irregular or an internal space (the
     item packs as given) wins over it."""
     group = view.group_of(item)
-    if group is not None and any(s.get("dimensionSets") for s in group.sets):
+    yield from _alternate_shapes(view, item, group.sets if group is not None else [])
+
+
+def _alternate_shapes(view: PackView, item: Item, sets: Sequence[Wire]) -> Iterator[Vec]:
+    """Dimensions the first alternate-dimensions rule selecting ``item`` lets a unit of
+    the item sets ``sets`` take (``_alternates``; an auto-id item's sets are not known
+    before its shape is, so ``group_of`` asks this of each auto pool)."""
+    if any(s.get("dimensionSets") for s in sets):
         return
     rules = view.request.get("rules") or []
     wins = ("pack-as-is", "irregular")
@@ -1194,9 +1217,10 @@ def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
         options = rule.get("options") or {}
         for p in options.get("dimensions") or []:
             yield (float(p.get("x", 0)), float(p.get("y", 0)), float(p.get("z", 0)))
-        # ``dims`` are sorted; changes apply to the item set's axes, so try each order.
-        for item_set in view.request.get("itemSets") or []:
-            if item_set.get("refId") != item.ref_id:
+        # Changes apply to each item set's own axes; pre-packed items take no rules.
+        requested = view.request.get("itemSets") or []
+        for item_set in sets:
+            if not any(item_set is s for s in requested):
                 continue
             given = _vec(item_set["dimensions"])
             for c in options.get("dimensionChanges") or []:
