@@ -98,6 +98,22 @@ def test_the_item_packs_as_given_and_a_lock_on_it_says_so() -> None:
     )
 
 
+def test_a_lock_of_the_request_on_another_item_keeps_its_name() -> None:
+    # The pots pack as given by a lock standing for their internal space; the pencils'
+    # own lock (standing upright, so layFlat cannot act) is the request's, not the space's.
+    request = {**_request(), "layFlat": True}
+    request["itemSets"][1]["dimensions"] = {"x": 3, "y": 1, "z": 1}
+    request["rules"].append(
+        {"operation": "lock-orientation", "itemRefId": 2, "options": {"freeAxes": []}}
+    )
+    warnings = _pack(request)["warnings"]
+    assert (
+        "layFlat has no effect on item refId 2: it may only turn as rules[1] says "
+        "(lock-orientation), which wins"
+    ) in warnings
+    assert not any("refId 2" in w and "internal-space" in w for w in warnings)
+
+
 def test_an_item_that_fits_no_box_unturned_has_no_subspace() -> None:
     request = _request()
     request["itemSets"][0]["dimensions"] = {"x": 6, "y": 4, "z": 4}

@@ -11,6 +11,7 @@ See docs/rules.md."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ _WINS_OVER_SUBSPACE = ("irregular", "group-pack", "bounded-fill")
 #: rolls (irregular) because subspaces are filled unit by unit, and a unit may wind into
 #: several rolls.
 _KEPT_OUT_OF_SUBSPACES = ("pack-as-is", "irregular")
+#: A warning's "rules[i] (lock-orientation), which wins" (also "rules[i] says ...").
+_LOCK_WINS = re.compile(r"rules\[(\d+)\](?: says)? \(lock-orientation\), which wins")
 
 
 def has_internal_space(req: PackRequest) -> bool:
@@ -267,9 +270,17 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
             update={"item_sets": outer_sets, "rules": [*locks, *rules], "include_images": False}
         )
     )
+    # The locks standing for internal spaces take their rules' indices; only warnings
+    # naming those say that the internal space wins (a request's own lock keeps its name).
+    as_given = {str(i) for i in locked.values()}
     outer.warnings = [
-        w.replace(
-            "(lock-orientation), which wins", "(internal-space: it packs as given), which wins"
+        _LOCK_WINS.sub(
+            lambda m: (
+                m.group(0).replace("lock-orientation", "internal-space: it packs as given")
+                if m.group(1) in as_given
+                else m.group(0)
+            ),
+            w,
         )
         for w in renamed_rules(outer.warnings, [*locked.values(), *indices])
     ]
