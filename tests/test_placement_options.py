@@ -312,6 +312,8 @@ def test_a_unit_in_an_alternate_shape_interlocks_as_that_shape_may_turn() -> Non
     response = _pack(request)
     assert (response["lenBoxes"], response["lenLeftovers"]) == (1, 0)
     assert _footprints_by_layer(response) == {0: {(3, 6)}, 3: {(6, 3)}}
+    # The lock keeps the item's own shape upright, not its fold: layFlat acts.
+    assert not any(w.startswith("layFlat has no effect") for w in response["warnings"])
 
 
 def test_interlock_warns_that_it_implies_lay_flat() -> None:

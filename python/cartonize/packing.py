@@ -373,15 +373,16 @@ def _placement_warnings(req: PackRequest) -> list[str]:
 
 def _locked_upright(item_sets: list[tuple[int, ItemSet]], effects: RuleEffects) -> list[str]:
     """A warning for each item set whose orientation lock lets it lie on no largest face
-    (smallest side up): the lock wins over layFlat."""
+    (smallest side up), in its own shape or an alternate one: the lock wins over layFlat."""
     warnings = []
     for p, rule in sorted(effects.locked_by.items()):
         if p >= len(item_sets) or p in effects.as_is:
             continue
         ref_id, item_set = item_sets[p]
         d = item_set.dimensions
-        sides = (d.x, d.y, d.z)
-        if not any(sides[turn[0]] <= min(sides) for turn in _turns(effects.free_axes[p])):
+        shapes = [(d.x, d.y, d.z), *effects.alternates.get(p, [])]
+        turns = _turns(effects.free_axes[p])
+        if not any(sides[turn[0]] <= min(sides) for sides in shapes for turn in turns):
             warnings.append(
                 f"layFlat has no effect on item refId {ref_id}: it may only turn as "
                 f"rules[{rule}] says (lock-orientation), which wins"
