@@ -220,3 +220,42 @@ def test_warnings_of_the_grouped_pack_name_the_request_rules() -> None:
     warnings = _pack(request)["warnings"]
     # Without group-pack the locks would be rules[0] and rules[1] of the inner pack.
     assert any("rules[2]" in w and "locked by rules[1]" in w for w in warnings)
+
+
+def test_a_group_needs_support_as_a_whole_not_each_unit() -> None:
+    # Five cases of two 1 x 1 x 2 units (1 x 1 x 4) and a single 1 x 1 x 2, in a 5 x 5 x 5
+    # box: four cases fill rows y 1..5 of the floor, the single unit takes y 0..1,
+    # z 0..2, and the fifth case lies on it at height 1. Its unit at z 2..4 has nothing
+    # under it, but the case rests on the single unit and sticks out 2 past it along z,
+    # where the case beside it (y 1..2) is within 1 of every point: allowed with 1.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 2}, "weight": 1, "quantity": 1},
+            {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 2}, "weight": 1, "quantity": 10},
+        ],
+        "boxTypes": [{"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "itemSortReverse": True,
+        "allowableOverhang": 1,
+        "rules": [
+            {
+                "operation": "group-pack",
+                "itemRefId": 2,
+                "options": {"axisMultiplier": 2, "axes": [2]},
+            }
+        ],
+    }
+    response = _pack(request)  # the validator judges the case, not its units
+    on_top = [
+        (e["item"]["origin"]["z"], e["item"].get("groupPackParent"))
+        for e in response["boxes"][0]["box"]["items"]
+        if e["item"]["origin"]["x"] == 1
+    ]
+    assert sorted(on_top) == [(0, "2-g4"), (2, "2-g4")]
+    # With no overhang allowed the case sticks out too far: the validator says so once,
+    # for the case.
+    problems = validate({**request, "allowableOverhang": 0}, response)
+    assert [p for p in problems if p.startswith("support:")] == [
+        "support: box 0 item 10 (refId 2) at (1, 0, 0) size (1, 1, 4): "
+        "overhangs its support by more than allowableOverhang 0"
+    ]

@@ -56,7 +56,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   axis shares a point with the item's (itself included).
 - **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
   of an item ending at its base height, and every point of its base must lie within a,
-  along y and along z, of such tops (docs/decisions.md). The check is O(n^2) per box.
+  along y and along z, of such tops (docs/decisions.md); a group-pack group is one item.
+  The check is O(n^2) per box.
 - **Rules.** A rule selects an item by ``itemRefId``, ``itemSequence`` or ``itemMatch``
   evaluated on the response item's own fields (after set-properties). Locks: the first
   lock-orientation rule selecting an item gives its free axes. Exclusions never apply
@@ -605,15 +606,18 @@ def _covered(whole: tuple[Vec2, Vec2], parts: list[tuple[Vec2, Vec2]], tol: floa
 def check_support(view: PackView) -> Iterator[str]:
     """With ``allowableOverhang`` a >= 0, an item above the floor touches the top of some
     item directly beneath it, and every point of its base lies within a (along y and
-    along z) of such tops: it overhangs its support by at most a on every side."""
+    along z) of such tops: it overhangs its support by at most a on every side. The units
+    of a group-pack group are one item (the case packs as one): the group needs support,
+    not each unit of its bottom layer."""
     allowance = view.request.get("allowableOverhang")
     if not _is_number(allowance) or allowance < 0:
         return
     for box in view.boxes:
         tol = EPS * max(box.dims)
-        by_top = sorted(box.items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
+        items = _counted_items(box)
+        by_top = sorted(items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
         tops = [it.origin[0] + it.dims[0] if it.origin else 0.0 for it in by_top]
-        for item in box.items:
+        for item in items:
             assert item.origin is not None
             base = item.origin[0]
             if base <= tol:
