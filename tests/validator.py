@@ -861,16 +861,57 @@ def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
         )
         named = box.wire.get("name")
         if generator.get("operation") == "pack-as-is":
-            own = len(box.items) == 1 and _same_dims(
-                sorted_dims(box.items[0].dims), sorted_dims(box.dims)
-            )
-            if own and (template.get("name") or "as-is") in (named or ""):
-                return {**template, "dimensions": box.wire["dimensions"], "reservedSpace": 0}
+            if _own_carton_name(request, template, named):
+                return {
+                    **template,
+                    "dimensions": box.wire["dimensions"],
+                    "reservedSpace": 0,
+                    "itemsPerBoxMax": 1,
+                }
         elif named == template.get("name") or (
             "name" not in template and (named or "").startswith("generated ")
         ):
             return {**template, "dimensions": box.wire["dimensions"]}
     return None
+
+
+def _own_carton_name(request: Wire, template: Wire, named: str | None) -> bool:
+    """Whether a box of that name is a carton of the pack-as-is generator with
+    ``template``: the template's name (when no cartesian generator's boxes share it), else
+    "as-is <item name or position>"."""
+    if named is None:
+        return False
+    own = template.get("name")
+    if own is None:
+        return named.startswith("as-is ")
+    defaults = request.get("boxTypeDefaults") or {}
+    return named == own and not any(
+        g.get("operation") != "pack-as-is"
+        and _completed(g.get("boxTypeDefaults") or {}, defaults).get("name") == own
+        for g in request.get("boxTypeGenerators") or []
+    )
+
+
+def _is_own_carton(view: PackView, box: Box) -> bool:
+    """Whether ``box`` is a carton a pack-as-is generator made (one unit's own packaging),
+    not a requested box type nor a pack-as-is rule's box."""
+    request = view.request
+    if box.position < len(request.get("boxes") or []) or _is_as_is_box(view, box):
+        return False
+    ref_id = box.wire.get("refId")
+    if any(
+        t.get("refId") == ref_id and _same_dims(_vec(t["dimensions"]), box.dims)
+        for t in _box_types(request)
+    ):
+        return False
+    defaults = request.get("boxTypeDefaults") or {}
+    return any(
+        g.get("operation") == "pack-as-is"
+        and _own_carton_name(
+            request, _completed(g.get("boxTypeDefaults") or {}, defaults), box.wire.get("name")
+        )
+        for g in request.get("boxTypeGenerators") or []
+    )
 
 
 def check_box_type(view: PackView) -> Iterator[str]:
@@ -1346,8 +1387,8 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
     if not (view.request.get("layFlat") or interlock):
         return
     for box in view.boxes:
-        if _is_as_is_box(view, box):
-            continue
+        if _is_as_is_box(view, box) or _is_own_carton(view, box):
+            continue  # a unit in its own packaging ships as is
         for item in box.items:
             if _fill_rule(view, item.wire) is not None:
                 continue  # soft bounded-fill units take the shape of the space
@@ -1387,6 +1428,21 @@ def _given_dims(view: PackView, item: Item) -> list[Vec]:
     return [dims for s in sets for dims, _, _ in _units(s)] + list(
         _alternates(view, item, item.dims)
     )
+
+
+def _own_dims(view: PackView, item: Item) -> list[Vec]:
+    """The dimensions, as given, of ``item``'s own units: its item sets' units, or, when
+    the alternate-dimensions rule selecting it replaces the original (replaceOriginal),
+    the smallest of its shapes."""
+    group = view.group_of(item)
+    sets = group.sets if group is not None else []
+    own = [dims for s in sets for dims, _, _ in _units(s)]
+    selecting = (r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
+    rule = next(selecting, None)
+    alternates = list(_alternates(view, item, item.dims))
+    if rule is not None and (rule.get("options") or {}).get("replaceOriginal") and alternates:
+        return [min(alternates, key=lambda d: d[0] * d[1] * d[2])]
+    return own
 
 
 def check_exclusions(view: PackView) -> Iterator[str]:
@@ -1439,16 +1495,20 @@ def _is_as_is_box(view: PackView, box: Box) -> bool:
 
 
 def check_pack_as_is(view: PackView) -> Iterator[str]:
-    """A pack-as-is item ships alone, as given, in a box of exactly its dimensions."""
+    """A pack-as-is item ships alone, as given, in a box of exactly its dimensions; so does
+    a unit in a pack-as-is generator's carton (its own packaging): in its own dimensions,
+    not folded into an alternate shape (docs/decisions.md)."""
     for box in view.boxes:
-        if not _is_as_is_box(view, box):
+        rule = _is_as_is_box(view, box)
+        if not (rule or _is_own_carton(view, box)):
             continue
         if len(box.items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
             yield f"pack-as-is: box {box.position} holds {len(box.items)} items, not one unit"
             continue
         item = box.items[0]
+        shapes = _given_dims(view, item) if rule else _own_dims(view, item)
         if not _same_dims(item.dims, box.dims) or not any(
-            _same_dims(item.dims, given) for given in _given_dims(view, item)
+            _same_dims(item.dims, given) for given in shapes
         ):
             yield (
                 f"pack-as-is: {item.label} placed as {_fmt(item.dims)} in a box of "

@@ -193,6 +193,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         prepacked_boxes=prepacked.box_types,
         ladder_units={p for p, k in enumerate(kinds) if k.dimension_set is not None},
     )
+    _resize_own_cartons(effects, generated, len(requested_box_types))
     # Units that carry others (reduced boxes, filled internal spaces) answer for them too.
     add_nested_relations(
         effects,
@@ -305,6 +306,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     def box_and_type(packed: dict[str, Any]) -> tuple[dict[str, Any], BoxType]:
         if packed.get("prepacked") is not None:
             return packed, prepacked.box_types[packed["prepacked"]]
+        if packed["boxType"] - len(requested_box_types) in generated.as_is_owner:
+            return _as_given(packed, box_types[packed["boxType"]])
         return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
     boxes = []
@@ -400,6 +403,30 @@ def _turns(free_axes: list[int]) -> list[tuple[int, int, int]]:
     if len(axes) == 1:
         return [p for p in every if p[axes[0]] == axes[0]]
     return every
+
+
+def _resize_own_cartons(effects: RuleEffects, generated: GeneratedBoxTypes, first: int) -> None:
+    """A pack-as-is generator's carton of an item whose dimensions alternate-dimensions
+    replaced (`replaceOriginal`) takes the new dimensions: they are the item's own now."""
+    for i, owner in generated.as_is_owner.items():
+        carton = effects.box_types[first + i]
+        d = effects.item_sets[owner].dimensions
+        if carton.dimensions != d:
+            effects.box_types[first + i] = carton.model_copy(update={"dimensions": d})
+
+
+def _as_given(packed: dict[str, Any], box_type: BoxType) -> tuple[dict[str, Any], BoxType]:
+    """A pack-as-is generator's carton and the one unit it holds, as given: the carton is
+    the item's own packaging, of its own dimensions, so the unit fills it. The engine may
+    have put it there in an alternate shape (alternate-dimensions), which fits too; a unit
+    shipping as is is not folded (docs/decisions.md)."""
+    assert box_type.dimensions is not None
+    d = box_type.dimensions
+    items = [
+        {**placement, "origin": [0.0, 0.0, 0.0], "dimensions": [d.x, d.y, d.z]}
+        for placement in packed["items"]
+    ]
+    return {**packed, "items": items}, box_type
 
 
 def _box_type_path(index: int, requested: int) -> str:
