@@ -1433,7 +1433,10 @@ def _given_dims(view: PackView, item: Item) -> list[Vec]:
 def _own_dims(view: PackView, item: Item) -> list[Vec]:
     """The dimensions, as given, of ``item``'s own units: its item sets' units, or, when
     the alternate-dimensions rule selecting it replaces the original (replaceOriginal),
-    the smallest of its shapes."""
+    the smallest of its shapes. An item a pack-sequence box was reduced to is that box."""
+    carried = _box_carriers(view).get(item.index) if item.index is not None else None
+    if carried is not None:
+        return [_frame(view, carried, item)]
     group = view.group_of(item)
     sets = group.sets if group is not None else []
     own = [dims for s in sets for dims, _, _ in _units(s)]
