@@ -396,6 +396,22 @@ def test_alternate_dimensions(
     assert response["totalVolumeNet"] == pytest.approx(placed_volume)
 
 
+def test_the_validator_rejects_a_replaced_original() -> None:
+    # replaceOriginal drops the item's own 2 x 4 x 4: a unit placed so is not valid.
+    item = {"refId": 1, "dimensions": {"x": 2, "y": 4, "z": 4}, "weight": 1, "quantity": 1}
+    rule = {
+        "operation": "alternate-dimensions",
+        "itemRefId": 1,
+        "options": {"dimensionScaleChanges": [{"x": -0.5}], "replaceOriginal": True},
+    }
+    request = {"itemSets": [item], "boxTypes": [_box_type(1)], "rules": [rule]}
+    response = _pack(request)
+    placed = response["boxes"][0]["box"]["items"][0]["item"]
+    assert placed["dimensions"] == {"x": 1, "y": 4, "z": 4}
+    placed["dimensions"] = {"x": 2, "y": 4, "z": 4}
+    assert any(p.startswith("rotation:") for p in validate(request, response))
+
+
 _FOLDS = {"dimensionScaleChanges": [{"x": -0.5}]}  # a 2 x 4 x 4 unit folds to 1 x 4 x 4
 
 

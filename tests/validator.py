@@ -667,14 +667,14 @@ def check_rotation(view: PackView) -> Iterator[str]:
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
                 f"or dimensions {_fmt(item.dims)}"
             )
-        elif not any(
-            _same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes
-        ) and not any(
-            _same_dims(sorted_dims(item.dims), sorted_dims(alt))
-            for dims, _ in group.shapes
-            for alt in _alternates(view, item, dims)
+            continue
+        alternates = list(_alternates(view, item, item.dims))
+        # replaceOriginal drops the item's own dimensions for its alternates.
+        own = [] if _replaces_original(view, item, alternates) else [d for d, _ in group.shapes]
+        if not any(
+            _same_dims(sorted_dims(item.dims), sorted_dims(dims)) for dims in own + alternates
         ):
-            wanted = " or ".join(_fmt(dims) for dims, _ in group.shapes)
+            wanted = " or ".join(_fmt(dims) for dims in own + alternates)
             yield (
                 f"rotation: {item.label}: dimensions {_fmt(item.dims)} are not a rotation "
                 f"of {wanted}"
@@ -1418,16 +1418,25 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     """The dimensions, as given, of every unit shape ``item`` may be (its item sets'
-    units, and any alternate dimensions a rule offers). An item a pack-sequence box was
-    reduced to is given as that box: its outer dimensions along the box's axes."""
+    units, and any alternate dimensions a rule offers; with replaceOriginal only the
+    latter). An item a pack-sequence box was reduced to is given as that box: its outer
+    dimensions along the box's axes."""
     carried = _box_carriers(view).get(item.index) if item.index is not None else None
     if carried is not None:
         return [_frame(view, carried, item)]
-    group = view.group_of(item)
-    sets = group.sets if group is not None else []
-    return [dims for s in sets for dims, _, _ in _units(s)] + list(
-        _alternates(view, item, item.dims)
-    )
+    alternates = list(_alternates(view, item, item.dims))
+    if _replaces_original(view, item, alternates):
+        return alternates
+    return _own_dims(view, item) + alternates
+
+
+def _replaces_original(view: PackView, item: Item, alternates: Sequence[Vec]) -> bool:
+    """Whether the alternate-dimensions rule that gives ``item`` its ``alternates`` drops
+    its own dimensions (replaceOriginal): the smallest alternate takes their place."""
+    if not alternates or _given_prepacked(view, item):
+        return False  # no rule, another rule wins over it, or pre-packed as given
+    rule = next(r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
+    return bool((rule.get("options") or {}).get("replaceOriginal"))
 
 
 def _own_dims(view: PackView, item: Item) -> list[Vec]:
@@ -1437,15 +1446,12 @@ def _own_dims(view: PackView, item: Item) -> list[Vec]:
     carried = _box_carriers(view).get(item.index) if item.index is not None else None
     if carried is not None:
         return [_frame(view, carried, item)]
+    alternates = list(_alternates(view, item, item.dims))
+    if _replaces_original(view, item, alternates):
+        return [min(alternates, key=lambda d: d[0] * d[1] * d[2])]
     group = view.group_of(item)
     sets = group.sets if group is not None else []
-    own = [dims for s in sets for dims, _, _ in _units(s)]
-    selecting = (r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
-    rule = next(selecting, None)
-    alternates = list(_alternates(view, item, item.dims))
-    if rule is not None and (rule.get("options") or {}).get("replaceOriginal") and alternates:
-        return [min(alternates, key=lambda d: d[0] * d[1] * d[2])]
-    return own
+    return [dims for s in sets for dims, _, _ in _units(s)]
 
 
 def check_exclusions(view: PackView) -> Iterator[str]:
