@@ -170,8 +170,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     kinds = all_kinds[: len(_kinds(item_sets))]
     prepacked_kinds = all_kinds[len(kinds) :]
     warnings += sequence_sort_warnings(req, [k.item_set for k in kinds])
+    # in_request[p]: where kind p stood in the request before sequenceSort reordered them.
+    in_request = list(range(len(kinds)))
     if req.sequence_sort:
-        kinds = [kinds[p] for p in sequence_order([k.item_set for k in kinds])]
+        in_request = sequence_order([k.item_set for k in kinds])
+        kinds = [kinds[p] for p in in_request]
     generated = generate_box_types(
         req.box_type_generators,
         [k.item_set for k in kinds],
@@ -207,16 +210,21 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             [(k.ref_id, s) for k, s in zip(kinds, effects.item_sets, strict=False)], effects
         )
     # Rules may change quantities (irregular: a unit becomes rolls): number units anew,
-    # the request's own first and the pre-packed items after them.
+    # the request's own first, in request order whatever sequenceSort did (as
+    # units.first_units counts them), and the pre-packed items after them.
+    both = [*kinds, *prepacked_kinds]
     units_so_far: dict[int, int] = {}
+    firsts: dict[int, int] = {}
+    for p in [
+        *sorted(range(len(kinds)), key=in_request.__getitem__),
+        *range(len(kinds), len(both)),
+    ]:
+        firsts[p] = units_so_far.get(both[p].ref_id, 0)
+        units_so_far[both[p].ref_id] = firsts[p] + effects.item_sets[p].quantity
     numbered: list[_Kind] = []
-    for p, (k, item_set) in enumerate(
-        zip([*kinds, *prepacked_kinds], effects.item_sets, strict=True)
-    ):
-        first = units_so_far.get(k.ref_id, 0)
+    for p, (k, item_set) in enumerate(zip(both, effects.item_sets, strict=True)):
         alternates = tuple(effects.alternates.get(p, ()))
-        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set, alternates))
-        units_so_far[k.ref_id] = first + item_set.quantity
+        numbered.append(_Kind(k.ref_id, item_set, firsts[p], k.dimension_set, alternates))
     packed_anew = len(kinds)
     kinds = numbered
     box_types = effects.box_types
