@@ -657,11 +657,21 @@ _PREPACKED_BOX = {
         {"operation": "pack-as-is", "itemRefId": 1},
     ],
 )
+@pytest.mark.parametrize(
+    "generators",
+    [
+        [],
+        # With generated types the engine also packs without them (boxTypeSubsets); that
+        # pack lost the exclusions from pre-packed boxes, numbered after the box types.
+        [{"operation": "cartesian", "options": {"xList": [30], "yList": [30], "zList": [30]}}],
+    ],
+)
 def test_exclusions_and_pack_as_is_keep_new_units_out_of_pre_packed_boxes(
-    rule: dict[str, Any],
+    rule: dict[str, Any], generators: list[dict[str, Any]]
 ) -> None:
     request = {"itemSets": [_cube_set(1, 2)], "boxTypes": [_box_type(7, 20)]}
     request["boxes"] = [_PREPACKED_BOX]
+    request["boxTypeGenerators"] = generators
     # Without the rule the new unit joins the pre-packed box, with it a box of its own.
     assert _contents(_pack(request)) == [(55, [1, 3])]
     tuned = _pack({**request, "rules": [rule]})

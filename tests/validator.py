@@ -1506,7 +1506,13 @@ def _is_as_is_box(view: PackView, box: Box) -> bool:
 def check_pack_as_is(view: PackView) -> Iterator[str]:
     """A pack-as-is item ships alone, as given, in a box of exactly its dimensions; so does
     a unit in a pack-as-is generator's carton (its own packaging): in its own dimensions,
-    not folded into an alternate shape (docs/decisions.md)."""
+    not folded into an alternate shape (docs/decisions.md). A new unit of a pack-as-is
+    item never enters a pre-packed box."""
+    as_is = _rules(view, "pack-as-is")
+    for box in view.boxes[: len(view.request.get("boxes") or [])]:
+        for item in box.items:
+            if not _given_prepacked(view, item) and any(_selects(r, item.wire) for r in as_is):
+                yield f"pack-as-is: {item.label} is in pre-packed box {box.position}"
     for box in view.boxes:
         rule = _is_as_is_box(view, box)
         if not (rule or _is_own_carton(view, box)):
