@@ -259,3 +259,27 @@ def test_a_group_needs_support_as_a_whole_not_each_unit() -> None:
         "support: box 0 item 10 (refId 2) at (1, 0, 0) size (1, 1, 4): "
         "overhangs its support by more than allowableOverhang 0"
     ]
+
+
+def test_a_case_ships_in_its_own_carton_as_one_item() -> None:
+    # Two cubes make one 2 x 1 x 1 case; the pack-as-is generator's free carton of the
+    # case's size beats the 5-cube. The carton holds one item, the case, as its two units.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 4, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 2}
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "boxTypeDefaults": {"price": 1},
+        "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 0}}],
+        "rules": [
+            {
+                "operation": "group-pack",
+                "itemRefId": 4,
+                "options": {"axisMultiplier": 2, "axes": [0]},
+            }
+        ],
+    }
+    (box,) = [b["box"] for b in _pack(request)["boxes"]]  # the validator takes the case as one
+    assert box["dimensions"] == {"x": 2, "y": 1, "z": 1}
+    assert [e["item"]["groupPackParent"] for e in box["items"]] == ["4-g0", "4-g0"]

@@ -1517,11 +1517,16 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
         rule = _is_as_is_box(view, box)
         if not (rule or _is_own_carton(view, box)):
             continue
-        if len(box.items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
-            yield f"pack-as-is: box {box.position} holds {len(box.items)} items, not one unit"
+        # A group-pack case in its own carton is one item (a generator's carton of the case).
+        items = box.items if rule else _counted_items(box)
+        if len(items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
+            yield f"pack-as-is: box {box.position} holds {len(items)} items, not one unit"
             continue
-        item = box.items[0]
-        shapes = _given_dims(view, item) if rule else _own_dims(view, item)
+        item = items[0]
+        if item.wire.get("groupPackParent") is not None:
+            shapes = [item.dims]  # the case's shape is its units' bounding box
+        else:
+            shapes = _given_dims(view, item) if rule else _own_dims(view, item)
         if not _same_dims(item.dims, box.dims) or not any(
             _same_dims(item.dims, given) for given in shapes
         ):
