@@ -152,3 +152,33 @@ def test_rolls_stay_out_of_subspaces() -> None:
     response = _pack(request)
     assert not any(b["box"].get("subspace") for b in response["boxes"])
     assert response["lenLeftovers"] == 0
+
+
+def test_box_type_defaults_do_not_apply_to_an_internal_space() -> None:
+    # The defaults (no item limit, half the space reserved) are the cartons'. The
+    # subspace keeps the request's own options: one item (itemsPerBoxMax 1), nothing
+    # reserved. The second cube goes in the carton, which the defaults leave unlimited.
+    request = {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 3, "dimensions": {"x": 3, "y": 2, "z": 2}, "weight": 1, "quantity": 1},
+            {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "itemsPerBoxMax": 1,
+        "boxTypeDefaults": {"itemsPerBoxMax": 0, "reservedSpace": 0.5},
+        "rules": [
+            {
+                "operation": "internal-space",
+                "itemRefId": 3,
+                "options": {"boxType": {"dimensions": {"x": 2.4, "y": 1.6, "z": 1.6}}},
+            }
+        ],
+    }
+    boxes = [b["box"] for b in _pack(request)["boxes"]]
+    assert [(b.get("subspace") is not None, len(b["items"])) for b in boxes] == [
+        (False, 2),
+        (True, 1),
+    ]
+    assert boxes[1]["volumeReserved"] == 0

@@ -217,6 +217,9 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
             update={
                 "item_sets": sets,
                 "box_types": [host.box_type],
+                # boxTypeDefaults are the request's box types' (cartons'); the subspace is
+                # the item's own space: its values are those the rule gives (rules.md).
+                "box_type_defaults": None,
                 "box_type_generators": [],
                 "rules": rules,
                 "boxes_max": units,
