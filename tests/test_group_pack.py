@@ -283,3 +283,28 @@ def test_a_case_ships_in_its_own_carton_as_one_item() -> None:
     (box,) = [b["box"] for b in _pack(request)["boxes"]]  # the validator takes the case as one
     assert box["dimensions"] == {"x": 2, "y": 1, "z": 1}
     assert [e["item"]["groupPackParent"] for e in box["items"]] == ["4-g0", "4-g0"]
+
+
+def test_units_of_a_turned_case_turn_as_their_lock_allows() -> None:
+    # Four 3 x 2 x 1 units spinning only about y, two along x and two along z: a 6 x 2 x 2
+    # case, which a 5 x 5 x 6 box takes only spun about y, as 2 x 2 x 6. Its units are
+    # then 1 x 2 x 3. The case's sides y and z are both 2, so a turn about all three axes
+    # (units 2 x 1 x 3) fits its size too, but the lock forbids it.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 2, "dimensions": {"x": 3, "y": 2, "z": 1}, "weight": 0, "quantity": 4}
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 6}, "weightMax": 0}],
+        "rules": [
+            {"operation": "lock-orientation", "itemRefId": 2, "options": {"freeAxes": [1]}},
+            {
+                "operation": "group-pack",
+                "itemRefId": 2,
+                "options": {"axisMultiplier": 2, "axes": [0, 2], "scaleFactorThreshold": 1},
+            },
+        ],
+    }
+    (box,) = [b["box"] for b in _pack(request)["boxes"]]
+    assert len(_groups({"boxes": [{"box": box}]})["2-g0"]) == 4
+    assert {tuple(e["item"]["dimensions"].values()) for e in box["items"]} == {(1, 2, 3)}

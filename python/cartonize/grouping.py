@@ -7,6 +7,7 @@ each placed in its cell of the group, named with `nameSuffix` and carrying
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.items import (
+    allowed_turns,
     box_center_of_mass,
     placed_center_of_mass,
     point_string,
@@ -32,7 +34,7 @@ from cartonize.models import (
     response_totals,
 )
 from cartonize.render import render_pictures
-from cartonize.rules import item_matches
+from cartonize.rules import free_axes_option, item_matches
 from cartonize.units import first_units as numbered_from
 from cartonize.units import locate, renamed_rules, without_operations
 
@@ -129,6 +131,8 @@ class _Grouped:
     first_unit: int
     #: Number of this item set's first group among the groups of its refId.
     first_group: int
+    #: The turns the group's orientation lock allows it (all without one).
+    turns: tuple[tuple[int, int, int], ...] = tuple(allowed_turns(None))
 
     @property
     def per_group(self) -> int:
@@ -226,6 +230,19 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
         first_units.append(first_unit + groups * per_group)
 
     rules, indices = without_operations(req.rules, "group-pack")
+    for q, group in grouped.items():
+        # The first lock selecting the group item set turns the group, as in the pack.
+        lock = next(
+            (
+                (i, r)
+                for i, r in enumerate(rules)
+                if r.operation == "lock-orientation" and selects(r, lowered[q])
+            ),
+            None,
+        )
+        if lock is not None:
+            turns = allowed_turns(free_axes_option(indices[lock[0]], lock[1]))
+            grouped[q] = dataclasses.replace(group, turns=tuple(turns))
     inner = req.model_copy(update={"item_sets": lowered, "rules": rules, "include_images": False})
     response = pack(inner)
     _ungroup(response, lowered, first_units, grouped)
@@ -394,11 +411,13 @@ def _units_of_group(item: Item, group: _Grouped, n: int) -> list[Item]:
     scaled = [(d.x * group.counts[0], group.counts[0]), (d.y * group.counts[1], group.counts[1])]
     scaled.append((d.z * group.counts[2], group.counts[2]))
     placed = (item.dimensions.x, item.dimensions.y, item.dimensions.z)
-    # Which axis of the group each placed axis is (the identity first when it fits).
+    # Which axis of the group each placed axis is (the identity first when it fits): a
+    # turn the group's lock allows, as the engine turned it. Sides of equal length may
+    # match other permutations too, which would turn the units inside against the lock.
     turn = next(
         (
             p
-            for p in itertools.permutations(range(3))
+            for p in [*group.turns, *itertools.permutations(range(3))]
             if all(abs(placed[a] - scaled[p[a]][0]) <= 1e-9 * max(1.0, placed[a]) for a in range(3))
         ),
         (0, 1, 2),

@@ -3,7 +3,6 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import time
@@ -18,6 +17,7 @@ from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
 from cartonize.grouping import has_group_pack, pack_grouped
 from cartonize.items import (
+    allowed_turns,
     box_center_of_mass,
     placed_center_of_mass,
     point_string,
@@ -392,25 +392,13 @@ def _locked_upright(item_sets: list[tuple[int, ItemSet]], effects: RuleEffects) 
         ref_id, item_set = item_sets[p]
         d = item_set.dimensions
         shapes = [(d.x, d.y, d.z), *effects.alternates.get(p, [])]
-        turns = _turns(effects.free_axes[p])
+        turns = allowed_turns(effects.free_axes[p])
         if not any(sides[turn[0]] <= min(sides) for sides in shapes for turn in turns):
             warnings.append(
                 f"layFlat has no effect on item refId {ref_id}: it may only turn as "
                 f"rules[{rule}] says (lock-orientation), which wins"
             )
     return list(dict.fromkeys(warnings))
-
-
-def _turns(free_axes: list[int]) -> list[tuple[int, int, int]]:
-    """The axis permutations (placed axis a shows given axis p[a]) that turns about
-    `free_axes` reach, as the engine allows them: none, a spin about one axis, or all."""
-    every = [(a, b, c) for a, b, c in itertools.permutations(range(3))]
-    axes = sorted(set(free_axes))
-    if not axes:
-        return [(0, 1, 2)]
-    if len(axes) == 1:
-        return [p for p in every if p[axes[0]] == axes[0]]
-    return every
 
 
 def _resize_own_cartons(effects: RuleEffects, generated: GeneratedBoxTypes, first: int) -> None:
