@@ -308,3 +308,14 @@ def test_units_of_a_turned_case_turn_as_their_lock_allows() -> None:
     (box,) = [b["box"] for b in _pack(request)["boxes"]]
     assert len(_groups({"boxes": [{"box": box}]})["2-g0"]) == 4
     assert {tuple(e["item"]["dimensions"].values()) for e in box["items"]} == {(1, 2, 3)}
+
+
+def test_groups_are_judged_against_box_types_completed_by_the_defaults() -> None:
+    # The defaults cap lithium at 3.5 in every box type: a case of two 3.5 units fits
+    # none, so no case is made (the validator too reads the caps from the defaults).
+    request = _request({"axisMultiplier": 2, "axes": [0]}, quantity=2)
+    request["itemSets"][0]["properties"] = {"lithium": 3.5}
+    request["boxTypeDefaults"] = {"propertyConstraints": [{"key": "lithium", "max": 3.5}]}
+    response = _pack(request)
+    assert _groups(response) == {}
+    assert any("constrained property" in w for w in response["warnings"])

@@ -2336,7 +2336,7 @@ def check_group_pack(view: PackView) -> Iterator[str]:
         suffix = str((rule.get("options") or {}).get("nameSuffix", ""))
         if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
             yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
-    boxes = view.request.get("boxTypes") or []
+    boxes = _box_types(view.request)  # completed by boxTypeDefaults, as the engine sees them
 
     def some_box_takes(item_set: Wire, n: int) -> bool:
         # A group ships when one box type carries its weight and has room under every
