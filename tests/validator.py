@@ -1024,17 +1024,29 @@ def _box_limit(view: PackView, box: Box, name: str) -> object:
     return view.request.get(name)
 
 
+def _new_units(view: PackView, box: Box) -> list[Item]:
+    """The items of ``box`` this pack put there: all but a pre-packed box's given ones.
+    Limits bind what is added to a box: a pre-packed box's given contents count toward
+    them but may exceed them, and then it takes nothing (docs/decisions.md)."""
+    return [item for item in box.items if not _given_prepacked(view, item)]
+
+
 def check_box_caps(view: PackView) -> Iterator[str]:
     """itemsPerBoxMax and itemSetsPerBoxMax hold in each box (a box type's own value
-    overrides the request's). They count packed units: a case of a unit ladder is one."""
+    overrides the request's). They count packed units: a case of a unit ladder is one.
+    A pre-packed box's given items may exceed them if no unit was added (to the sets,
+    no unit of another refId)."""
     for box in view.boxes:
+        new = _new_units(view, box)
         items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
         units = len(_counted_items(box))
-        if items_max is not None and units > items_max:
+        if items_max is not None and units > items_max and new:
             yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
         sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
         ref_ids = {item.ref_id for item in box.items}
-        if sets_max is not None and len(ref_ids) > sets_max:
+        given_ids = {item.ref_id for item in box.items if _given_prepacked(view, item)}
+        adds_set = any(item.ref_id not in given_ids for item in new)
+        if sets_max is not None and len(ref_ids) > sets_max and adds_set:
             yield (
                 f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
                 f"> itemSetsPerBoxMax {sets_max}"
@@ -2106,7 +2118,7 @@ def check_reserved_space(view: PackView) -> Iterator[str]:
         volume = _volume(box.dims)
         net = sum(_volume(item.dims) for item in box.items)
         where = f"reserved: box {box.position}"
-        if net > (1 - share) * volume * (1 + EPS) + EPS:
+        if net > (1 - share) * volume * (1 + EPS) + EPS and _new_units(view, box):
             yield f"{where}: items fill {net:g} of {volume:g}, reservedSpace {share:g} allows less"
         reserved = box.wire.get("volumeReserved")
         if reserved is not None and not _close(float(reserved), share * volume):
@@ -2137,7 +2149,8 @@ def check_property_constraints(view: PackView) -> Iterator[str]:
                 _amount(item, key) for item in box.items
             )
             limit = constraint.get("max")
-            amounts = any(_amount(item, key) > 0 for item in box.items)
+            # A unit without the property may always enter; given items may exceed it.
+            amounts = any(_amount(item, key) > 0 for item in _new_units(view, box))
             if limit is not None and amounts and total > float(limit) + EPS * max(1.0, limit):
                 yield (f"property: box {box.position}: {key!r} sums to {total:g} > max {limit:g}")
             value = reported[n].get("value") if n < len(reported) else None
