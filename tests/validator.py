@@ -1265,8 +1265,10 @@ def _alternate_shapes(view: PackView, item: Item, sets: Sequence[Wire]) -> Itera
         return
     rules = view.request.get("rules") or []
     wins = ("pack-as-is", "irregular")
-    if _hosts_subspaces(view, item.wire) or any(
-        r.get("operation") in wins and _selects(r, item.wire) for r in rules
+    if (
+        _hosts_subspaces(view, item.wire)
+        or _stage_ships_as_is(view, item.wire)
+        or any(r.get("operation") in wins and _selects(r, item.wire) for r in rules)
     ):
         return
     selecting = (r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
@@ -1507,12 +1509,14 @@ def _is_as_is_box(view: PackView, box: Box) -> bool:
     if any(_selects(r, item.wire) for r in rules for item in box.items):
         return True
     # A pack-sequence stage with reduce pack-as-is ships its items as is.
-    stages = _rules(view, "pack-sequence")
-    for item in box.items:
-        stage = next((r for r in stages if _selects(r, item.wire)), None)
-        if stage is not None and (stage.get("options") or {}).get("reduce") == "pack-as-is":
-            return True
-    return False
+    return any(_stage_ships_as_is(view, item.wire) for item in box.items)
+
+
+def _stage_ships_as_is(view: PackView, item: Wire) -> bool:
+    """Whether the pack-sequence stage of ``item`` (the first selecting it) has reduce
+    pack-as-is: its items ship as is, as with a pack-as-is rule."""
+    stage = next((r for r in _rules(view, "pack-sequence") if _selects(r, item)), None)
+    return stage is not None and (stage.get("options") or {}).get("reduce") == "pack-as-is"
 
 
 def check_pack_as_is(view: PackView) -> Iterator[str]:
