@@ -182,3 +182,40 @@ def test_box_type_defaults_do_not_apply_to_an_internal_space() -> None:
         (True, 1),
     ]
     assert boxes[1]["volumeReserved"] == 0
+
+
+def test_an_auto_id_unit_of_one_shape_with_a_ladder_elsewhere_may_go_inside() -> None:
+    # Two auto-id item sets of one shape: the one with dimensionSets has no units, the
+    # other one cube, which goes into the pot's space. The validator tells auto-id sets
+    # apart by shape only, and took the cube for a unit of the ladder (kept out).
+    cube = {"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 1}
+    ladder = {
+        **cube,
+        "quantity": 0,
+        "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, "z": 1}}],
+    }
+    request = {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 2, "dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 0, "quantity": 1},
+            cube,
+            ladder,
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "rules": [
+            {
+                "operation": "internal-space",
+                "itemRefId": 2,
+                "options": {
+                    "boxType": {"dimensions": {"x": 1.6, "y": 1.6, "z": 1.6}},
+                    "origin": {"x": 0.2, "y": 0.2, "z": 0.2},
+                },
+            }
+        ],
+    }
+    boxes = [b["box"] for b in _pack(request)["boxes"]]
+    assert [(b.get("subspace") is not None, len(b["items"])) for b in boxes] == [
+        (False, 1),
+        (True, 1),
+    ]
