@@ -219,3 +219,36 @@ def test_an_auto_id_unit_of_one_shape_with_a_ladder_elsewhere_may_go_inside() ->
         (False, 1),
         (True, 1),
     ]
+
+
+def test_group_pack_sizes_groups_by_the_request_not_by_a_subspace() -> None:
+    # Groups of 2 x 2 x 2 cubes, scaled against the 5-cube box: two cubes make no group.
+    # The pot's 1.6 x 1.6 x 2.4 space once sized its own groups (2 cubes along z, the
+    # only axis it is twice as long on), so the two cubes went in as a case the request
+    # never makes.
+    request = {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 3, "dimensions": {"x": 2, "y": 2, "z": 3}, "weight": 0, "quantity": 1},
+            {"refId": 4, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "rules": [
+            {"operation": "group-pack", "itemRefId": 4, "options": {"axisMultiplier": 2}},
+            {
+                "operation": "internal-space",
+                "itemRefId": 3,
+                "options": {
+                    "boxType": {"dimensions": {"x": 1.6, "y": 1.6, "z": 2.4}},
+                    "origin": {"x": 0.2, "y": 0.2, "z": 0.3},
+                },
+            },
+        ],
+    }
+    response = _pack(request)
+    units = [
+        e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 4
+    ]
+    assert len(units) == 2
+    assert not any("groupPackParent" in u for u in units)

@@ -143,7 +143,7 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
     """Pack `req` with its group-pack rules lowered to group item sets (module docstring):
     `pack` packs the request without them, and group items come back as their units."""
     item_sets = with_ref_ids(req.item_sets)
-    box_types = req.resolved_box_types()
+    box_types = req.group_box_types
     warnings: list[str] = []
     chosen: dict[int, tuple[int, GroupPack]] = {}  # item set position -> rule
     for index, rule in enumerate(req.rules):

@@ -226,7 +226,8 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
                 "include_images": False,
             }
         )
-        response = pack(inner)
+        # Groups (group-pack) are those of the whole request, not sized to the subspace.
+        response = pack(inner.with_group_box_types(req.group_box_types))
         responses.append(response)
         host.filled = [e.box for e in response.boxes if e.box.items]
         packed = renumber_by(
