@@ -144,3 +144,13 @@ def test_soft_units_keep_cohort_max() -> None:
     }
     response = _pack(request)
     assert response["lenLeftovers"] == 0
+
+
+@pytest.mark.parametrize(("distance", "boxes"), [(1, 1), (0, 2)])
+def test_a_fill_unit_keeps_the_sequence_distance(distance: int, boxes: int) -> None:
+    # The block is sequence 0101, the pillow 0102: with a distance of 1 the pillow fills
+    # the block's box, with 0 it may not share it and packs on its own.
+    request = {**_request((2, 5, 5)), "maxSequenceDistance": distance}
+    request["itemSets"][0]["sequence"] = "0101"
+    request["itemSets"][1]["sequence"] = "0102"
+    assert _pack(request)["lenBoxes"] == boxes

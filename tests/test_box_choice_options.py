@@ -642,3 +642,38 @@ def test_pre_packed_items_are_placed_when_the_request_packs_nothing_new() -> Non
     response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
     validate(request, response)
     assert sorted(i["refId"] for i in _items(response, 0)) == [50, 51]
+
+
+@pytest.mark.parametrize(
+    "limit",
+    [
+        {"itemsPerBoxMax": 1},
+        {"itemSetsPerBoxMax": 1},
+        {"reservedSpace": 0.9999},
+        {"propertyConstraints": [{"key": "lithium", "max": 1}]},
+    ],
+)
+def test_a_pre_packed_box_over_a_limit_keeps_its_items_and_takes_no_more(limit: Wire) -> None:
+    # The box's two given items (the second without a position) already break the box's
+    # limit: they stay (it is what the box holds), and the new unit goes to a new box.
+    # The engine refused the unplaced one as "does not fit in its pre-packed box".
+    lithium = {"properties": {"lithium": 1}}
+    request = {
+        "itemSets": [_cube(1, 1, 1, **lithium)],
+        "boxTypes": [_box(100, 5, 5, 5)],
+        "boxes": [
+            {
+                "dimensions": {"x": 20, "y": 20, "z": 20},
+                "weightMax": 0,
+                **limit,
+                "items": [
+                    {"item": _cube(50, 1, 1, **lithium) | {"origin": {"x": 0, "y": 0, "z": 0}}},
+                    {"item": _cube(51, 1, 1, **lithium)},
+                ],
+            }
+        ],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert sorted(i["refId"] for i in _items(response, 0)) == [50, 51]
+    assert [i["refId"] for i in _items(response, 1)] == [1]

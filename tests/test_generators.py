@@ -336,6 +336,63 @@ def test_pack_as_is_cartons_reserve_no_space(reserved: Wire) -> None:
     assert (box["name"], box["volumeReserved"], response["lenLeftovers"]) == ("as-is 0", 0, 0)
 
 
+@pytest.mark.parametrize(("replace", "own"), [(False, (2, 4, 6)), (True, (1, 4, 6))])
+def test_a_unit_ships_in_its_own_carton_as_given_not_folded(
+    replace: bool, own: tuple[float, float, float]
+) -> None:
+    # Two 2 x 4 x 6 units that fold to 1 x 4 x 6, and only their own cartons to ship in.
+    # Both folded units fit one 2 x 4 x 6 carton, but it is one unit's own packaging: each
+    # ships alone in its own shape. With replaceOriginal the fold is the item's own shape,
+    # and so its carton's.
+    fold: Wire = {"dimensionScaleChanges": [{"x": -0.5}]}
+    if replace:
+        fold["replaceOriginal"] = True
+    response = pack(
+        {
+            "itemSets": [item(1, 2, 4, 6, quantity=2)],
+            "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 1}}],
+            "itemInitialOrientationPreferred": False,
+            "reservedSpace": 0.1,
+            "rules": [{"operation": "alternate-dimensions", "itemRefId": 1, "options": fold}],
+        }
+    )
+    x, y, z = own
+    dims = {"x": x, "y": y, "z": z}
+    assert [
+        (
+            b["box"]["dimensions"],
+            [(e["item"]["dimensions"], e["item"]["origin"]) for e in b["box"]["items"]],
+        )
+        for b in response["boxes"]
+    ] == [(dims, [(dims, {"x": 0, "y": 0, "z": 0})])] * 2
+    assert [b["box"]["volumeReserved"] for b in response["boxes"]] == [0, 0]
+
+
+def test_a_box_reduced_to_an_item_ships_in_its_own_carton() -> None:
+    # Stage 0 ships the 1 x 7 x 7 item in its own carton (it fits no 5-cube); stage 1
+    # takes that box as item refId 9, whose own carton is of the box's size. The
+    # validator knows refId 9's own dimensions from the box it stands for.
+    response = pack(
+        {
+            "itemSets": [item(1, 1, 7, 7)],
+            "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+            "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 1}}],
+            "rules": [
+                {
+                    "operation": "pack-sequence",
+                    "itemRefId": 1,
+                    "options": {"index": 0, "reduce": "box-to-item", "reducedRefId": 9},
+                },
+                {"operation": "pack-sequence", "options": {"index": 1}},
+            ],
+        }
+    )
+    assert [
+        (b["box"]["dimensions"], [e["item"]["refId"] for e in b["box"]["items"]])
+        for b in response["boxes"]
+    ] == [({"x": 1, "y": 7, "z": 7}, [1]), ({"x": 1, "y": 7, "z": 7}, [9])]
+
+
 def test_pack_as_is_generator_is_restricted_by_an_exclude_rule() -> None:
     # Both items would ship as is for 63 rather than in the 5-cube for 64, but an exclude
     # rule keeps the glass out of the as-is cartons: it is not fit to ship as is.

@@ -250,3 +250,102 @@ def test_warnings_of_the_grouped_pack_name_the_request_rules() -> None:
     warnings = _pack(request)["warnings"]
     # Without group-pack the locks would be rules[0] and rules[1] of the inner pack.
     assert any("rules[2]" in w and "locked by rules[1]" in w for w in warnings)
+
+
+def test_a_group_needs_support_as_a_whole_not_each_unit() -> None:
+    # Five cases of two 1 x 1 x 2 units (1 x 1 x 4) and a single 1 x 1 x 2, in a 5 x 5 x 5
+    # box: four cases fill rows y 1..5 of the floor, the single unit takes y 0..1,
+    # z 0..2, and the fifth case lies on it at height 1. Its unit at z 2..4 has nothing
+    # under it, but the case rests on the single unit and sticks out 2 past it along z,
+    # where the case beside it (y 1..2) is within 1 of every point: allowed with 1.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 2}, "weight": 1, "quantity": 1},
+            {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 2}, "weight": 1, "quantity": 10},
+        ],
+        "boxTypes": [{"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "itemSortReverse": True,
+        "allowableOverhang": 1,
+        "rules": [
+            {
+                "operation": "group-pack",
+                "itemRefId": 2,
+                "options": {"axisMultiplier": 2, "axes": [2]},
+            }
+        ],
+    }
+    response = _pack(request)  # the validator judges the case, not its units
+    on_top = [
+        (e["item"]["origin"]["z"], e["item"].get("groupPackParent"))
+        for e in response["boxes"][0]["box"]["items"]
+        if e["item"]["origin"]["x"] == 1
+    ]
+    assert sorted(on_top) == [(0, "2-g4"), (2, "2-g4")]
+    # With no overhang allowed the case sticks out too far: the validator says so once,
+    # for the case.
+    problems = validate({**request, "allowableOverhang": 0}, response)
+    assert [p for p in problems if p.startswith("support:")] == [
+        "support: box 0 item 10 (refId 2) at (1, 0, 0) size (1, 1, 4): "
+        "overhangs its support by more than allowableOverhang 0"
+    ]
+
+
+def test_a_case_ships_in_its_own_carton_as_one_item() -> None:
+    # Two cubes make one 2 x 1 x 1 case; the pack-as-is generator's free carton of the
+    # case's size beats the 5-cube. The carton holds one item, the case, as its two units.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 4, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 2}
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "boxTypeDefaults": {"price": 1},
+        "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 0}}],
+        "rules": [
+            {
+                "operation": "group-pack",
+                "itemRefId": 4,
+                "options": {"axisMultiplier": 2, "axes": [0]},
+            }
+        ],
+    }
+    (box,) = [b["box"] for b in _pack(request)["boxes"]]  # the validator takes the case as one
+    assert box["dimensions"] == {"x": 2, "y": 1, "z": 1}
+    assert [e["item"]["groupPackParent"] for e in box["items"]] == ["4-g0", "4-g0"]
+
+
+def test_units_of_a_turned_case_turn_as_their_lock_allows() -> None:
+    # Four 3 x 2 x 1 units spinning only about y, two along x and two along z: a 6 x 2 x 2
+    # case, which a 5 x 5 x 6 box takes only spun about y, as 2 x 2 x 6. Its units are
+    # then 1 x 2 x 3. The case's sides y and z are both 2, so a turn about all three axes
+    # (units 2 x 1 x 3) fits its size too, but the lock forbids it.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 2, "dimensions": {"x": 3, "y": 2, "z": 1}, "weight": 0, "quantity": 4}
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 6}, "weightMax": 0}],
+        "rules": [
+            {"operation": "lock-orientation", "itemRefId": 2, "options": {"freeAxes": [1]}},
+            {
+                "operation": "group-pack",
+                "itemRefId": 2,
+                "options": {"axisMultiplier": 2, "axes": [0, 2], "scaleFactorThreshold": 1},
+            },
+        ],
+    }
+    (box,) = [b["box"] for b in _pack(request)["boxes"]]
+    assert len(_groups({"boxes": [{"box": box}]})["2-g0"]) == 4
+    assert {tuple(e["item"]["dimensions"].values()) for e in box["items"]} == {(1, 2, 3)}
+
+
+def test_groups_are_judged_against_box_types_completed_by_the_defaults() -> None:
+    # The defaults cap lithium at 3.5 in every box type: a case of two 3.5 units fits
+    # none, so no case is made (the validator too reads the caps from the defaults).
+    request = _request({"axisMultiplier": 2, "axes": [0]}, quantity=2)
+    request["itemSets"][0]["properties"] = {"lithium": 3.5}
+    request["boxTypeDefaults"] = {"propertyConstraints": [{"key": "lithium", "max": 3.5}]}
+    response = _pack(request)
+    assert _groups(response) == {}
+    assert any("constrained property" in w for w in response["warnings"])

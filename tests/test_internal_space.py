@@ -100,6 +100,22 @@ def test_the_item_packs_as_given_and_a_lock_on_it_says_so() -> None:
     )
 
 
+def test_a_lock_of_the_request_on_another_item_keeps_its_name() -> None:
+    # The pots pack as given by a lock standing for their internal space; the pencils'
+    # own lock (standing upright, so layFlat cannot act) is the request's, not the space's.
+    request = {**_request(), "layFlat": True}
+    request["itemSets"][1]["dimensions"] = {"x": 3, "y": 1, "z": 1}
+    request["rules"].append(
+        {"operation": "lock-orientation", "itemRefId": 2, "options": {"freeAxes": []}}
+    )
+    warnings = _pack(request)["warnings"]
+    assert (
+        "layFlat has no effect on item refId 2: it may only turn as rules[1] says "
+        "(lock-orientation), which wins"
+    ) in warnings
+    assert not any("refId 2" in w and "internal-space" in w for w in warnings)
+
+
 def test_an_item_that_fits_no_box_unturned_has_no_subspace() -> None:
     request = _request()
     request["itemSets"][0]["dimensions"] = {"x": 6, "y": 4, "z": 4}
@@ -537,3 +553,103 @@ def test_the_validator_judges_every_level_of_nesting(
     corrupt(response)
     problems = validate(request, response)
     assert any(p.startswith(problem) for p in problems), problems
+
+
+def test_box_type_defaults_do_not_apply_to_an_internal_space() -> None:
+    # The defaults (no item limit, half the space reserved) are the cartons'. The
+    # subspace keeps the request's own options: one item (itemsPerBoxMax 1), nothing
+    # reserved. The second cube goes in the carton, which the defaults leave unlimited.
+    request = {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 3, "dimensions": {"x": 3, "y": 2, "z": 2}, "weight": 1, "quantity": 1},
+            {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "itemsPerBoxMax": 1,
+        "boxTypeDefaults": {"itemsPerBoxMax": 0, "reservedSpace": 0.5},
+        "rules": [
+            {
+                "operation": "internal-space",
+                "itemRefId": 3,
+                "options": {"boxType": {"dimensions": {"x": 2.4, "y": 1.6, "z": 1.6}}},
+            }
+        ],
+    }
+    boxes = [b["box"] for b in _pack(request)["boxes"]]
+    assert [(b.get("subspace") is not None, len(b["items"])) for b in boxes] == [
+        (False, 2),
+        (True, 1),
+    ]
+    assert boxes[1]["volumeReserved"] == 0
+
+
+def test_an_auto_id_unit_of_one_shape_with_a_ladder_elsewhere_may_go_inside() -> None:
+    # Two auto-id item sets of one shape: the one with dimensionSets has no units, the
+    # other one cube, which goes into the pot's space. The validator tells auto-id sets
+    # apart by shape only, and took the cube for a unit of the ladder (kept out).
+    cube = {"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 1}
+    ladder = {
+        **cube,
+        "quantity": 0,
+        "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, "z": 1}}],
+    }
+    request = {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 2, "dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 0, "quantity": 1},
+            cube,
+            ladder,
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "rules": [
+            {
+                "operation": "internal-space",
+                "itemRefId": 2,
+                "options": {
+                    "boxType": {"dimensions": {"x": 1.6, "y": 1.6, "z": 1.6}},
+                    "origin": {"x": 0.2, "y": 0.2, "z": 0.2},
+                },
+            }
+        ],
+    }
+    boxes = [b["box"] for b in _pack(request)["boxes"]]
+    assert [(b.get("subspace") is not None, len(b["items"])) for b in boxes] == [
+        (False, 1),
+        (True, 1),
+    ]
+
+
+def test_group_pack_sizes_groups_by_the_request_not_by_a_subspace() -> None:
+    # Groups of 2 x 2 x 2 cubes, scaled against the 5-cube box: two cubes make no group.
+    # The pot's 1.6 x 1.6 x 2.4 space once sized its own groups (2 cubes along z, the
+    # only axis it is twice as long on), so the two cubes went in as a case the request
+    # never makes.
+    request = {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 3, "dimensions": {"x": 2, "y": 2, "z": 3}, "weight": 0, "quantity": 1},
+            {"refId": 4, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "rules": [
+            {"operation": "group-pack", "itemRefId": 4, "options": {"axisMultiplier": 2}},
+            {
+                "operation": "internal-space",
+                "itemRefId": 3,
+                "options": {
+                    "boxType": {"dimensions": {"x": 1.6, "y": 1.6, "z": 2.4}},
+                    "origin": {"x": 0.2, "y": 0.2, "z": 0.3},
+                },
+            },
+        ],
+    }
+    response = _pack(request)
+    units = [
+        e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 4
+    ]
+    assert len(units) == 2
+    assert not any("groupPackParent" in u for u in units)

@@ -296,6 +296,26 @@ def test_the_validator_rejects_bricks_laid_without_interlock() -> None:
     assert all(p.startswith("interlock:") for p in problems)
 
 
+def test_a_unit_in_an_alternate_shape_interlocks_as_that_shape_may_turn() -> None:
+    # 6 x 6 x 3 spinning about x never lies flat, so its lock exempts it; folded to
+    # 3 x 6 x 3 it lies flat both ways round, so the folded units interlock.
+    request = _request((6, 6, 3, 4), interlock=True, itemInitialOrientationPreferred=False)
+    request["boxTypes"][0]["dimensions"] = {"x": 6, "y": 6, "z": 6}
+    request["rules"] = [
+        {"operation": "lock-orientation", "itemRefId": 1, "options": {"freeAxes": [0]}},
+        {
+            "operation": "alternate-dimensions",
+            "itemRefId": 1,
+            "options": {"dimensionScaleChanges": [{"x": -0.5}]},
+        },
+    ]
+    response = _pack(request)
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (1, 0)
+    assert _footprints_by_layer(response) == {0: {(3, 6)}, 3: {(6, 3)}}
+    # The lock keeps the item's own shape upright, not its fold: layFlat acts.
+    assert not any(w.startswith("layFlat has no effect") for w in response["warnings"])
+
+
 def test_interlock_warns_that_it_implies_lay_flat() -> None:
     response = _pack({**BRICKS, "interlock": True})
     assert response["warnings"] == [

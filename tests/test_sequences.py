@@ -225,3 +225,53 @@ def test_a_box_the_size_of_its_item_is_not_counted_as_the_item() -> None:
     response = pack(req)
     assert [len(b["box"]["items"]) for b in response["boxes"]] == [1, 1, 2]
     assert response["lenItems"] == 2
+
+
+def test_a_stage_shipping_as_is_keeps_an_item_whose_original_a_rule_replaces() -> None:
+    # reduce pack-as-is wins over alternate-dimensions, as a pack-as-is rule does: the
+    # cube ships as given although replaceOriginal would make it 2 x 3 x 4.
+    request = {
+        "itemSets": [
+            {"refId": 0, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 1}
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "rules": [
+            {
+                "operation": "alternate-dimensions",
+                "itemRefId": 0,
+                "options": {"dimensions": [{"x": 2, "y": 3, "z": 4}], "replaceOriginal": True},
+            },
+            {"operation": "pack-sequence", "itemRefId": 0, "options": {"reduce": "pack-as-is"}},
+        ],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert box["items"][0]["item"]["dimensions"] == {"x": 1, "y": 1, "z": 1}
+
+
+def test_a_fresh_reduced_ref_id_is_one_no_rule_names() -> None:
+    # Item sets 0 and 1; a bounded-fill rule names refId 2, which no item set has. The
+    # boxes stage 0 reduces take a fresh refId: not 2 (the rule would reshape the box as
+    # a soft fill unit), but 3.
+    def cube(ref_id: int, z: float) -> dict[str, Any]:
+        return {"refId": ref_id, "dimensions": {"x": 1, "y": 1, "z": z}, "weight": 0, "quantity": 1}
+
+    request = {
+        "itemSets": [cube(0, 1), cube(1, 6)],
+        "boxTypes": [
+            {"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0},
+            {"refId": 102, "dimensions": {"x": 5, "y": 5, "z": 7}, "weightMax": 0},
+        ],
+        "rules": [
+            {"operation": "bounded-fill", "itemRefId": 2},
+            {"operation": "pack-sequence", "itemRefId": 0, "options": {"reduce": "box-to-item"}},
+            {"operation": "pack-sequence", "itemRefId": 1, "options": {"index": 1}},
+        ],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    reduced = [
+        e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] > 1
+    ]
+    assert [(i["refId"], i["dimensions"]) for i in reduced] == [(3, {"x": 5, "y": 5, "z": 5})]

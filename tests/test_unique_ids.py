@@ -75,3 +75,65 @@ def test_a_reduced_refid_shared_by_two_sequences_numbers_on() -> None:
         }
     )
     assert ids == ["1-0", "1-1", "2-0", "2-1", "50-0", "50-1"]
+
+
+def _ids_by_shape(request: dict[str, Any]) -> dict[str, tuple[float, ...]]:
+    request = {"orderId": "unique-ids", "includeImages": False, **request}
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    return {i["uniqueId"]: tuple(sorted(i["dimensions"].values())) for i in items}
+
+
+def test_sequence_sort_keeps_the_unit_numbers_of_request_order() -> None:
+    # Two item sets of refId 4: the cube first, then the 1 x 1 x 2 brick. sequenceSort
+    # packs the brick first (the larger, with no sequences), but numbers stay those of
+    # the request: the cube is 4-0. They were 4-0 for the brick, which also linked a
+    # pack-sequence stage's boxes to the wrong items standing for them.
+    cube = {"refId": 4, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 1}
+    brick = {**cube, "dimensions": {"x": 1, "y": 1, "z": 2}}
+    request = {"itemSets": [cube, brick], "boxTypes": [_BOX], "sequenceSort": True}
+    assert _ids_by_shape(request) == {"4-0": (1, 1, 1), "4-1": (1, 1, 2)}
+
+
+def test_boxes_reduced_under_sequence_sort_point_at_their_own_items() -> None:
+    # Stage 0 ships three cube units, one alone and two as a 1 x 1 x 2 case, in their
+    # own cartons; stage 1 takes both boxes as items of refId 9 (in a 1 x 1 x 2 and a
+    # 1 x 1 x 1 carton). Each box's subspace names the item of its own size.
+    request = {
+        "orderId": "unique-ids",
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "dimensions": {"x": 1, "y": 1, "z": 1},
+                "weight": 0,
+                "quantity": 3,
+                "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, "z": 2}}],
+            }
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "sequenceSort": True,
+        "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": {"price": 0}}],
+        "rules": [
+            {
+                "operation": "pack-sequence",
+                "itemRefId": 1,
+                "options": {"index": 0, "reduce": "box-to-item", "reducedRefId": 9},
+            },
+            {"operation": "pack-sequence", "options": {"index": 1}},
+        ],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    boxes = [b["box"] for b in response["boxes"]]
+    linked = [b for b in boxes if "subspace" in b]
+    assert len(linked) == 2
+    for box in linked:
+        parent = boxes[box["subspace"]["parentBoxIndex"]]
+        (item,) = [
+            e["item"]
+            for e in parent["items"]
+            if e["item"]["index"] == box["subspace"]["parentItemIndex"]
+        ]
+        assert item["dimensions"] == box["dimensions"]

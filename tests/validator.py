@@ -15,8 +15,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   eaches, packed plus leftover. An item set without ``quantity`` asks for one unit.
 - **Auto-assigned refIds.** Item sets whose ``refId`` is missing, null or -1 get ids from
   the engine. Response items whose refId is not one of the request's explicit refIds are
-  matched to those sets by (sorted dimensions, weight); auto sets alike in both are
-  pooled, which is sound because their units are interchangeable.
+  matched to those sets by (sorted dimensions, weight), or by an alternate shape the
+  alternate-dimensions rule selecting the item offers a set of that weight; auto sets
+  alike in both are pooled, which is sound because their units are interchangeable.
 - **Cost.** A box costs its ``price`` plus its rate table's rate (breakpoints: the first
   breakpoint at or above the weight, above the last the last rate; linear: base plus
   slope times weight) at the larger of the gross weight and ``volume / dimFactor``
@@ -55,7 +56,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   axis shares a point with the item's (itself included).
 - **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
   of an item ending at its base height, and every point of its base must lie within a,
-  along y and along z, of such tops (docs/decisions.md). The check is O(n^2) per box.
+  along y and along z, of such tops (docs/decisions.md); a group-pack group is one item.
+  The check is O(n^2) per box.
 - **Rules.** A rule selects an item by ``itemRefId``, ``itemSequence`` or ``itemMatch``
   evaluated on the response item's own fields (after set-properties). Locks: the first
   lock-orientation rule selecting an item gives its free axes. Exclusions never apply
@@ -189,6 +191,21 @@ class PackView:
             return self.explicit[item.ref_id]
         shape = (sorted_dims(item.dims), item.weight)
         found = next((g for g in self.auto if any(_same_shape(shape, s) for s in g.shapes)), None)
+        if found is None:
+            # A unit in an alternate shape (alternate-dimensions) keeps its weight.
+            found = next(
+                (
+                    g
+                    for g in self.auto
+                    for s in g.sets
+                    if _close(item.weight, float(s.get("weight", 0.0)))
+                    and any(
+                        _same_dims(shape[0], sorted_dims(alt))
+                        for alt in _alternate_shapes(self, item, [s])
+                    )
+                ),
+                None,
+            )
         if found is None and _fill_rule(self, item.wire) is not None:
             # A bounded-fill unit keeps only its volume (and weight).
             found = next(
@@ -665,15 +682,18 @@ def _covered(whole: tuple[Vec2, Vec2], parts: list[tuple[Vec2, Vec2]], tol: floa
 def check_support(view: PackView) -> Iterator[str]:
     """With ``allowableOverhang`` a >= 0, an item above the floor touches the top of some
     item directly beneath it, and every point of its base lies within a (along y and
-    along z) of such tops: it overhangs its support by at most a on every side."""
+    along z) of such tops: it overhangs its support by at most a on every side. The units
+    of a group-pack group are one item (the case packs as one): the group needs support,
+    not each unit of its bottom layer."""
     allowance = view.request.get("allowableOverhang")
     if not _is_number(allowance) or allowance < 0:
         return
     for box in view.boxes:
         tol = EPS * max(box.dims)
-        by_top = sorted(box.items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
+        items = _counted_items(box)
+        by_top = sorted(items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
         tops = [it.origin[0] + it.dims[0] if it.origin else 0.0 for it in by_top]
-        for item in box.items:
+        for item in items:
             assert item.origin is not None
             base = item.origin[0]
             if base <= tol:
@@ -723,14 +743,14 @@ def check_rotation(view: PackView) -> Iterator[str]:
                 f"rotation: {item.label}: no requested item set has refId {item.ref_id} "
                 f"or dimensions {_fmt(item.dims)}"
             )
-        elif not any(
-            _same_dims(sorted_dims(item.dims), dims) for dims, _ in group.shapes
-        ) and not any(
-            _same_dims(sorted_dims(item.dims), sorted_dims(alt))
-            for dims, _ in group.shapes
-            for alt in _alternates(view, item, dims)
+            continue
+        alternates = list(_alternates(view, item, item.dims))
+        # replaceOriginal drops the item's own dimensions for its alternates.
+        own = [] if _replaces_original(view, item, alternates) else [d for d, _ in group.shapes]
+        if not any(
+            _same_dims(sorted_dims(item.dims), sorted_dims(dims)) for dims in own + alternates
         ):
-            wanted = " or ".join(_fmt(dims) for dims, _ in group.shapes)
+            wanted = " or ".join(_fmt(dims) for dims in own + alternates)
             yield (
                 f"rotation: {item.label}: dimensions {_fmt(item.dims)} are not a rotation "
                 f"of {wanted}"
@@ -917,16 +937,57 @@ def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
         )
         named = box.wire.get("name")
         if generator.get("operation") == "pack-as-is":
-            own = len(box.items) == 1 and _same_dims(
-                sorted_dims(box.items[0].dims), sorted_dims(box.dims)
-            )
-            if own and (template.get("name") or "as-is") in (named or ""):
-                return {**template, "dimensions": box.wire["dimensions"], "reservedSpace": 0}
+            if _own_carton_name(request, template, named):
+                return {
+                    **template,
+                    "dimensions": box.wire["dimensions"],
+                    "reservedSpace": 0,
+                    "itemsPerBoxMax": 1,
+                }
         elif named == template.get("name") or (
             "name" not in template and (named or "").startswith("generated ")
         ):
             return {**template, "dimensions": box.wire["dimensions"]}
     return None
+
+
+def _own_carton_name(request: Wire, template: Wire, named: str | None) -> bool:
+    """Whether a box of that name is a carton of the pack-as-is generator with
+    ``template``: the template's name (when no cartesian generator's boxes share it), else
+    "as-is <item name or position>"."""
+    if named is None:
+        return False
+    own = template.get("name")
+    if own is None:
+        return named.startswith("as-is ")
+    defaults = request.get("boxTypeDefaults") or {}
+    return named == own and not any(
+        g.get("operation") != "pack-as-is"
+        and _completed(g.get("boxTypeDefaults") or {}, defaults).get("name") == own
+        for g in request.get("boxTypeGenerators") or []
+    )
+
+
+def _is_own_carton(view: PackView, box: Box) -> bool:
+    """Whether ``box`` is a carton a pack-as-is generator made (one unit's own packaging),
+    not a requested box type nor a pack-as-is rule's box."""
+    request = view.request
+    if box.position < len(request.get("boxes") or []) or _is_as_is_box(view, box):
+        return False
+    ref_id = box.wire.get("refId")
+    if any(
+        t.get("refId") == ref_id and _same_dims(_vec(t["dimensions"]), box.dims)
+        for t in _box_types(request)
+    ):
+        return False
+    defaults = request.get("boxTypeDefaults") or {}
+    return any(
+        g.get("operation") == "pack-as-is"
+        and _own_carton_name(
+            request, _completed(g.get("boxTypeDefaults") or {}, defaults), box.wire.get("name")
+        )
+        for g in request.get("boxTypeGenerators") or []
+    )
 
 
 def check_box_type(view: PackView) -> Iterator[str]:
@@ -1039,17 +1100,29 @@ def _box_limit(view: PackView, box: Box, name: str) -> object:
     return view.request.get(name)
 
 
+def _new_units(view: PackView, box: Box) -> list[Item]:
+    """The items of ``box`` this pack put there: all but a pre-packed box's given ones.
+    Limits bind what is added to a box: a pre-packed box's given contents count toward
+    them but may exceed them, and then it takes nothing (docs/decisions.md)."""
+    return [item for item in box.items if not _given_prepacked(view, item)]
+
+
 def check_box_caps(view: PackView) -> Iterator[str]:
     """itemsPerBoxMax and itemSetsPerBoxMax hold in each box (a box type's own value
-    overrides the request's). They count packed units: a case of a unit ladder is one."""
+    overrides the request's). They count packed units: a case of a unit ladder is one.
+    A pre-packed box's given items may exceed them if no unit was added (to the sets,
+    no unit of another refId)."""
     for box in view.boxes:
+        new = _new_units(view, box)
         items_max = _count_limit(_box_limit(view, box, "itemsPerBoxMax"))
         units = len(_counted_items(box))
-        if items_max is not None and units > items_max:
+        if items_max is not None and units > items_max and new:
             yield f"box-caps: box {box.position}: {units} items > itemsPerBoxMax {items_max}"
         sets_max = _count_limit(_box_limit(view, box, "itemSetsPerBoxMax"))
         ref_ids = {item.ref_id for item in box.items}
-        if sets_max is not None and len(ref_ids) > sets_max:
+        given_ids = {item.ref_id for item in box.items if _given_prepacked(view, item)}
+        adds_set = any(item.ref_id not in given_ids for item in new)
+        if sets_max is not None and len(ref_ids) > sets_max and adds_set:
             yield (
                 f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
                 f"> itemSetsPerBoxMax {sets_max}"
@@ -1257,12 +1330,21 @@ def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
     None when a dimensionSets ladder, pack-as-is, irregular or an internal space (the
     item packs as given) wins over it."""
     group = view.group_of(item)
-    if group is not None and any(s.get("dimensionSets") for s in group.sets):
+    yield from _alternate_shapes(view, item, group.sets if group is not None else [])
+
+
+def _alternate_shapes(view: PackView, item: Item, sets: Sequence[Wire]) -> Iterator[Vec]:
+    """Dimensions the first alternate-dimensions rule selecting ``item`` lets a unit of
+    the item sets ``sets`` take (``_alternates``; an auto-id item's sets are not known
+    before its shape is, so ``group_of`` asks this of each auto pool)."""
+    if any(s.get("dimensionSets") for s in sets):
         return
     rules = view.request.get("rules") or []
     wins = ("pack-as-is", "irregular")
-    if _hosts_subspaces(view, item.wire) or any(
-        r.get("operation") in wins and _selects(r, item.wire) for r in rules
+    if (
+        _hosts_subspaces(view, item.wire)
+        or _stage_ships_as_is(view, item.wire)
+        or any(r.get("operation") in wins and _selects(r, item.wire) for r in rules)
     ):
         return
     selecting = (r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
@@ -1270,9 +1352,10 @@ def _alternates(view: PackView, item: Item, dims: Vec) -> Iterator[Vec]:
         options = rule.get("options") or {}
         for p in options.get("dimensions") or []:
             yield (float(p.get("x", 0)), float(p.get("y", 0)), float(p.get("z", 0)))
-        # ``dims`` are sorted; changes apply to the item set's axes, so try each order.
-        for item_set in view.request.get("itemSets") or []:
-            if item_set.get("refId") != item.ref_id:
+        # Changes apply to each item set's own axes; pre-packed items take no rules.
+        requested = view.request.get("itemSets") or []
+        for item_set in sets:
+            if not any(item_set is s for s in requested):
                 continue
             given = _vec(item_set["dimensions"])
             for c in options.get("dimensionChanges") or []:
@@ -1404,8 +1487,8 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
     if not (view.request.get("layFlat") or interlock):
         return
     for box in view.boxes:
-        if _is_as_is_box(view, box):
-            continue
+        if _is_as_is_box(view, box) or _is_own_carton(view, box):
+            continue  # a unit in its own packaging ships as is
         for item in box.items:
             if _fill_rule(view, item.wire) is not None:
                 continue  # soft bounded-fill units take the shape of the space
@@ -1435,16 +1518,40 @@ def check_lay_flat(view: PackView) -> Iterator[str]:
 
 def _given_dims(view: PackView, item: Item) -> list[Vec]:
     """The dimensions, as given, of every unit shape ``item`` may be (its item sets'
-    units, and any alternate dimensions a rule offers). An item a pack-sequence box was
-    reduced to is given as that box: its outer dimensions along the box's axes."""
+    units, and any alternate dimensions a rule offers; with replaceOriginal only the
+    latter). An item a pack-sequence box was reduced to is given as that box: its outer
+    dimensions along the box's axes."""
     carried = _box_carriers(view).get(item.index) if item.index is not None else None
     if carried is not None:
         return [_frame(view, carried, item)]
+    alternates = list(_alternates(view, item, item.dims))
+    if _replaces_original(view, item, alternates):
+        return alternates
+    return _own_dims(view, item) + alternates
+
+
+def _replaces_original(view: PackView, item: Item, alternates: Sequence[Vec]) -> bool:
+    """Whether the alternate-dimensions rule that gives ``item`` its ``alternates`` drops
+    its own dimensions (replaceOriginal): the smallest alternate takes their place."""
+    if not alternates or _given_prepacked(view, item):
+        return False  # no rule, another rule wins over it, or pre-packed as given
+    rule = next(r for r in _rules(view, "alternate-dimensions") if _selects(r, item.wire))
+    return bool((rule.get("options") or {}).get("replaceOriginal"))
+
+
+def _own_dims(view: PackView, item: Item) -> list[Vec]:
+    """The dimensions, as given, of ``item``'s own units: its item sets' units, or, when
+    the alternate-dimensions rule selecting it replaces the original (replaceOriginal),
+    the smallest of its shapes. An item a pack-sequence box was reduced to is that box."""
+    carried = _box_carriers(view).get(item.index) if item.index is not None else None
+    if carried is not None:
+        return [_frame(view, carried, item)]
+    alternates = list(_alternates(view, item, item.dims))
+    if _replaces_original(view, item, alternates):
+        return [min(alternates, key=lambda d: d[0] * d[1] * d[2])]
     group = view.group_of(item)
     sets = group.sets if group is not None else []
-    return [dims for s in sets for dims, _, _ in _units(s)] + list(
-        _alternates(view, item, item.dims)
-    )
+    return [dims for s in sets for dims, _, _ in _units(s)]
 
 
 def check_exclusions(view: PackView) -> Iterator[str]:
@@ -1488,25 +1595,42 @@ def _is_as_is_box(view: PackView, box: Box) -> bool:
     if any(_selects(r, item.wire) for r in rules for item in box.items):
         return True
     # A pack-sequence stage with reduce pack-as-is ships its items as is.
-    stages = _rules(view, "pack-sequence")
-    for item in box.items:
-        stage = next((r for r in stages if _selects(r, item.wire)), None)
-        if stage is not None and (stage.get("options") or {}).get("reduce") == "pack-as-is":
-            return True
-    return False
+    return any(_stage_ships_as_is(view, item.wire) for item in box.items)
+
+
+def _stage_ships_as_is(view: PackView, item: Wire) -> bool:
+    """Whether the pack-sequence stage of ``item`` (the first selecting it) has reduce
+    pack-as-is: its items ship as is, as with a pack-as-is rule."""
+    stage = next((r for r in _rules(view, "pack-sequence") if _selects(r, item)), None)
+    return stage is not None and (stage.get("options") or {}).get("reduce") == "pack-as-is"
 
 
 def check_pack_as_is(view: PackView) -> Iterator[str]:
-    """A pack-as-is item ships alone, as given, in a box of exactly its dimensions."""
+    """A pack-as-is item ships alone, as given, in a box of exactly its dimensions; so does
+    a unit in a pack-as-is generator's carton (its own packaging): in its own dimensions,
+    not folded into an alternate shape (docs/decisions.md). A new unit of a pack-as-is
+    item never enters a pre-packed box."""
+    as_is = _rules(view, "pack-as-is")
+    for box in view.boxes[: len(view.request.get("boxes") or [])]:
+        for item in box.items:
+            if not _given_prepacked(view, item) and any(_selects(r, item.wire) for r in as_is):
+                yield f"pack-as-is: {item.label} is in pre-packed box {box.position}"
     for box in view.boxes:
-        if not _is_as_is_box(view, box):
+        rule = _is_as_is_box(view, box)
+        if not (rule or _is_own_carton(view, box)):
             continue
-        if len(box.items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
-            yield f"pack-as-is: box {box.position} holds {len(box.items)} items, not one unit"
+        # A group-pack case in its own carton is one item (a generator's carton of the case).
+        items = box.items if rule else _counted_items(box)
+        if len(items) != 1:  # one unit: an each, or a case of a dimensionSets ladder
+            yield f"pack-as-is: box {box.position} holds {len(items)} items, not one unit"
             continue
-        item = box.items[0]
+        item = items[0]
+        if item.wire.get("groupPackParent") is not None:
+            shapes = [item.dims]  # the case's shape is its units' bounding box
+        else:
+            shapes = _given_dims(view, item) if rule else _own_dims(view, item)
         if not _same_dims(item.dims, box.dims) or not any(
-            _same_dims(item.dims, given) for given in _given_dims(view, item)
+            _same_dims(item.dims, given) for given in shapes
         ):
             yield (
                 f"pack-as-is: {item.label} placed as {_fmt(item.dims)} in a box of "
@@ -1728,7 +1852,10 @@ def check_internal_space(view: PackView) -> Iterator[str]:
                 for r in rules
                 if r.get("operation") in ("pack-as-is", "irregular") and _selects(r, inner.wire)
             ]
-            if group is not None and any(s.get("dimensionSets") for s in group.sets):
+            # Units of measure stay out; an auto-id group may also hold a set without them
+            # (one shape), so only a group whose every set with units has them says so.
+            with_units = [s for s in group.sets if s.get("quantity", 1) > 0] if group else []
+            if with_units and all(s.get("dimensionSets") for s in with_units):
                 kept_out.append("dimensionSets")
             if kept_out:
                 yield f"{where}: holds {inner.label}, which {kept_out[0]} keeps out of subspaces"
@@ -2140,7 +2267,7 @@ def check_reserved_space(view: PackView) -> Iterator[str]:
         volume = _volume(box.dims)
         net = sum(_occupied_volume(view, box, item) for item in box.items)
         where = f"reserved: box {box.position}"
-        if net > (1 - share) * volume * (1 + EPS) + EPS:
+        if net > (1 - share) * volume * (1 + EPS) + EPS and _new_units(view, box):
             yield f"{where}: items fill {net:g} of {volume:g}, reservedSpace {share:g} allows less"
         reserved = box.wire.get("volumeReserved")
         if reserved is not None and not _close(float(reserved), share * volume):
@@ -2171,7 +2298,8 @@ def check_property_constraints(view: PackView) -> Iterator[str]:
                 _amount(item, key) for item in box.items
             )
             limit = constraint.get("max")
-            amounts = any(_amount(item, key) > 0 for item in box.items)
+            # A unit without the property may always enter; given items may exceed it.
+            amounts = any(_amount(item, key) > 0 for item in _new_units(view, box))
             if limit is not None and amounts and total > float(limit) + EPS * max(1.0, limit):
                 yield (f"property: box {box.position}: {key!r} sums to {total:g} > max {limit:g}")
             value = reported[n].get("value") if n < len(reported) else None

@@ -263,8 +263,10 @@ def generate_box_types(
             change = outer.dimension_change
             defaults.outer = None if change is None else Outer(dimension_change=change)
         if gen.operation == "pack-as-is":
-            # The item's own packaging: no space is reserved for packing material in it.
-            own = defaults.model_copy(update={"reserved_space": 0.0})
+            # The item's own packaging: it holds one unit, as given (packing.py reports a
+            # unit the engine put there in an alternate shape as given), and no space is
+            # reserved for packing material in it.
+            own = defaults.model_copy(update={"reserved_space": 0.0, "items_per_box_max": 1})
             for position, item_set in enumerate(item_sets):
                 d = item_set.dimensions
                 out.as_is_owner[len(out.box_types)] = position

@@ -7,6 +7,7 @@ each placed in its cell of the group, named with `nameSuffix` and carrying
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.items import (
+    allowed_turns,
     box_center_of_mass,
     placed_center_of_mass,
     point_string,
@@ -32,7 +34,7 @@ from cartonize.models import (
     response_totals,
 )
 from cartonize.render import render_pictures
-from cartonize.rules import item_matches
+from cartonize.rules import free_axes_option, item_matches
 from cartonize.units import first_units as numbered_from
 from cartonize.units import locate, renamed_rules, without_operations
 
@@ -129,6 +131,8 @@ class _Grouped:
     first_unit: int
     #: Number of this item set's first group among the groups of its refId.
     first_group: int
+    #: The turns the group's orientation lock allows it (all without one).
+    turns: tuple[tuple[int, int, int], ...] = tuple(allowed_turns(None))
 
     @property
     def per_group(self) -> int:
@@ -139,7 +143,7 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
     """Pack `req` with its group-pack rules lowered to group item sets (module docstring):
     `pack` packs the request without them, and group items come back as their units."""
     item_sets = with_ref_ids(req.item_sets)
-    box_types = req.resolved_box_types()
+    box_types = req.group_box_types
     warnings: list[str] = []
     chosen: dict[int, tuple[int, GroupPack]] = {}  # item set position -> rule
     for index, rule in enumerate(req.rules):
@@ -228,6 +232,19 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
     # set-properties acted already (pack() applies it first): applied again to a group
     # item it would overwrite the amounts the group carries for its units.
     rules, indices = without_operations(req.rules, "group-pack", "set-properties")
+    for q, group in grouped.items():
+        # The first lock selecting the group item set turns the group, as in the pack.
+        lock = next(
+            (
+                (i, r)
+                for i, r in enumerate(rules)
+                if r.operation == "lock-orientation" and selects(r, lowered[q])
+            ),
+            None,
+        )
+        if lock is not None:
+            turns = allowed_turns(free_axes_option(indices[lock[0]], lock[1]))
+            grouped[q] = dataclasses.replace(group, turns=tuple(turns))
     inner = req.model_copy(update={"item_sets": lowered, "rules": rules, "include_images": False})
     response = pack(inner)
     _ungroup(response, lowered, first_units, grouped)
@@ -396,11 +413,13 @@ def _units_of_group(item: Item, group: _Grouped, n: int) -> list[Item]:
     scaled = [(d.x * group.counts[0], group.counts[0]), (d.y * group.counts[1], group.counts[1])]
     scaled.append((d.z * group.counts[2], group.counts[2]))
     placed = (item.dimensions.x, item.dimensions.y, item.dimensions.z)
-    # Which axis of the group each placed axis is (the identity first when it fits).
+    # Which axis of the group each placed axis is (the identity first when it fits): a
+    # turn the group's lock allows, as the engine turned it. Sides of equal length may
+    # match other permutations too, which would turn the units inside against the lock.
     turn = next(
         (
             p
-            for p in itertools.permutations(range(3))
+            for p in [*group.turns, *itertools.permutations(range(3))]
             if all(abs(placed[a] - scaled[p[a]][0]) <= 1e-9 * max(1.0, placed[a]) for a in range(3))
         ),
         (0, 1, 2),

@@ -263,6 +263,21 @@ def check_center_of_mass(item_set: ItemSet, path: str) -> None:
         )
 
 
+def allowed_turns(free_axes: Sequence[int] | None) -> list[tuple[int, int, int]]:
+    """The axis permutations (placed axis a shows given axis p[a]) that turns about
+    `free_axes` reach, as the engine allows them (None: no lock): none, a spin about one
+    axis, or all; the unturned one first."""
+    every = [(a, b, c) for a, b, c in itertools.permutations(range(3))]
+    if free_axes is None:
+        return every
+    axes = sorted(set(free_axes))
+    if not axes:
+        return [(0, 1, 2)]
+    if len(axes) == 1:
+        return [p for p in every if p[axes[0]] == axes[0]]
+    return every
+
+
 def placed_center_of_mass(
     given: Dimensions, offset: Point | None, origin: Point, placed: Dimensions
 ) -> Point:

@@ -809,6 +809,7 @@ class PackRequest(RequestModel):
     _normalisation_warnings: list[str] = PrivateAttr(default_factory=list)
     #: A pack-sequence stage's rule: the stage packs into the box types it targets only.
     _stage_rule: Rule | None = PrivateAttr(default=None)
+    _group_box_types: list[BoxType] | None = PrivateAttr(default=None)
 
     @field_validator("image_format", mode="before")
     @classmethod
@@ -913,6 +914,21 @@ class PackRequest(RequestModel):
         copy = self.model_copy(update=update)
         copy._stage_rule = rule
         return copy
+
+    def with_group_box_types(self, box_types: list[BoxType]) -> Self:
+        """A copy of the request whose group-pack rules size their groups against
+        `box_types` (a part of a pack, such as a subspace, groups as the whole does)."""
+        copy = self.model_copy()
+        copy._group_box_types = box_types
+        return copy
+
+    @property
+    def group_box_types(self) -> list[BoxType]:
+        """The box types group-pack sizes groups against: the request's (resolved), or
+        those of the pack this request is a part of."""
+        if self._group_box_types is not None:
+            return self._group_box_types
+        return self.resolved_box_types()
 
     @property
     def stage_rule(self) -> Rule | None:

@@ -3,7 +3,6 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import time
@@ -18,6 +17,7 @@ from cartonize.errors import InvalidRequest
 from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_packed_box
 from cartonize.grouping import has_group_pack, pack_grouped
 from cartonize.items import (
+    allowed_turns,
     box_center_of_mass,
     placed_center_of_mass,
     point_string,
@@ -170,8 +170,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     kinds = all_kinds[: len(_kinds(item_sets))]
     prepacked_kinds = all_kinds[len(kinds) :]
     warnings += sequence_sort_warnings(req, [k.item_set for k in kinds])
+    # in_request[p]: where kind p stood in the request before sequenceSort reordered them.
+    in_request = list(range(len(kinds)))
     if req.sequence_sort:
-        kinds = [kinds[p] for p in sequence_order([k.item_set for k in kinds])]
+        in_request = sequence_order([k.item_set for k in kinds])
+        kinds = [kinds[p] for p in in_request]
     generated = generate_box_types(
         req.box_type_generators,
         [k.item_set for k in kinds],
@@ -193,6 +196,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         prepacked_boxes=prepacked.box_types,
         ladder_units={p for p, k in enumerate(kinds) if k.dimension_set is not None},
     )
+    _resize_own_cartons(effects, generated, len(requested_box_types))
     # Units that carry others (reduced boxes, filled internal spaces) answer for them too.
     add_nested_relations(
         effects,
@@ -206,16 +210,21 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             [(k.ref_id, s) for k, s in zip(kinds, effects.item_sets, strict=False)], effects
         )
     # Rules may change quantities (irregular: a unit becomes rolls): number units anew,
-    # the request's own first and the pre-packed items after them.
+    # the request's own first, in request order whatever sequenceSort did (as
+    # units.first_units counts them), and the pre-packed items after them.
+    both = [*kinds, *prepacked_kinds]
     units_so_far: dict[int, int] = {}
+    firsts: dict[int, int] = {}
+    for p in [
+        *sorted(range(len(kinds)), key=in_request.__getitem__),
+        *range(len(kinds), len(both)),
+    ]:
+        firsts[p] = units_so_far.get(both[p].ref_id, 0)
+        units_so_far[both[p].ref_id] = firsts[p] + effects.item_sets[p].quantity
     numbered: list[_Kind] = []
-    for p, (k, item_set) in enumerate(
-        zip([*kinds, *prepacked_kinds], effects.item_sets, strict=True)
-    ):
-        first = units_so_far.get(k.ref_id, 0)
+    for p, (k, item_set) in enumerate(zip(both, effects.item_sets, strict=True)):
         alternates = tuple(effects.alternates.get(p, ()))
-        numbered.append(_Kind(k.ref_id, item_set, first, k.dimension_set, alternates))
-        units_so_far[k.ref_id] = first + item_set.quantity
+        numbered.append(_Kind(k.ref_id, item_set, firsts[p], k.dimension_set, alternates))
     packed_anew = len(kinds)
     kinds = numbered
     box_types = effects.box_types
@@ -305,6 +314,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     def box_and_type(packed: dict[str, Any]) -> tuple[dict[str, Any], BoxType]:
         if packed.get("prepacked") is not None:
             return packed, prepacked.box_types[packed["prepacked"]]
+        if packed["boxType"] - len(requested_box_types) in generated.as_is_owner:
+            return _as_given(packed, box_types[packed["boxType"]])
         return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
     boxes = []
@@ -373,15 +384,16 @@ def _placement_warnings(req: PackRequest) -> list[str]:
 
 def _locked_upright(item_sets: list[tuple[int, ItemSet]], effects: RuleEffects) -> list[str]:
     """A warning for each item set whose orientation lock lets it lie on no largest face
-    (smallest side up): the lock wins over layFlat."""
+    (smallest side up), in its own shape or an alternate one: the lock wins over layFlat."""
     warnings = []
     for p, rule in sorted(effects.locked_by.items()):
         if p >= len(item_sets) or p in effects.as_is:
             continue
         ref_id, item_set = item_sets[p]
         d = item_set.dimensions
-        sides = (d.x, d.y, d.z)
-        if not any(sides[turn[0]] <= min(sides) for turn in _turns(effects.free_axes[p])):
+        shapes = [(d.x, d.y, d.z), *effects.alternates.get(p, [])]
+        turns = allowed_turns(effects.free_axes[p])
+        if not any(sides[turn[0]] <= min(sides) for sides in shapes for turn in turns):
             warnings.append(
                 f"layFlat has no effect on item refId {ref_id}: it may only turn as "
                 f"rules[{rule}] says (lock-orientation), which wins"
@@ -389,16 +401,28 @@ def _locked_upright(item_sets: list[tuple[int, ItemSet]], effects: RuleEffects) 
     return list(dict.fromkeys(warnings))
 
 
-def _turns(free_axes: list[int]) -> list[tuple[int, int, int]]:
-    """The axis permutations (placed axis a shows given axis p[a]) that turns about
-    `free_axes` reach, as the engine allows them: none, a spin about one axis, or all."""
-    every = [(a, b, c) for a, b, c in itertools.permutations(range(3))]
-    axes = sorted(set(free_axes))
-    if not axes:
-        return [(0, 1, 2)]
-    if len(axes) == 1:
-        return [p for p in every if p[axes[0]] == axes[0]]
-    return every
+def _resize_own_cartons(effects: RuleEffects, generated: GeneratedBoxTypes, first: int) -> None:
+    """A pack-as-is generator's carton of an item whose dimensions alternate-dimensions
+    replaced (`replaceOriginal`) takes the new dimensions: they are the item's own now."""
+    for i, owner in generated.as_is_owner.items():
+        carton = effects.box_types[first + i]
+        d = effects.item_sets[owner].dimensions
+        if carton.dimensions != d:
+            effects.box_types[first + i] = carton.model_copy(update={"dimensions": d})
+
+
+def _as_given(packed: dict[str, Any], box_type: BoxType) -> tuple[dict[str, Any], BoxType]:
+    """A pack-as-is generator's carton and the one unit it holds, as given: the carton is
+    the item's own packaging, of its own dimensions, so the unit fills it. The engine may
+    have put it there in an alternate shape (alternate-dimensions), which fits too; a unit
+    shipping as is is not folded (docs/decisions.md)."""
+    assert box_type.dimensions is not None
+    d = box_type.dimensions
+    items = [
+        {**placement, "origin": [0.0, 0.0, 0.0], "dimensions": [d.x, d.y, d.z]}
+        for placement in packed["items"]
+    ]
+    return {**packed, "items": items}, box_type
 
 
 def _box_type_path(index: int, requested: int) -> str:

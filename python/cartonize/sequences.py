@@ -152,7 +152,12 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
                 "must not be the refId of an item set (reduced boxes are new items)",
                 s.reduced_ref_id,
             )
-    fresh = max(used | {s.reduced_ref_id or 0 for s in stages}, default=0) + 1
+    # A fresh refId is one nothing in the request names: not an item set's, not a
+    # reducedRefId, and not one a rule selects or targets (a rule naming a refId no item
+    # set has must not catch the reduced boxes).
+    named = {r.item_ref_id for r in req.rules if r.item_ref_id is not None}
+    named |= {t for r in req.rules for t in r.target_item_ref_ids or []}
+    fresh = max(used | named | {s.reduced_ref_id or 0 for s in stages}, default=0) + 1
 
     responses: list[PackResponse] = []
     reduced_into: list[tuple[PackResponse, list[_Reduced]]] = []

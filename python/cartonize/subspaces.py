@@ -14,6 +14,7 @@ through it (nesting.py). See docs/rules.md."""
 from __future__ import annotations
 
 import functools
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,6 +55,8 @@ Pack = Callable[[PackRequest], PackResponse]
 #: rolls (irregular) because subspaces are filled unit by unit, and a unit may wind into
 #: several rolls.
 _KEPT_OUT_OF_SUBSPACES = ("pack-as-is", "irregular")
+#: A warning's "rules[i] (lock-orientation), which wins" (also "rules[i] says ...").
+_LOCK_WINS = re.compile(r"rules\[(\d+)\](?: says)? \(lock-orientation\), which wins")
 
 
 def has_internal_space(req: PackRequest) -> bool:
@@ -185,6 +188,8 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
                     "include_images": False,
                 }
             )
+            # Groups (group-pack) are those of the whole request, not sized to the space.
+            .with_group_box_types(req.group_box_types)
         )
         responses.append(response)
         filled = [e.box for e in response.boxes if e.box.items]
@@ -232,10 +237,18 @@ def pack_with_subspaces(req: PackRequest, pack: Pack) -> PackResponse:
         carried,
         pack,
     )
+    # The locks standing for internal spaces take their rules' indices; only warnings
+    # naming those say that the internal space wins (a request's own lock keeps its name).
+    as_given = {str(i) for i in locked.values()}
     for r in [outer, *responses]:
         r.warnings = [
-            w.replace(
-                "(lock-orientation), which wins", "(internal-space: it packs as given), which wins"
+            _LOCK_WINS.sub(
+                lambda m: (
+                    m.group(0).replace("lock-orientation", "internal-space: it packs as given")
+                    if m.group(1) in as_given
+                    else m.group(0)
+                ),
+                w,
             )
             for w in renamed_rules(r.warnings, indices)
         ]

@@ -129,7 +129,7 @@ pub fn applies(ctx: &Context<'_>, b: usize) -> bool {
         && extra.reserved_space <= 0.0
         && extra.properties.is_empty()
         && extra.cohort_max.is_none()
-        && !ctx.kinds.iter().any(|k| k.interlocks)
+        && !ctx.kinds.iter().any(|k| !k.interlocking.is_empty())
         && caps.items_max.is_none()
         && caps.item_sets_max.is_none()
         && caps.inline_max == [0; 3]

@@ -154,7 +154,13 @@ impl<'a> BoxFill<'a> {
         let k = &kinds[kind];
         let cuboid = match at {
             Some(c) => c,
-            None => self.find_spot(kind, kinds)?.cuboid,
+            // Where a unit would fit: the box's contents are given, so the count,
+            // property, reserved-space and exclusion limits, which bind what is
+            // added to them, do not keep them out (the weight is checked on the whole).
+            None => {
+                let (origin, size, _) = self.find_place(k)?;
+                Cuboid { origin, size }
+            }
         };
         self.cuboids.push(cuboid);
         self.eps.add_item(&cuboid, &self.cuboids);

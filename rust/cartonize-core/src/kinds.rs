@@ -35,8 +35,10 @@ pub struct Kind {
     pub amounts: Vec<f64>,
     /// The first shape is tried alone first (orientation search pinned it).
     pub pinned: bool,
-    /// Under `interlock`, units alternate their footprint by layer.
-    pub interlocks: bool,
+    /// Under `interlock`, the sides (sorted) of the shapes whose footprint
+    /// alternates by layer: a unit in an alternate shape interlocks as that
+    /// shape's turns allow, whatever its own shape's do.
+    pub interlocking: Vec<Vec3>,
     /// Shapes differ in volume (alternate dimensions): `volume` is the least,
     /// a bound, and each placement counts its own shape's volume.
     pub varied: bool,
@@ -64,7 +66,7 @@ impl Kind {
             fragile: None,
             amounts: Vec::new(),
             pinned: false,
-            interlocks: false,
+            interlocking: Vec::new(),
             varied: false,
         }
     }

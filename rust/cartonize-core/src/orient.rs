@@ -20,7 +20,7 @@ use crate::deadline::Deadline;
 use crate::error::CoreError;
 use crate::kinds::Kind;
 use crate::model::Options;
-use crate::placing::{can_interlock, keep_flat};
+use crate::placing::{interlocking_sides, keep_flat};
 use crate::portfolio::Found;
 use crate::select::UnitRef;
 use std::cmp::Ordering;
@@ -30,7 +30,7 @@ pub const MAX_DEPTH: u32 = 4;
 
 /// Under `layFlat` (or `interlock`, which implies it) keeps only the shapes
 /// lying on the largest face, unless orientation locks allow none; marks the
-/// kinds that interlock.
+/// shapes that interlock.
 pub fn apply_lay_flat(kinds: &mut [Kind], opts: &Options) {
     if !(opts.lay_flat || opts.interlock) {
         return;
@@ -39,11 +39,9 @@ pub fn apply_lay_flat(kinds: &mut [Kind], opts: &Options) {
         if keep_flat(&mut k.shapes) {
             k.free = false;
         }
-        let flat = k
-            .shapes
-            .iter()
-            .all(|(s, _)| s.iter().all(|side| s[0] <= *side));
-        k.interlocks = opts.interlock && flat && can_interlock(&k.shapes);
+        if opts.interlock {
+            k.interlocking = interlocking_sides(&k.shapes);
+        }
     }
 }
 

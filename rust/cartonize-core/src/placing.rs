@@ -199,10 +199,10 @@ pub fn layer(base: Len, h: Len) -> Len {
 
 /// Under `interlock`, whether `shape` may go at height `base`: on even layers
 /// the long horizontal side runs along z (length), on odd ones along y.
-/// Kinds whose allowed flat shapes do not include both (orientation locks)
-/// are not constrained.
+/// Shapes whose sides lie flat in no turn allowed, or in turns with only one
+/// footprint (orientation locks), are not constrained.
 pub fn interlock_allows(k: &Kind, base: Len, shape: &Vec3) -> bool {
-    if !k.interlocks {
+    if k.interlocking.is_empty() || !k.interlocking.contains(&sorted_sides(shape)) {
         return true;
     }
     if layer(base, shape[0]) % 2 == 0 {
@@ -217,15 +217,41 @@ pub fn can_interlock(shapes: &[(Vec3, Perm)]) -> bool {
     shapes.iter().any(|(s, _)| s[2] >= s[1]) && shapes.iter().any(|(s, _)| s[1] >= s[2])
 }
 
+/// The sides (sorted) of `shapes` that interlock: each set of sides (an
+/// item's own, or an alternate's) whose allowed shapes all lie flat and
+/// include both footprints. A unit is judged by the shape it takes, as
+/// `layFlat` judges it (`keep_flat`).
+pub fn interlocking_sides(shapes: &[(Vec3, Perm)]) -> Vec<Vec3> {
+    let mut out: Vec<Vec3> = Vec::new();
+    for (s, _) in shapes {
+        let sides = sorted_sides(s);
+        if out.contains(&sides) {
+            continue;
+        }
+        let alike: Vec<(Vec3, Perm)> = shapes
+            .iter()
+            .filter(|(t, _)| sorted_sides(t) == sides)
+            .copied()
+            .collect();
+        if alike.iter().all(|(t, _)| t[0] == sides[0]) && can_interlock(&alike) {
+            out.push(sides);
+        }
+    }
+    out
+}
+
+/// `shape`'s sides, smallest first.
+fn sorted_sides(shape: &Vec3) -> Vec3 {
+    let mut sides = *shape;
+    sides.sort_unstable();
+    sides
+}
+
 /// Keeps only the shapes lying on their largest face (smallest side along x),
 /// of each set of sides (an item's own, or an alternate's) that has one;
 /// returns whether any shape was dropped.
 pub fn keep_flat(shapes: &mut Vec<(Vec3, Perm)>) -> bool {
-    let sides = |s: &Vec3| {
-        let mut t = *s;
-        t.sort_unstable();
-        t
-    };
+    let sides = sorted_sides;
     let flat = |s: &Vec3| s[0] == sides(s)[0];
     // Sides none of whose allowed shapes lies flat keep them all: the lock wins.
     let keep: Vec<bool> = shapes
@@ -597,6 +623,26 @@ mod tests {
         assert_eq!(given[0].0, [30_000, 10_000, 20_000]);
         assert!(turns.iter().all(|(s, _)| s.contains(&30_000)));
         assert!(alternates.iter().all(|(s, _)| s.contains(&60_000)));
+    }
+
+    #[test]
+    fn an_alternate_shape_interlocks_when_its_own_turns_do() {
+        // 6x6x3 spinning about x never lies flat (the lock wins); folded to
+        // 3x6x3 it lies flat both ways, so that shape interlocks.
+        let mut k = Kind::new(&ItemKindInput {
+            dimensions: [6.0, 6.0, 3.0],
+            weight: 0.0,
+            quantity: 1,
+            free_axes: Some(vec![0]),
+        });
+        k.add_alternates(&[[3.0, 6.0, 3.0]], Some(&[0]));
+        assert!(!keep_flat(&mut k.shapes));
+        k.interlocking = interlocking_sides(&k.shapes);
+        assert_eq!(k.interlocking, vec![[30_000, 30_000, 60_000]]);
+        // Layer 0: long side along z only; the unfolded shapes are free.
+        assert!(interlock_allows(&k, 0, &[30_000, 30_000, 60_000]));
+        assert!(!interlock_allows(&k, 0, &[30_000, 60_000, 30_000]));
+        assert!(interlock_allows(&k, 0, &[60_000, 60_000, 30_000]));
     }
 
     #[test]

@@ -193,6 +193,23 @@ mod tests {
     }
 
     #[test]
+    fn given_items_over_the_box_caps_stay_and_no_unit_joins_them() -> Result<(), CoreError> {
+        let kinds = vec![cube_kind(5.0), cube_kind(1.0)];
+        let mut over = prepacked(vec![item(Some([0.0, 0.0, 0.0])), item(None)]);
+        over.caps.items_max = Some(1);
+        let input = [over];
+        let mut capped = BoxKind::new(&input[0].box_type);
+        capped.caps = input[0].caps;
+        let bk = [capped];
+        let rule = crate::testkit::first_point_rule();
+        let contents = fixed_contents(&input, &bk, &kinds, rule)?;
+        assert_eq!(contents[0].len(), 2);
+        let mut fill = fill_with(&bk[0], &contents[0], rule, &kinds);
+        assert!(!fill.try_add(0, 1, &kinds));
+        Ok(())
+    }
+
+    #[test]
     fn a_unit_excluded_from_a_pre_packed_item_keeps_out_of_its_box() -> Result<(), CoreError> {
         let mut kinds = vec![cube_kind(1.0), cube_kind(1.0), cube_kind(1.0)];
         let exclusions = crate::model::Exclusions {

@@ -11,7 +11,8 @@ use crate::model::{Exclusions, Goal, PackInput, PackOutput};
 use crate::sort::cmp_f64;
 
 /// `input` restricted to the box types `keep` (ascending indices), with the
-/// exclusions renumbered; `None` when `keep` names no valid box type.
+/// exclusions renumbered (those of pre-packed boxes, numbered after the box
+/// types, too); `None` when `keep` names no valid box type.
 pub fn restrict(input: &PackInput, keep: &[usize]) -> Option<PackInput> {
     let mut keep: Vec<usize> = keep
         .iter()
@@ -120,18 +121,20 @@ mod tests {
             box_types: vec![box_type(2.0), box_type(3.0), box_type(4.0)],
             exclusions: Exclusions {
                 kind_pairs: vec![],
-                kind_box_types: vec![[0, 1], [0, 2]],
+                // Box 3 is the first pre-packed box, after the three types.
+                kind_box_types: vec![[0, 1], [0, 2], [0, 3]],
             },
             ..PackInput::default()
         };
         let sub = restrict(&input, &[2, 0]).ok_or("a proper subset restricts")?;
         assert_eq!(sub.box_types, vec![box_type(2.0), box_type(4.0)]);
-        assert_eq!(sub.exclusions.kind_box_types, vec![[0, 1]]);
+        // The pre-packed box follows the two kept types: it is box 2 of the subset.
+        assert_eq!(sub.exclusions.kind_box_types, vec![[0, 1], [0, 2]]);
         // An exclusion from pre-packed box 1 (index 3 + 1) follows it to index 2 + 1.
         let mut with_prepacked = input.clone();
         with_prepacked.exclusions.kind_box_types.push([0, 4]);
         let sub = restrict(&with_prepacked, &[2, 0]).ok_or("a proper subset restricts")?;
-        assert_eq!(sub.exclusions.kind_box_types, vec![[0, 1], [0, 3]]);
+        assert_eq!(sub.exclusions.kind_box_types, vec![[0, 1], [0, 2], [0, 3]]);
         assert!(restrict(&input, &[0, 1, 2]).is_none());
         assert!(restrict(&input, &[7]).is_none());
         let mut out = PackOutput {
