@@ -295,6 +295,7 @@ def _construct_plan(cls: type[BaseModel]) -> _ConstructPlan | None:
 class _WireKeys:
     alias_of: dict[str, str]  # python name or wire alias -> wire alias
     null_means_default: frozenset[str]  # aliases of fields whose default is not None
+    aliases: frozenset[str]  # the wire aliases alone
 
 
 @functools.cache
@@ -310,7 +311,7 @@ def _wire_keys(cls: type[BaseModel]) -> _WireKeys:
         )
         if has_default:
             null_means_default.add(alias)
-    return _WireKeys(alias_of, frozenset(null_means_default))
+    return _WireKeys(alias_of, frozenset(null_means_default), frozenset(alias_of.values()))
 
 
 class RequestModel(WireModel):
@@ -328,6 +329,14 @@ class RequestModel(WireModel):
         if not isinstance(data, dict):
             return handler(data)
         keys = _wire_keys(cls)
+        # The common case, every key a wire alias and no null, is read as it is: the loop
+        # below would copy it unchanged (and `_unknown_keys` is already empty).
+        if keys.aliases.issuperset(data):
+            for value in data.values():
+                if value is None:
+                    break
+            else:
+                return handler(data)
         cleaned: dict[str, Any] = {}
         unknown: list[str] = []
         for key, value in data.items():
@@ -341,7 +350,8 @@ class RequestModel(WireModel):
             else:
                 cleaned.setdefault(alias, value)
         model = handler(cleaned)
-        model._unknown_keys = unknown
+        if unknown:
+            model._unknown_keys = unknown
         return model
 
 
@@ -1057,20 +1067,29 @@ def _merge_set_fields(own: _M, defaults: BaseModel) -> _M:
 def unknown_fields(model: BaseModel, path: str = "") -> list[str]:
     """Return wire paths (`itemSets[0].colour`) of every unknown field under `model`."""
     found: list[str] = []
+    _add_unknown_fields(model, path, found)
+    return found
+
+
+def _add_unknown_fields(model: BaseModel, path: str, found: list[str]) -> None:
+    # One list for the whole walk, and private values read from their dict: the walk visits
+    # every object of the request, so it runs on each pack.
     if isinstance(model, RequestModel):
-        found += [_join(path, key) for key in model._unknown_keys]
+        private = model.__pydantic_private__
+        unknown = private["_unknown_keys"] if private is not None else model._unknown_keys
+        if unknown:
+            found += [_join(path, key) for key in unknown]
     for name, alias in _nested_fields(type(model)):
         value = getattr(model, name)
         if value is None:
             continue
         here = _join(path, alias)
         if isinstance(value, BaseModel):
-            found += unknown_fields(value, here)
+            _add_unknown_fields(value, here, found)
         elif isinstance(value, list):
             for i, element in enumerate(value):
                 if isinstance(element, BaseModel):
-                    found += unknown_fields(element, f"{here}[{i}]")
-    return found
+                    _add_unknown_fields(element, f"{here}[{i}]", found)
 
 
 @functools.cache
