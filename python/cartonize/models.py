@@ -490,7 +490,9 @@ class ItemSet(ItemProperties):
     def nested(self) -> tuple[Nested, ...]:
         """The items packed inside this set's unit (a reduced box, an item's internal
         space), at any depth; empty for ordinary items."""
-        return self._nested
+        # From pydantic's dict: BaseModel.__getattr__ is slow, and pack() asks every item set.
+        private = self.__pydantic_private__
+        return private["_nested"] if private is not None else self._nested
 
     def with_nested(self, nested: Iterable[Nested]) -> Self:
         """A copy whose unit carries `nested`."""

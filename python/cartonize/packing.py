@@ -185,9 +185,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     prepacked = read_prepacked(req)
     # Pre-packed items are item sets too (their refIds and unit numbers must not clash
     # with the request's), after the request's own; only the request's are packed anew.
-    all_kinds = _kinds([*item_sets, *prepacked.item_sets])
-    kinds = all_kinds[: len(_kinds(item_sets))]
-    prepacked_kinds = all_kinds[len(kinds) :]
+    kinds, prepacked_kinds = _kinds([*item_sets, *prepacked.item_sets], len(item_sets))
     warnings += sequence_sort_warnings(req, [k.item_set for k in kinds])
     if req.sequence_sort:
         kinds = [kinds[p] for p in sequence_order([k.item_set for k in kinds])]
@@ -466,18 +464,20 @@ def _as_is_generated_exclusions(
     }
 
 
-def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
+def _kinds(item_sets: Sequence[ItemSet], own: int) -> tuple[list[_Kind], list[_Kind]]:
     """Item sets with quantity > 0, each with its refId, one kind per unit of measure
-    they pack as; -1 or null get ids no item set of the request uses."""
-    item_sets = list(item_sets)
-    kinds: list[_Kind] = []
+    they pack as; -1 or null get ids no item set of the request uses. The kinds of the
+    first `own` item sets come first, those of the others (pre-packed) second."""
+    own_kinds: list[_Kind] = []
+    other_kinds: list[_Kind] = []
     units_so_far: dict[int, int] = {}
     for position, (s, ref_id) in enumerate(zip(item_sets, _ref_ids(item_sets), strict=True)):
+        kinds = own_kinds if position < own else other_kinds
         for unit in unit_ladder(s, f"itemSets[{position}]"):
             first = units_so_far.get(ref_id, 0)
             kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
             units_so_far[ref_id] = first + unit.item_set.quantity
-    return kinds
+    return own_kinds, other_kinds
 
 
 def _ref_ids(item_sets: Sequence[ItemSet]) -> list[int]:
