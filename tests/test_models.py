@@ -10,12 +10,17 @@ from cartonize.models import (
     Box,
     BoxProperties,
     BoxType,
+    Dimensions,
     ErrorBody,
     Item,
+    ItemEntry,
     ItemMatch,
+    ItemSet,
     PackRequest,
     PackResponse,
     Point,
+    WireModel,
+    assemble,
     parse_request,
     validate_request,
     validation_details,
@@ -510,6 +515,34 @@ def test_model_construct_matches_pydantic(model: type[BaseModel], values: Wire) 
     for name, value in fast.__dict__.items():
         if isinstance(value, list | dict) and name not in values:
             assert again.__dict__[name] is not value
+
+
+@pytest.mark.parametrize(
+    ("model", "values"),
+    [
+        (Point, {"x": 1.0, "y": 2.0, "z": 3.0}),
+        (Dimensions, {"x": 1.0, "y": 2.0, "z": 3.0}),
+        (Item, {"ref_id": 3, "weight": 1.0, "origin": Point(x=1.0), "index": 1}),
+        (ItemSet, {"weight": 1.0, "quantity": 2}),
+        (Box, {"id": 0, "volume_max": 8.0}),
+        (ItemEntry, {"item": Item.model_construct(weight=1.0)}),
+    ],
+)
+def test_assemble_matches_model_construct(model: type[WireModel], values: Wire) -> None:
+    fields_set = set(values)
+    built = assemble(model, dict(values), fields_set)
+    plain = BaseModel.model_construct.__func__(model, **values)  # type: ignore[attr-defined]
+    assert type(built) is model
+    assert built.__dict__ == plain.__dict__
+    assert built.model_fields_set == plain.model_fields_set
+    assert built.model_fields_set is fields_set
+    assert built.__pydantic_private__ == plain.__pydantic_private__
+    assert built.__pydantic_extra__ == plain.__pydantic_extra__
+    if issubclass(model, Point) and set(values) == {"x", "y", "z"}:
+        point = model.of(values["x"], values["y"], values["z"])
+        assert point.__dict__ == plain.__dict__
+        assert point.model_fields_set == plain.model_fields_set
+        assert point.__pydantic_private__ == plain.__pydantic_private__
 
 
 def test_response_rejects_unknown_fields() -> None:

@@ -288,9 +288,7 @@ def placed_center_of_mass(
     also turns it end for end along z, so the turn is a real rotation."""
     size = _xyz(placed)
     if offset is None:
-        return Point.model_construct(
-            x=origin.x + size[0] / 2, y=origin.y + size[1] / 2, z=origin.z + size[2] / 2
-        )
+        return Point.of(origin.x + size[0] / 2, origin.y + size[1] / 2, origin.z + size[2] / 2)
     sides, off = _xyz(given), _xyz(offset)
     perm = next(
         (
@@ -303,9 +301,7 @@ def placed_center_of_mass(
     turned = [off[perm[a]] for a in range(3)]
     if _is_odd(perm):
         turned[2] = size[2] - turned[2]
-    return Point.model_construct(
-        x=origin.x + turned[0], y=origin.y + turned[1], z=origin.z + turned[2]
-    )
+    return Point.of(origin.x + turned[0], origin.y + turned[1], origin.z + turned[2])
 
 
 def scaled_center_of_mass(offset: Point | None, given: Dimensions, shape: Point) -> Point | None:
@@ -315,7 +311,7 @@ def scaled_center_of_mass(offset: Point | None, given: Dimensions, shape: Point)
         return None
     g, s, o = _xyz(given), _xyz(shape), _xyz(offset)
     x, y, z = (o[a] * s[a] / g[a] if g[a] > 0 else s[a] / 2 for a in range(3))
-    return Point.model_construct(x=x, y=y, z=z)
+    return Point.of(x, y, z)
 
 
 def box_center_of_mass(items: Sequence[Item]) -> Point:
@@ -327,12 +323,12 @@ def box_center_of_mass(items: Sequence[Item]) -> Point:
         ]
     total = sum(weights)
     if total <= 0:
-        return Point.model_construct(x=0.0, y=0.0, z=0.0)
+        return Point.of(0.0, 0.0, 0.0)
     centers = [i.center_of_mass for i in items if i.center_of_mass is not None]
-    return Point.model_construct(
-        x=sum(w * c.x for w, c in zip(weights, centers, strict=True)) / total,
-        y=sum(w * c.y for w, c in zip(weights, centers, strict=True)) / total,
-        z=sum(w * c.z for w, c in zip(weights, centers, strict=True)) / total,
+    return Point.of(
+        sum(w * c.x for w, c in zip(weights, centers, strict=True)) / total,
+        sum(w * c.y for w, c in zip(weights, centers, strict=True)) / total,
+        sum(w * c.z for w, c in zip(weights, centers, strict=True)) / total,
     )
 
 

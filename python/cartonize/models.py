@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Self, TypeVar, get_args
+from typing import Annotated, Any, Literal, Self, TypeVar, cast, get_args
 
 from pydantic import (
     BaseModel,
@@ -69,6 +69,7 @@ __all__ = [
     "SpaceLook",
     "Subspace",
     "WireModel",
+    "assemble",
     "parse_request",
     "response_totals",
     "unknown_fields",
@@ -198,6 +199,7 @@ RULE_OPTION_KEYS: dict[str, frozenset[str]] = {
 
 _PNG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _M = TypeVar("_M", bound=BaseModel)
+_W = TypeVar("_W", bound="WireModel")
 
 
 # --------------------------------------------------------------------------- base classes
@@ -225,22 +227,40 @@ class WireModel(BaseModel):
         """pydantic's `model_construct`, several times faster for the common case that
         builds every response: values by field name, defaults copied from a per-class plan.
         Anything else (aliases, private values, user post-init hooks) takes pydantic's path."""
-        plan = _construct_plan(cls)
+        plan = _plan(cls)
         if plan is None or not plan.names.issuperset(values):
             return super().model_construct(_fields_set, **values)
-        fields = plan.static.copy()
-        for name, make in plan.made:
-            if name not in values:
-                fields[name] = make()
-        fields.update(values)
-        model = cls.__new__(cls)
-        _set = object.__setattr__
-        _set(model, "__dict__", fields)
-        _set(model, "__pydantic_fields_set__", set(values) if _fields_set is None else _fields_set)
-        _set(model, "__pydantic_extra__", None)
-        private = {name: make() for name, make in plan.private} if plan.private else None
-        _set(model, "__pydantic_private__", private)
-        return model
+        return _assembled(cls, plan, values, set(values) if _fields_set is None else _fields_set)
+
+
+def assemble(cls: type[_W], values: dict[str, Any], fields_set: set[str]) -> _W:
+    """`cls.model_construct(fields_set, **values)` for callers that know every key of
+    `values` is a field name: the response objects `pack()` builds by the thousand."""
+    plan = _plan(cls)
+    if plan is None:
+        return cast(_W, cls.model_construct(fields_set, **values))
+    return _assembled(cls, plan, values, fields_set)
+
+
+def _assembled(
+    cls: type[_W], plan: _ConstructPlan, values: dict[str, Any], fields_set: set[str]
+) -> _W:
+    fields = {**plan.static, **values}
+    for name, make in plan.made:
+        if name not in values:
+            fields[name] = make()
+    model = cls.__new__(cls)
+    _set = object.__setattr__
+    _set(model, "__dict__", fields)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    private = plan.private_static
+    if private is not None:
+        private = private.copy()
+        for name, make in plan.private_made:
+            private[name] = make()
+    _set(model, "__pydantic_private__", private)
+    return model
 
 
 @dataclass(frozen=True)
@@ -248,14 +268,29 @@ class _ConstructPlan:
     names: frozenset[str]  # field names
     static: dict[str, Any]  # immutable defaults, shared
     made: tuple[tuple[str, Callable[[], Any]], ...]  # defaults made anew for each model
-    private: tuple[tuple[str, Callable[[], Any]], ...]  # private attributes' factories
+    #: Private attributes' immutable defaults (None: the model has no private attributes)
+    #: and the factories of the others.
+    private_static: dict[str, Any] | None
+    private_made: tuple[tuple[str, Callable[[], Any]], ...]
+
+
+#: Each model class's plan, once asked for (None: pydantic's own path).
+_PLANS: dict[type[BaseModel], _ConstructPlan | None] = {}
+_UNPLANNED: Any = object()
+
+
+def _plan(cls: type[BaseModel]) -> _ConstructPlan | None:
+    # A dict rather than functools.cache: this runs for every object of every response.
+    plan = _PLANS.get(cls, _UNPLANNED)
+    if plan is _UNPLANNED:
+        plan = _PLANS[cls] = _construct_plan(cls)
+    return plan  # type: ignore[no-any-return]
 
 
 #: Defaults of these types are shared between models (pydantic's deep copy returns them).
 _IMMUTABLE = (type(None), bool, int, float, str, bytes, tuple, frozenset)
 
 
-@functools.cache
 def _construct_plan(cls: type[BaseModel]) -> _ConstructPlan | None:
     """How `WireModel.model_construct` fills a model of `cls`; None where pydantic must."""
     if cls.model_config.get("extra") == "allow" or cls.__pydantic_root_model__:
@@ -280,21 +315,33 @@ def _construct_plan(cls: type[BaseModel]) -> _ConstructPlan | None:
             static[name] = field.default
         else:
             made.append((name, functools.partial(copy.deepcopy, field.default)))
-    private: list[tuple[str, Callable[[], Any]]] = []
+    private_static: dict[str, Any] = {}
+    private_made: list[tuple[str, Callable[[], Any]]] = []
     for name, attr in cls.__private_attributes__.items():
         if attr.default_factory is not None:
             if attr.default_factory_takes_validated_data:
                 return None
-            private.append((name, attr.default_factory))  # type: ignore[arg-type]
-        elif attr.default is not PydanticUndefined:
-            private.append((name, functools.partial(copy.deepcopy, attr.default)))
-    return _ConstructPlan(frozenset(cls.__pydantic_fields__), static, tuple(made), tuple(private))
+            private_made.append((name, attr.default_factory))  # type: ignore[arg-type]
+        elif attr.default is PydanticUndefined:
+            continue
+        elif isinstance(attr.default, _IMMUTABLE):
+            private_static[name] = attr.default
+        else:
+            private_made.append((name, functools.partial(copy.deepcopy, attr.default)))
+    return _ConstructPlan(
+        frozenset(cls.__pydantic_fields__),
+        static,
+        tuple(made),
+        private_static if cls.__private_attributes__ else None,
+        tuple(private_made),
+    )
 
 
 @dataclass(frozen=True)
 class _WireKeys:
     alias_of: dict[str, str]  # python name or wire alias -> wire alias
     null_means_default: frozenset[str]  # aliases of fields whose default is not None
+    aliases: frozenset[str]  # the wire aliases alone
 
 
 @functools.cache
@@ -310,7 +357,7 @@ def _wire_keys(cls: type[BaseModel]) -> _WireKeys:
         )
         if has_default:
             null_means_default.add(alias)
-    return _WireKeys(alias_of, frozenset(null_means_default))
+    return _WireKeys(alias_of, frozenset(null_means_default), frozenset(alias_of.values()))
 
 
 class RequestModel(WireModel):
@@ -318,7 +365,8 @@ class RequestModel(WireModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    _unknown_keys: list[str] = PrivateAttr(default_factory=list)
+    # A tuple: the default is shared, not made anew for each of a response's objects.
+    _unknown_keys: tuple[str, ...] = PrivateAttr(default=())
 
     @model_validator(mode="wrap")
     @classmethod
@@ -328,6 +376,14 @@ class RequestModel(WireModel):
         if not isinstance(data, dict):
             return handler(data)
         keys = _wire_keys(cls)
+        # The common case, every key a wire alias and no null, is read as it is: the loop
+        # below would copy it unchanged (and `_unknown_keys` is already empty).
+        if keys.aliases.issuperset(data):
+            for value in data.values():
+                if value is None:
+                    break
+            else:
+                return handler(data)
         cleaned: dict[str, Any] = {}
         unknown: list[str] = []
         for key, value in data.items():
@@ -341,7 +397,8 @@ class RequestModel(WireModel):
             else:
                 cleaned.setdefault(alias, value)
         model = handler(cleaned)
-        model._unknown_keys = unknown
+        if unknown:
+            model._unknown_keys = tuple(unknown)
         return model
 
 
@@ -360,6 +417,11 @@ class Point(RequestModel):
     x: float = 0.0
     y: float = 0.0
     z: float = 0.0
+
+    @classmethod
+    def of(cls, x: float, y: float, z: float) -> Self:
+        """The point (x, y, z) as `model_construct` builds it, unchecked, only faster."""
+        return assemble(cls, {"x": x, "y": y, "z": z}, {"x", "y", "z"})
 
 
 class Dimensions(Point):
@@ -428,7 +490,9 @@ class ItemSet(ItemProperties):
     def nested(self) -> tuple[Nested, ...]:
         """The items packed inside this set's unit (a reduced box, an item's internal
         space), at any depth; empty for ordinary items."""
-        return self._nested
+        # From pydantic's dict: BaseModel.__getattr__ is slow, and pack() asks every item set.
+        private = self.__pydantic_private__
+        return private["_nested"] if private is not None else self._nested
 
     def with_nested(self, nested: Iterable[Nested]) -> Self:
         """A copy whose unit carries `nested`."""
@@ -1073,20 +1137,29 @@ def _merge_set_fields(own: _M, defaults: BaseModel) -> _M:
 def unknown_fields(model: BaseModel, path: str = "") -> list[str]:
     """Return wire paths (`itemSets[0].colour`) of every unknown field under `model`."""
     found: list[str] = []
+    _add_unknown_fields(model, path, found)
+    return found
+
+
+def _add_unknown_fields(model: BaseModel, path: str, found: list[str]) -> None:
+    # One list for the whole walk, and private values read from their dict: the walk visits
+    # every object of the request, so it runs on each pack.
     if isinstance(model, RequestModel):
-        found += [_join(path, key) for key in model._unknown_keys]
+        private = model.__pydantic_private__
+        unknown = private["_unknown_keys"] if private is not None else model._unknown_keys
+        if unknown:
+            found += [_join(path, key) for key in unknown]
     for name, alias in _nested_fields(type(model)):
         value = getattr(model, name)
         if value is None:
             continue
         here = _join(path, alias)
         if isinstance(value, BaseModel):
-            found += unknown_fields(value, here)
+            _add_unknown_fields(value, here, found)
         elif isinstance(value, list):
             for i, element in enumerate(value):
                 if isinstance(element, BaseModel):
-                    found += unknown_fields(element, f"{here}[{i}]")
-    return found
+                    _add_unknown_fields(element, f"{here}[{i}]", found)
 
 
 @functools.cache

@@ -3,6 +3,7 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -43,6 +44,7 @@ from cartonize.models import (
     PackResponse,
     Point,
     PropertyConstraint,
+    assemble,
     response_totals,
     validate_request,
 )
@@ -130,6 +132,23 @@ class _Kind:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
 
+    @functools.cached_property
+    def echo(self) -> dict[str, Any]:
+        """The item set's fields that every unit of this kind repeats in the response."""
+        s = self.item_set
+        return {
+            "ref_id": self.ref_id,
+            "name": s.name,
+            "color": s.color,
+            "weight": s.weight,
+            "sequence": s.sequence,
+            "virtual": s.virtual,
+            "properties": s.properties,
+            "quantity": self.eaches,
+            "unit_of_measure": self.dimension_set.unit_of_measure if self.dimension_set else None,
+            "dimension_set": self.dimension_set,
+        }
+
 
 def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse:
     """Pack `request` (a model or its wire dict) and return the response model.
@@ -166,9 +185,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     prepacked = read_prepacked(req)
     # Pre-packed items are item sets too (their refIds and unit numbers must not clash
     # with the request's), after the request's own; only the request's are packed anew.
-    all_kinds = _kinds([*item_sets, *prepacked.item_sets])
-    kinds = all_kinds[: len(_kinds(item_sets))]
-    prepacked_kinds = all_kinds[len(kinds) :]
+    kinds, prepacked_kinds = _kinds([*item_sets, *prepacked.item_sets], len(item_sets))
     warnings += sequence_sort_warnings(req, [k.item_set for k in kinds])
     # in_request[p]: where kind p stood in the request before sequenceSort reordered them.
     in_request = list(range(len(kinds)))
@@ -319,14 +336,17 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
         return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
     boxes = []
+    # Every packed item has a response-wide `index`; 0 is reserved for box outlines.
+    first_index = 1
     for i, engine_box in enumerate(out["boxes"]):
         packed, box_type = box_and_type(engine_box)
         fixed = _fixed_units(packed, prepacked, packed_anew)
-        boxes.append(_box(i, packed, box_type, kinds, req.reserved_space, fixed))
-    _number_items(boxes)
+        box = _box(i, packed, box_type, kinds, req.reserved_space, fixed, first_index)
+        boxes.append(box)
+        first_index += len(box.items)
     leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
     response = PackResponse.model_construct(
-        boxes=[BoxEntry.model_construct(box=b) for b in boxes],
+        boxes=[assemble(BoxEntry, {"box": b}, {"box"}) for b in boxes],
         built=_BUILT,
         started_at=started_at,
         version=_core.__version__,
@@ -468,18 +488,20 @@ def _as_is_generated_exclusions(
     }
 
 
-def _kinds(item_sets: Iterable[ItemSet]) -> list[_Kind]:
+def _kinds(item_sets: Sequence[ItemSet], own: int) -> tuple[list[_Kind], list[_Kind]]:
     """Item sets with quantity > 0, each with its refId, one kind per unit of measure
-    they pack as; -1 or null get ids no item set of the request uses."""
-    item_sets = list(item_sets)
-    kinds: list[_Kind] = []
+    they pack as; -1 or null get ids no item set of the request uses. The kinds of the
+    first `own` item sets come first, those of the others (pre-packed) second."""
+    own_kinds: list[_Kind] = []
+    other_kinds: list[_Kind] = []
     units_so_far: dict[int, int] = {}
     for position, (s, ref_id) in enumerate(zip(item_sets, _ref_ids(item_sets), strict=True)):
+        kinds = own_kinds if position < own else other_kinds
         for unit in unit_ladder(s, f"itemSets[{position}]"):
             first = units_so_far.get(ref_id, 0)
             kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
             units_so_far[ref_id] = first + unit.item_set.quantity
-    return kinds
+    return own_kinds, other_kinds
 
 
 def _ref_ids(item_sets: Sequence[ItemSet]) -> list[int]:
@@ -633,9 +655,11 @@ def _box(
     kinds: list[_Kind],
     reserved_space: float,
     fixed_units: list[tuple[int, int]],
+    first_index: int,
 ) -> Box:
     """A response box from the engine's placements, with its volume and weight figures; a
-    pre-packed box lists its own items first (`fixed_units`: their kinds and units)."""
+    pre-packed box lists its own items first (`fixed_units`: their kinds and units). Its
+    items are numbered from `first_index` on."""
     items: list[Item] = []
     cost_so_far = 0.0
     fixed = [
@@ -643,11 +667,11 @@ def _box(
         for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
     ]
     new = [(kinds[placement["item"]], placement) for placement in packed["items"]]
-    for kind, placement in [*fixed, *new]:
+    for number, (kind, placement) in enumerate([*fixed, *new], first_index):
         # Rounded running totals keep the integer deltas summing to the box price.
         before = round(cost_so_far)
         cost_so_far += placement["deltaCost"]
-        items.append(_item(kind, placement, round(cost_so_far) - before))
+        items.append(_item(kind, placement, round(cost_so_far) - before, number))
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
     volume_net = sum(_volume(i.dimensions) for i in items)
@@ -690,7 +714,7 @@ def _box(
             packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
         ),
         box_type=box_type,
-        items=[ItemEntry.model_construct(item=i) for i in items],
+        items=[assemble(ItemEntry, {"item": i}, {"item"}) for i in items],
         property_constraints=_property_values(box_type.property_constraints, items),
         volume_max=volume_max,
         volume_used=volume_used,
@@ -737,41 +761,58 @@ def _outer(box_type: BoxType) -> Outer | None:
     )
 
 
-def _unit(kind: _Kind, unit: int, **placed: Any) -> Item:
-    """One unit of an item set: the set's echoed fields plus `placed` (where and how)."""
-    s = kind.item_set
-    return Item.model_construct(
-        ref_id=kind.ref_id,
-        name=s.name,
-        color=s.color,
-        weight=s.weight,
-        sequence=s.sequence,
-        virtual=s.virtual,
-        properties=s.properties,
-        unique_id=kind.unique_id(unit),
-        quantity=kind.eaches,
-        unit_of_measure=kind.dimension_set.unit_of_measure if kind.dimension_set else None,
-        dimension_set=kind.dimension_set,
-        **placed,
-    )
+#: The fields a unit sets (its `model_fields_set`): those it repeats from its kind, then
+#: those of a packed unit (numbered response-wide), then those of a leftover.
+_UNIT_FIELDS = frozenset(
+    {
+        "ref_id",
+        "name",
+        "color",
+        "weight",
+        "sequence",
+        "virtual",
+        "properties",
+        "quantity",
+        "unit_of_measure",
+        "dimension_set",
+        "unique_id",
+    }
+)
+_PACKED_FIELDS = _UNIT_FIELDS | {
+    "dimensions",
+    "origin",
+    "center_of_mass",
+    "packed_index",
+    "delta_cost",
+    "message",
+    "index",
+    "global_id",
+}
+_LEFTOVER_FIELDS = _UNIT_FIELDS | {"dimensions", "message"}
 
 
-def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int) -> Item:
-    """A packed unit, with its position, placed dimensions and cost."""
+def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -> Item:
+    """A packed unit, numbered `index`, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
-    origin = Point.model_construct(x=ox, y=oy, z=oz)
-    dimensions = Dimensions.model_construct(x=dx, y=dy, z=dz)
+    origin = Point.of(ox, oy, oz)
+    dimensions = Dimensions.of(dx, dy, dz)
     given, offset = _shape_of(kind, dimensions)
-    return _unit(
-        kind,
-        placement["unit"],
-        dimensions=dimensions,
-        origin=origin,
-        center_of_mass=placed_center_of_mass(given, offset, origin, dimensions),
-        packed_index=placement["packedIndex"],
-        delta_cost=delta_cost,
-        message=_support_message(placement.get("support")),
+    return assemble(
+        Item,
+        {
+            **kind.echo,
+            "unique_id": kind.unique_id(placement["unit"]),
+            "dimensions": dimensions,
+            "origin": origin,
+            "center_of_mass": placed_center_of_mass(given, offset, origin, dimensions),
+            "packed_index": placement["packedIndex"],
+            "delta_cost": delta_cost,
+            "message": _support_message(placement.get("support")),
+            "index": index,
+            "global_id": index,
+        },
+        set(_PACKED_FIELDS),
     )
 
 
@@ -806,17 +847,16 @@ def _support_message(support: dict[str, Any] | None) -> str | None:
 
 def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:
     """An unpacked unit, with the reason in `message`."""
-    return _unit(kind, left["unit"], dimensions=kind.item_set.dimensions, message=left["reason"])
-
-
-def _number_items(boxes: list[Box]) -> None:
-    """Gives every packed item a response-wide `index`; 0 is reserved for box outlines."""
-    index = 1
-    for box in boxes:
-        for entry in box.items:
-            entry.item.index = index
-            entry.item.global_id = index
-            index += 1
+    return assemble(
+        Item,
+        {
+            **kind.echo,
+            "unique_id": kind.unique_id(left["unit"]),
+            "dimensions": kind.item_set.dimensions,
+            "message": left["reason"],
+        },
+        set(_LEFTOVER_FIELDS),
+    )
 
 
 def _choice_warnings(req: PackRequest) -> list[str]:
