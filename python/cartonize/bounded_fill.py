@@ -20,7 +20,6 @@ from cartonize.items import (
     box_center_of_mass,
     point_string,
     sequence_distance_pairs,
-    sequence_number,
 )
 from cartonize.models import (
     Box,
@@ -453,8 +452,6 @@ def _place_one(
         return False
     if s.ref_id not in refs and not _spread_left(req, boxes, s):
         return False
-    if not _within_sequence_distance(req, box, s):
-        return False
     box_type = box.box_type
     items_max = box_type.items_per_box_max if box_type is not None else None
     items_max = items_max if items_max is not None else req.items_per_box_max
@@ -535,16 +532,6 @@ def _share_a_face(a: tuple[Vec, Vec], b: tuple[Vec, Vec]) -> bool:
         ):
             return True
     return False
-
-
-def _within_sequence_distance(req: PackRequest, box: Box, s: ItemSet) -> bool:
-    """maxSequenceDistance: the unit's numeric sequence is within the distance of every
-    numeric sequence in the box (items.sequence_distance_pairs, as the engine keeps it)."""
-    mine = sequence_number(s.sequence)
-    if req.max_sequence_distance is None or mine is None:
-        return True
-    others = (sequence_number(e.item.sequence) for e in box.items or [])
-    return all(n is None or abs(n - mine) <= req.max_sequence_distance for n in others)
 
 
 def _within_reserve_and_properties(box: Box, s: ItemSet, volume: float) -> bool:
