@@ -17,8 +17,12 @@ packer pays for collections that another one's garbage set off.
 How each peer is driven (read from their source, their best multi-bin use):
 
 - **cartonize**: ``cartonize.pack`` with default options (no timeout): the real-time path;
-  ``--cartonize-options`` adds request fields (say ``itemInitialOrientationPreferred``
-  false, which lets items start in any allowed orientation, as the peers do).
+  ``--cartonize-options`` adds request fields. On the orders a second row,
+  **cartonize-free**, packs each order again with ``itemInitialOrientationPreferred``
+  false: both peers turn items freely to save space, while cartonize's default keeps an
+  item as given wherever it fits (the public API's documented behaviour), so that row is
+  cartonize solving the same problem as the peers. Both rows are compared with the same
+  peer answers (packvium's move with the load between runs).
 - **py3dbp 1.1.2**: its multi-bin mode, ``Packer.pack(bigger_first=..., distribute_items=
   True)`` over enough copies of every carton; e-commerce runs both ``bigger_first`` values
   and keeps the better result (fewer leftovers, then lower cost), timing only that run.
@@ -74,7 +78,9 @@ from bench.common import (
 )
 from tests.validator import validate
 
-PACKERS = ("cartonize", "py3dbp", "packvium")
+PEERS = ("py3dbp", "packvium")
+# The orders' items may turn freely for both peers; this cartonize variant is told so.
+FREE: Wire = {"itemInitialOrientationPreferred": False}
 TICKS = packvium.Length.TICKS_PER_MM
 
 
@@ -387,33 +393,38 @@ def judge(packer: str, request: Wire, locked: bool, run: Callable[..., tuple[Wir
     )
 
 
-def compare(task: tuple[str, Wire, bool, str, Wire]) -> tuple[str, list[Run]]:
-    """All three packers on one instance."""
-    name, request, locked, profile, options = task
-    runners: dict[str, Callable[..., tuple[Wire, float]]] = {
-        "cartonize": lambda r, lk: run_cartonize(r, lk, options),
-        "py3dbp": run_py3dbp,
-        "packvium": lambda r, lk: run_packvium(r, lk, profile),
-    }
-    return name, [judge(p, request, locked, runners[p]) for p in PACKERS]
+def compare(task: tuple[str, Wire, bool, str, dict[str, Wire]]) -> tuple[str, list[Run]]:
+    """Every cartonize variant (name -> request fields it adds), then both peers, on one
+    instance."""
+    name, request, locked, profile, variants = task
+    runs = [
+        judge(variant, request, locked, lambda r, lk, o=options: run_cartonize(r, lk, o))
+        for variant, options in variants.items()
+    ]
+    runs.append(judge("py3dbp", request, locked, run_py3dbp))
+    runs.append(judge("packvium", request, locked, lambda r, lk: run_packvium(r, lk, profile)))
+    return name, runs
 
 
 def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str, Any]:
-    """Print per-packer totals and cartonize/peer ratios; return them."""
+    """Print per-packer totals and, for every cartonize variant, its ratios to each peer;
+    return them."""
     print(f"\n{title}: {len(results)} instances")
     print(
-        f"  {'packer':<10} {'valid':>6} {'complete':>9} {'boxes':>7} {'cost':>10} "
+        f"  {'packer':<15} {'valid':>6} {'complete':>9} {'boxes':>7} {'cost':>10} "
         f"{'time s':>8} {'median ms':>10}"
     )
     out: dict[str, Any] = {"instances": len(results), "packers": {}, "ratios": {}}
-    for p, packer in enumerate(PACKERS):
+    names = [r.packer for r in results[0][1]] if results else []
+    ours = [(p, n) for p, n in enumerate(names) if n not in PEERS]
+    for p, packer in enumerate(names):
         runs = [r[p] for _, r in results]
         valid = [r for r in runs if not r.problems]
         complete = [r for r in valid if not r.leftovers]
         times = sorted(r.seconds for r in valid)
         med = times[len(times) // 2] * 1000 if times else 0.0
         print(
-            f"  {packer:<10} {len(valid):>6} {len(complete):>9} "
+            f"  {packer:<15} {len(valid):>6} {len(complete):>9} "
             f"{sum(r.boxes for r in complete):>7} {sum(r.cost for r in complete):>10.0f} "
             f"{sum(r.seconds for r in valid):>8.2f} {med:>10.1f}"
         )
@@ -424,43 +435,40 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
                 :3
             ],
         }
-    for p, peer in enumerate(PACKERS[1:], start=1):
-        both = [(r[0], r[p]) for _, r in results if r[0].counted and r[p].counted]
-        worse = [
-            (name, r[0], r[p])
-            for name, r in results
-            if r[0].counted
-            and r[p].counted
-            and (r[0].boxes > r[p].boxes or r[0].cost > r[p].cost + 1e-6)
-        ]
-        if not both:
-            print(f"  cartonize / {peer}: no instance both packed validly and completely")
-            continue
-        ratio = {
-            "instances": len(both),
-            "time": sum(a.seconds for a, _ in both) / max(sum(b.seconds for _, b in both), 1e-9),
-            "boxes": sum(a.boxes for a, _ in both) / sum(b.boxes for _, b in both),
-            "cost": sum(a.cost for a, _ in both) / max(sum(b.cost for _, b in both), 1e-9),
-            "more_boxes": sum(1 for a, b in both if a.boxes > b.boxes),
-            "more_cost": sum(1 for a, b in both if a.cost > b.cost + 1e-6),
-        }
-        out["ratios"][peer] = ratio
-        speed = (
-            f"{1 / max(ratio['time'], 1e-12):.0f}x faster"
-            if ratio["time"] <= 1
-            else f"{ratio['time']:.1f}x slower"
-        )
-        print(
-            f"  cartonize / {peer:<9} on {ratio['instances']:>3}: time {ratio['time']:.4f} "
-            f"({speed}), boxes {ratio['boxes']:.3f}, "
-            f"cost {ratio['cost']:.3f}; instances with more boxes {ratio['more_boxes']}, "
-            f"more cost {ratio['more_cost']}"
-        )
-        for name, a, b in worse:
-            print(
-                f"    worse than {peer} on {name}: boxes {a.boxes} vs {b.boxes}, "
-                f"cost {a.cost:.0f} vs {b.cost:.0f}"
+    for o, variant in ours:
+        for p, peer in ((p, n) for p, n in enumerate(names) if n in PEERS):
+            pairs = [(name, r[o], r[p]) for name, r in results if r[o].counted and r[p].counted]
+            if not pairs:
+                print(f"  {variant} / {peer}: no instance both packed validly and completely")
+                continue
+            ratio = {
+                "instances": len(pairs),
+                "time": sum(a.seconds for _, a, _ in pairs)
+                / max(sum(b.seconds for _, _, b in pairs), 1e-9),
+                "boxes": sum(a.boxes for _, a, _ in pairs) / sum(b.boxes for _, _, b in pairs),
+                "cost": sum(a.cost for _, a, _ in pairs)
+                / max(sum(b.cost for _, _, b in pairs), 1e-9),
+                "more_boxes": sum(1 for _, a, b in pairs if a.boxes > b.boxes),
+                "more_cost": sum(1 for _, a, b in pairs if a.cost > b.cost + 1e-6),
+            }
+            out["ratios"][peer if variant == "cartonize" else f"{variant}/{peer}"] = ratio
+            speed = (
+                f"{1 / max(ratio['time'], 1e-12):.0f}x faster"
+                if ratio["time"] <= 1
+                else f"{ratio['time']:.1f}x slower"
             )
+            print(
+                f"  {variant} / {peer:<9} on {ratio['instances']:>3}: time {ratio['time']:.4f} "
+                f"({speed}), boxes {ratio['boxes']:.3f}, "
+                f"cost {ratio['cost']:.3f}; instances with more boxes {ratio['more_boxes']}, "
+                f"more cost {ratio['more_cost']}"
+            )
+            for name, a, b in pairs:
+                if a.boxes > b.boxes or a.cost > b.cost + 1e-6:
+                    print(
+                        f"    worse than {peer} on {name}: boxes {a.boxes} vs {b.boxes}, "
+                        f"cost {a.cost:.0f} vs {b.cost:.0f}"
+                    )
     for packer, figures in out["packers"].items():
         for name, problems in figures["invalid_examples"]:
             print(f"  invalid {packer} {name}: {problems}")
@@ -486,13 +494,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ks = range(1, 3) if args.quick else range(1, 11)
     extra = args.cartonize_options
+    # MPV items are locked, so the orientation option changes nothing there.
     mpv = [
-        (inst.name, mpv_request(inst, None), True, args.packvium_profile, extra)
+        (inst.name, mpv_request(inst, None), True, args.packvium_profile, {"cartonize": extra})
         for inst in (read_mpv(c, 50, k) for c in MPV_CLASSES for k in ks)
     ]
     count = args.orders or (20 if args.quick else 100)
+    variants = {"cartonize": extra, "cartonize-free": {**extra, **FREE}}
     shop = [
-        (r["orderId"], r, False, args.packvium_profile, extra)
+        (r["orderId"], r, False, args.packvium_profile, variants)
         for r in ecommerce.orders(count, seed=1)
     ]
     figures = {

@@ -3,8 +3,10 @@ and a broken conversion would not."""
 
 from __future__ import annotations
 
+import pytest
+
 from bench import ecommerce
-from bench.peers import run_packvium, run_py3dbp
+from bench.peers import Run, run_packvium, run_py3dbp, summarise
 from tests.validator import validate
 
 
@@ -34,3 +36,27 @@ def test_packvium_answer_converts_to_a_valid_response() -> None:
     assert len(items) >= 2
     items[1]["item"]["origin"] = dict(items[0]["item"]["origin"])
     assert any(p.startswith("overlap") for p in validate(request, response))
+
+
+def test_summary_compares_every_cartonize_variant_with_every_peer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def runs(ours: int, free: int, py3dbp: int, packvium: int) -> list[Run]:
+        return [
+            Run("cartonize", 0.01, ours, 0, 100.0 * ours),
+            Run("cartonize-free", 0.02, free, 0, 100.0 * free),
+            Run("py3dbp", 0.05, py3dbp, 0, 100.0 * py3dbp),
+            Run("packvium", 1.0, packvium, 0, 100.0 * packvium),
+        ]
+
+    figures = summarise("orders", [("a", runs(2, 1, 3, 1)), ("b", runs(1, 1, 2, 1))])
+    assert set(figures["ratios"]) == {
+        "py3dbp",
+        "packvium",
+        "cartonize-free/py3dbp",
+        "cartonize-free/packvium",
+    }
+    assert figures["ratios"]["packvium"]["more_boxes"] == 1
+    assert figures["ratios"]["cartonize-free/packvium"]["more_boxes"] == 0
+    assert figures["ratios"]["cartonize-free/packvium"]["boxes"] == 1.0
+    assert "worse than packvium on a: boxes 2 vs 1" in capsys.readouterr().out
