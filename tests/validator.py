@@ -109,7 +109,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 # The one tolerance: relative to the size of what is compared (box size for geometry,
 # weightMax for weight, the larger magnitude for totals). Wire values are floats such as
@@ -251,7 +251,7 @@ def _random_drawn(request: Wire) -> Wire:
     if request.get("seedFromOrderId") and isinstance(order_id, str) and order_id.strip():
         seed = zlib.crc32(order_id.encode("utf-8"))
     rng = random.Random(seed)
-    n = int(request.get("n") if request.get("n") is not None else 5)
+    n = int(given_n) if (given_n := request.get("n")) is not None else 5
     most_side = int(request.get("randomMaxDimension") or 10)
     most_weight = request.get("randomMaxWeight")
     most_weight = 10 if most_weight is None else int(most_weight)
@@ -316,8 +316,9 @@ def _rolled(request: Wire) -> Wire:
             most = min(most, (float(options["maxWeight"]) - spool) / per_length)
         rolls = max(1, math.ceil(length / most - 1e-9))
         # Rounded up to thousandths, as documented.
-        diameter = math.ceil(math.sqrt(core**2 + 4 * thickness * length / rolls / math.pi) * 1000)
-        diameter /= 1000
+        diameter = (
+            math.ceil(math.sqrt(core**2 + 4 * thickness * length / rolls / math.pi) * 1000) / 1000
+        )
         rolled = {k: v for k, v in item_set.items() if k != "centerOfMass"}  # centred
         item_sets.append(
             {
@@ -333,7 +334,7 @@ def _rolled(request: Wire) -> Wire:
 # --- numbers ---------------------------------------------------------------------------
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -886,8 +887,9 @@ def _completed(own: Wire, defaults: Wire) -> dict[str, Any]:
     out = dict(defaults)
     for key, value in own.items():
         inherited = defaults.get(key)
-        both = isinstance(value, Mapping) and isinstance(inherited, Mapping)
-        out[key] = _completed(value, inherited) if both else value
+        if isinstance(value, Mapping) and isinstance(inherited, Mapping):
+            value = _completed(value, inherited)
+        out[key] = value
     return out
 
 
@@ -1124,7 +1126,8 @@ def check_box_caps(view: PackView) -> Iterator[str]:
         adds_set = any(item.ref_id not in given_ids for item in new)
         if sets_max is not None and len(ref_ids) > sets_max and adds_set:
             yield (
-                f"box-caps: box {box.position}: {len(ref_ids)} refIds {sorted(ref_ids)} "
+                f"box-caps: box {box.position}: {len(ref_ids)} refIds "
+                f"{sorted(ref_ids, key=lambda r: (r is None, r or 0))} "
                 f"> itemSetsPerBoxMax {sets_max}"
             )
 
@@ -1239,10 +1242,11 @@ def check_box_spread(view: PackView) -> Iterator[str]:
     shipped = [b for b in view.boxes if not b.wire.get("subspace")]
     if boxes_max is not None and len(shipped) > max(boxes_max, prepacked):
         yield f"box-spread: {len(shipped)} boxes > boxesMax {boxes_max}"
-    for name, key in (
+    spreads: tuple[tuple[str, Callable[[Item], object]], ...] = (
         ("boxesPerItemSetMax", lambda it: it.ref_id),
         ("boxesPerSequenceMax", lambda it: it.sequence or None),
-    ):
+    )
+    for name, key in spreads:
         limit = _count_limit(view.request.get(name))
         if limit is None:
             continue
@@ -1748,10 +1752,10 @@ def _box_carriers(view: PackView) -> dict[int, Box]:
     box-to-item), mapped to that box."""
     out: dict[int, Box] = {}
     for box in view.boxes:
-        subspace = box.wire.get("subspace")
-        carried = subspace and subspace.get("parentItemIndex") is not None
-        if carried and _space_rule(view, box) is None:
-            out[int(subspace["parentItemIndex"])] = box
+        subspace = box.wire.get("subspace") or {}
+        parent = subspace.get("parentItemIndex")
+        if parent is not None and _space_rule(view, box) is None:
+            out[int(parent)] = box
     return out
 
 
@@ -1775,7 +1779,7 @@ def _space_rule(view: PackView, box: Box) -> Wire | None:
     if item is None:
         return None
     rules = view.request.get("rules") or []
-    rule = next(
+    rule: Wire | None = next(
         (r for r in rules if r.get("operation") == "internal-space" and _selects(r, item.wire)),
         None,
     )
@@ -2123,9 +2127,9 @@ def check_nested_fragile(view: PackView) -> Iterator[str]:
 def _turns_of(dims: Vec, given: Vec) -> list[tuple[int, int, int]]:
     """Axis permutations p with dims[a] = given[p[a]]."""
     return [
-        p
+        (p[0], p[1], p[2])
         for p in itertools.permutations(range(3))
-        if _same_dims(dims, tuple(given[p[a]] for a in range(3)))  # type: ignore[arg-type]
+        if _same_dims(dims, (given[p[0]], given[p[1]], given[p[2]]))
     ]
 
 
@@ -2689,7 +2693,7 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
             if com is None or item.origin is None:
                 continue
             c = _vec(com)
-            inside = tuple(c[a] - item.origin[a] for a in range(3))
+            inside = (c[0] - item.origin[0], c[1] - item.origin[1], c[2] - item.origin[2])
             centres.append(c)
             if any(v < -EPS or v > item.dims[a] + EPS for a, v in enumerate(inside)):
                 yield f"center-of-mass: {item.label}: {_fmt(c)} lies outside the item"
