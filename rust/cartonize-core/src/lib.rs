@@ -11,6 +11,7 @@
 
 pub mod blocks;
 mod choice;
+mod column_pool;
 pub mod cost;
 pub mod deadline;
 pub mod error;
