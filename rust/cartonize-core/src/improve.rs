@@ -16,7 +16,7 @@ use crate::sort::cmp_f64;
 
 /// Iterations in a row without a better box count (or cost) after which the
 /// search gives up before the deadline.
-pub(crate) const STALL_LIMIT: u32 = 30_000;
+const STALL_LIMIT: u32 = 30_000;
 
 /// Units a request without a time budget may reinsert in all: a short,
 /// deterministic search (about a millisecond on 50 units).
@@ -115,8 +115,15 @@ pub fn improve_on_all_cores(
 ) -> Packing {
     let chains = std::thread::available_parallelism().map_or(1, |n| n.get());
     if chains <= 1 || packing.boxes.len() < 2 {
-        let mut rng = Rng::new(seed);
-        return crate::column_pool::improve_with_pool(packing, order, ctx, rule, until, &mut rng);
+        return improve(
+            packing,
+            order,
+            ctx,
+            rule,
+            until,
+            &mut Rng::new(seed),
+            usize::MAX,
+        );
     }
     let start = &packing;
     let results: Vec<Option<Packing>> = std::thread::scope(|scope| {
@@ -124,14 +131,7 @@ pub fn improve_on_all_cores(
             .map(|c| {
                 scope.spawn(move || {
                     let mut rng = Rng::new(seed.wrapping_add(c));
-                    crate::column_pool::improve_with_pool(
-                        start.clone(),
-                        order,
-                        ctx,
-                        rule,
-                        until,
-                        &mut rng,
-                    )
+                    improve(start.clone(), order, ctx, rule, until, &mut rng, usize::MAX)
                 })
             })
             .collect();
@@ -161,70 +161,21 @@ pub fn improve(
     if packing.boxes.len() < 2 {
         return packing;
     }
-    let open = open_boxes(&packing, ctx, rule);
-    let budget = ChainBudget {
-        work,
-        stall: STALL_LIMIT,
-    };
-    let open = chain(open, order, ctx, rule, until, rng, budget, &mut |_, _| {});
-    better_of(open, packing, order, ctx, rule)
-}
-
-/// Boxes being improved, each with its type.
-pub(crate) type OpenBoxes<'a> = [(usize, BoxFill<'a>)];
-
-/// How long one [`chain`] may run besides its deadline.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ChainBudget {
-    /// Units it may reinsert in all.
-    pub(crate) work: usize,
-    /// Iterations in a row without a better box count (or cost) it may take.
-    pub(crate) stall: u32,
-}
-
-/// The boxes of `packing`, ready to take units under `rule`.
-pub(crate) fn open_boxes<'a>(
-    packing: &Packing,
-    ctx: &Context<'a>,
-    rule: PlacementRule,
-) -> Vec<(usize, BoxFill<'a>)> {
-    packing
+    let mut open: Vec<(usize, BoxFill<'_>)> = packing
         .boxes
         .iter()
         .map(|b| {
             let fill = BoxFill::rebuild(&ctx.boxes[b.box_type], rule, &b.units, ctx.kinds);
             (b.box_type, fill)
         })
-        .collect()
-}
-
-/// Runs the late-acceptance ruin-and-recreate chain from `open` until
-/// `until`, the budget or the volume floor ends it, and returns where it
-/// ended: a goal measure never worse than the start's (moves that worsen it
-/// are refused). `seen` is shown every complete candidate with the indices
-/// of the boxes the move changed, accepted or not.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn chain<'a>(
-    mut open: Vec<(usize, BoxFill<'a>)>,
-    order: &[UnitRef],
-    ctx: &Context<'a>,
-    rule: PlacementRule,
-    until: &Deadline,
-    rng: &mut Rng,
-    budget: ChainBudget,
-    seen: &mut dyn FnMut(&OpenBoxes<'a>, &[usize]),
-) -> Vec<(usize, BoxFill<'a>)> {
-    if open.len() < 2 {
-        return open;
-    }
+        .collect();
     let mut score = Score::of(&open, ctx);
     let floor = count_floor(&open, ctx);
     let mut stall = 0u32;
     let mut history = vec![score.concentration; LATE_ACCEPTANCE];
     let mut step = 0usize;
-    let mut work_left = budget.work;
-    let mut changed: Vec<usize> = Vec::new();
-    while stall < budget.stall && open.len() > floor && !until.expired() && work_left > 0 {
+    let mut work_left = work;
+    while stall < STALL_LIMIT && open.len() > floor && !until.expired() && work_left > 0 {
         stall += 1;
         step += 1;
         let late = &mut history[step % LATE_ACCEPTANCE];
@@ -254,11 +205,6 @@ pub(crate) fn chain<'a>(
             ctx,
             rule,
         );
-        if complete {
-            changed.clear();
-            changed.extend(backups.iter().map(|(i, _)| *i).chain(kept..open.len()));
-            seen(&open, &changed);
-        }
         let candidate = Score::of(&open, ctx);
         if complete && candidate.acceptable(&score, *late) {
             if cmp_f64(candidate.primary, score.primary) == Ordering::Less {
@@ -280,17 +226,6 @@ pub(crate) fn chain<'a>(
             }
         }
     }
-    open
-}
-
-/// `open` as a packing (box types downsized) when it beats `packing`, else `packing`.
-pub(crate) fn better_of(
-    open: Vec<(usize, BoxFill<'_>)>,
-    packing: Packing,
-    order: &[UnitRef],
-    ctx: &Context<'_>,
-    rule: PlacementRule,
-) -> Packing {
     let mut boxes: Vec<FilledBox> = open
         .into_iter()
         .map(|(box_type, fill)| FilledBox {
@@ -316,7 +251,7 @@ pub(crate) fn better_of(
 /// new boxes, of type `new_type` when it can hold the unit. Each of the first
 /// `kept` boxes is copied to `backups` before its first change, so the caller
 /// can undo. Returns false when some unit found no box at all.
-pub(crate) fn reinsert<'a>(
+fn reinsert<'a>(
     open: &mut Vec<(usize, BoxFill<'a>)>,
     kept: usize,
     backups: &mut Vec<(usize, BoxFill<'a>)>,
@@ -358,7 +293,7 @@ pub(crate) fn reinsert<'a>(
 
 /// No packing of these units needs fewer boxes than their volume over the
 /// largest box's; reaching it ends the search when box count is the goal.
-pub(crate) fn count_floor(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> usize {
+fn count_floor(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> usize {
     if ctx.goal == Goal::LowestCost && ctx.boxes.len() > 1 {
         return 0;
     }
@@ -398,7 +333,7 @@ fn pick_ruined(open: &[(usize, BoxFill<'_>)], rng: &mut Rng) -> Vec<usize> {
 
 /// Orders units to reinsert: by volume, largest first, with a random
 /// relative jitter of up to 30% on most iterations so orders vary.
-pub(crate) fn reorder(slots: &mut [usize], order: &[UnitRef], ctx: &Context<'_>, rng: &mut Rng) {
+fn reorder(slots: &mut [usize], order: &[UnitRef], ctx: &Context<'_>, rng: &mut Rng) {
     let jitter = if rng.below(4) == 0 { 0.0 } else { 0.3 };
     let mut keyed: Vec<(f64, usize)> = slots
         .iter()

@@ -11,7 +11,6 @@
 
 pub mod blocks;
 mod choice;
-mod column_pool;
 pub mod cost;
 pub mod deadline;
 pub mod error;
