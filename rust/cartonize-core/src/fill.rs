@@ -543,6 +543,39 @@ mod tests {
     }
 
     #[test]
+    fn failure_memory_agrees_with_kind_domination() {
+        // Locked, free and cube kinds of two weights: the memory's shortcut for
+        // one-shape kinds must say what `Kind::dominates` says for every pair.
+        let kind = |d: [f64; 3], weight: f64, free: bool| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight,
+                quantity: 1,
+                free_axes: if free { None } else { Some(vec![]) },
+            })
+        };
+        let mut kinds = Vec::new();
+        for d in [
+            [2.0, 3.0, 4.0],
+            [3.0, 3.0, 4.0],
+            [4.0, 3.0, 2.0],
+            [3.0, 3.0, 3.0],
+        ] {
+            for weight in [1.0, 2.0] {
+                for free in [false, true] {
+                    kinds.push(kind(d, weight, free));
+                }
+            }
+        }
+        for (i, k) in kinds.iter().enumerate() {
+            for f in 0..kinds.len() {
+                let memory = Failure::of(f, &kinds).dominated_by(k, &kinds);
+                assert_eq!(memory, k.dominates(&kinds[f]), "kind {i} over {f}");
+            }
+        }
+    }
+
+    #[test]
     fn eight_cubes_fill_a_box_exactly() {
         let bk = crate::testkit::cube_box(10.0);
         let kinds = vec![Kind::new(&ItemKindInput {
