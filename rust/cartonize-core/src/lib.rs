@@ -228,6 +228,16 @@ fn pack_box_types(
         let ctx = context(ks, &boxes, rule, opts, openable, prepacked);
         Ok(portfolio::run(&base, &ctx, deadline, work, must_finish))
     };
+    // Under `most-items` with one box type of fixed cost, a packing of
+    // every unit at the lower bound cannot be beaten, not even in cost. The
+    // request's own shapes count: re-boxing may turn units that the
+    // orientation search pins.
+    let fewest = match (opts.goal, &boxes[..]) {
+        (Goal::MostItems, [only]) if only.rating.is_none() => {
+            bounds::fixed_shapes(&kinds, &quantities).map(|s| bounds::box_count(&s, &only.dims))
+        }
+        _ => None,
+    };
     let first_order = base.first().map_or(&[][..], |s| &s.order[..]);
     let searched = orient::search(&kinds, first_order, opts, deadline, reboxed, &pack_base)?;
     if let Some(pinned) = searched.kinds {
@@ -241,14 +251,6 @@ fn pack_box_types(
         None => portfolio::run(&base, &ctx, deadline, work, true),
     };
     let mut strategies = base;
-    // Under `most-items` with one box type of fixed cost, a packing of
-    // every unit at the lower bound cannot be beaten, not even in cost.
-    let fewest = match (opts.goal, &boxes[..]) {
-        (Goal::MostItems, [only]) if only.rating.is_none() => {
-            bounds::fixed_shapes(&kinds, &quantities).map(|s| bounds::box_count(&s, &only.dims))
-        }
-        _ => None,
-    };
     let unbeatable =
         |p: &select::Packing| fewest.is_some_and(|f| p.leftovers.is_empty() && p.boxes.len() <= f);
     // Extra strategies only pay off when several boxes are needed; a
