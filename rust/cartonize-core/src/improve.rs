@@ -318,8 +318,12 @@ fn count_floor(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> usize {
             _ => None,
         })
         .collect();
+    // Under a rate table cost follows the boxes' weights, so the count
+    // alone says less there; it keeps the volume floor it had.
     match (fixed, ctx.boxes) {
-        (Some(shapes), [only]) => by_volume.max(bounds::box_count(&shapes, &only.dims)),
+        (Some(shapes), [only]) if ctx.goal == Goal::MostItems || only.rating.is_none() => {
+            by_volume.max(bounds::box_count(&shapes, &only.dims))
+        }
         _ => by_volume,
     }
 }
