@@ -312,7 +312,10 @@ fn pack_box_types(
             // Without a time budget: a short search of fixed work, on small requests.
             None if free && polish && !unbeatable(&packing) => {
                 let mut rng = improve::Rng::new(seed);
-                let work = improve::DEFAULT_WORK;
+                let work = match fewest {
+                    Some(_) => improve::BOUNDED_WORK,
+                    None => improve::DEFAULT_WORK,
+                };
                 improve::improve(packing, &s.order, &ctx, rule, deadline, &mut rng, work)
             }
             None => packing,
