@@ -17,6 +17,44 @@ use crate::tally::Tally;
 /// dominate one of them are rejected without a search.
 const FAILED_MEMORY: usize = 32;
 
+/// A kind that found no place, with what ruling out larger kinds needs, kept
+/// beside the kind so the check reads no other memory (it runs for every
+/// unit offered to a box, most often during ruin and recreate).
+#[derive(Debug, Clone, Copy)]
+struct Failure {
+    kind: usize,
+    weight: f64,
+    /// The kind's one shape, when it has one and no fragile limit: then a
+    /// kind dominates it when no lighter and at least as large in every shape.
+    single: Option<Vec3>,
+}
+
+impl Failure {
+    fn of(kind: usize, kinds: &[Kind]) -> Self {
+        let k = &kinds[kind];
+        let single = match k.shapes.as_slice() {
+            [(shape, _)] if k.fragile.is_none() => Some(*shape),
+            _ => None,
+        };
+        Failure {
+            kind,
+            weight: k.weight,
+            single,
+        }
+    }
+
+    /// Same as `k.dominates(&kinds[self.kind])` (see [`Kind::dominates`]).
+    fn dominated_by(&self, k: &Kind, kinds: &[Kind]) -> bool {
+        match self.single {
+            Some(o) => {
+                self.weight.partial_cmp(&k.weight) != Some(std::cmp::Ordering::Greater)
+                    && k.shapes.iter().all(|(s, _)| (0..3).all(|a| s[a] >= o[a]))
+            }
+            None => k.dominates(&kinds[self.kind]),
+        }
+    }
+}
+
 /// Weight comparisons allow this much rounding in the caller's sums.
 const WEIGHT_SLACK: f64 = 1e-9;
 
@@ -82,7 +120,7 @@ pub struct BoxFill<'a> {
     eps: ExtremePoints,
     pub payload: f64,
     volume_left: f64,
-    failed: Vec<usize>,
+    failed: Vec<Failure>,
     /// Weights above fragile units.
     stack: Stack,
     /// Item sets present, for `itemSetsPerBoxMax`.
@@ -227,7 +265,7 @@ impl<'a> BoxFill<'a> {
             if self.failed.len() == FAILED_MEMORY {
                 self.failed.remove(0);
             }
-            self.failed.push(kind);
+            self.failed.push(Failure::of(kind, kinds));
         }
         found
     }
@@ -270,11 +308,10 @@ impl<'a> BoxFill<'a> {
             || self.tally.position_bound()
             || self.rule.placing.breaks_domination()
         {
-            return self.failed.contains(&kind);
+            return self.failed.iter().any(|f| f.kind == kind);
         }
-        self.failed
-            .iter()
-            .any(|&f| kinds[kind].dominates(&kinds[f]))
+        let k = &kinds[kind];
+        self.failed.iter().any(|f| f.dominated_by(k, kinds))
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -503,6 +540,39 @@ mod tests {
 
     fn rule() -> PlacementRule {
         crate::testkit::first_point_rule()
+    }
+
+    #[test]
+    fn failure_memory_agrees_with_kind_domination() {
+        // Locked, free and cube kinds of two weights: the memory's shortcut for
+        // one-shape kinds must say what `Kind::dominates` says for every pair.
+        let kind = |d: [f64; 3], weight: f64, free: bool| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight,
+                quantity: 1,
+                free_axes: if free { None } else { Some(vec![]) },
+            })
+        };
+        let mut kinds = Vec::new();
+        for d in [
+            [2.0, 3.0, 4.0],
+            [3.0, 3.0, 4.0],
+            [4.0, 3.0, 2.0],
+            [3.0, 3.0, 3.0],
+        ] {
+            for weight in [1.0, 2.0] {
+                for free in [false, true] {
+                    kinds.push(kind(d, weight, free));
+                }
+            }
+        }
+        for (i, k) in kinds.iter().enumerate() {
+            for f in 0..kinds.len() {
+                let memory = Failure::of(f, &kinds).dominated_by(k, &kinds);
+                assert_eq!(memory, k.dominates(&kinds[f]), "kind {i} over {f}");
+            }
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! ([`model`]).
 
 pub mod blocks;
+pub mod bounds;
 mod choice;
 pub mod cost;
 pub mod deadline;
@@ -227,6 +228,16 @@ fn pack_box_types(
         let ctx = context(ks, &boxes, rule, opts, openable, prepacked);
         Ok(portfolio::run(&base, &ctx, deadline, work, must_finish))
     };
+    // Under `most-items` with one box type of fixed cost, a packing of
+    // every unit at the lower bound cannot be beaten, not even in cost. The
+    // request's own shapes count: re-boxing may turn units that the
+    // orientation search pins.
+    let fewest = match (opts.goal, &boxes[..]) {
+        (Goal::MostItems, [only]) if only.rating.is_none() => {
+            bounds::fixed_shapes(&kinds, &quantities).map(|s| bounds::box_count(&s, &only.dims))
+        }
+        _ => None,
+    };
     let first_order = base.first().map_or(&[][..], |s| &s.order[..]);
     let searched = orient::search(&kinds, first_order, opts, deadline, reboxed, &pack_base)?;
     if let Some(pinned) = searched.kinds {
@@ -240,11 +251,13 @@ fn pack_box_types(
         None => portfolio::run(&base, &ctx, deadline, work, true),
     };
     let mut strategies = base;
+    let unbeatable =
+        |p: &select::Packing| fewest.is_some_and(|f| p.leftovers.is_empty() && p.boxes.len() <= f);
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
     // Under a box limit a one-box answer with leftovers can improve too.
     let several = found.best.as_ref().is_some_and(|(p, _)| {
-        p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())
+        (p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())) && !unbeatable(p)
     });
     // Strategies the deadline leaves untried cut the search short too.
     found.timed_out |= several && deadline.expired();
@@ -297,9 +310,12 @@ fn pack_box_types(
                 improve::improve_on_all_cores(packing, &s.order, &ctx, rule, &until, seed)
             }
             // Without a time budget: a short search of fixed work, on small requests.
-            None if free && polish => {
+            None if free && polish && !unbeatable(&packing) => {
                 let mut rng = improve::Rng::new(seed);
-                let work = improve::DEFAULT_WORK;
+                let work = match fewest {
+                    Some(_) => improve::BOUNDED_WORK,
+                    None => improve::DEFAULT_WORK,
+                };
                 improve::improve(packing, &s.order, &ctx, rule, deadline, &mut rng, work)
             }
             None => packing,
@@ -309,7 +325,7 @@ fn pack_box_types(
             .filter(|_| opts.improve.unwrap_or(opts.timeout.is_some()));
         let packing = blocks::improve_capped(packing, &s.order, &ctx, capped_until.as_ref(), seed);
         // Cheaper box types, merged and emptied boxes, which box-by-box choice misses.
-        let packing = match reboxed {
+        let packing = match reboxed && !unbeatable(&packing) {
             true => {
                 let depth = opts.orientation_search_depth.min(orient::MAX_DEPTH) as usize;
                 let mut refit = rebox::Refitter::new(&ctx, &quantities, rebox::WORK, seed, depth);
