@@ -3,11 +3,12 @@ responses (issue 3: a change to the Python layer must not change one byte of out
 
 Run from the repository root:
 
-- ``python -m bench.python_overhead record OUT.jsonl``: pack every request of the corpus
-  (MPV n=50 and n=100, e-commerce orders, pack_speed small, deep and large orders, orders
-  with pictures, the tests' hypothesis strategies drawn derandomized, invalid bodies) and
-  write, per request, `pack()`'s `model_dump(by_alias=True, exclude_none=True)` and the
-  HTTP API's status and body (falcon test client), timings and uuids masked.
+- ``python -m bench.python_overhead record OUT.jsonl --corpus CORPUS.json``: pack every
+  request of the corpus (MPV n=50 and n=100, e-commerce orders, pack_speed small, deep
+  and large orders, orders with pictures, the tests' hypothesis strategies, unusual and
+  invalid bodies) and write, per request, `pack()`'s `model_dump(by_alias=True,
+  exclude_none=True)` and the HTTP API's status and body (falcon test client), timings
+  and uuids masked. The requests are saved to CORPUS.json on first use and read from it afterwards.
 - ``python -m bench.python_overhead compare A.jsonl B.jsonl``: the requests whose records
   differ (exit status 1 if any).
 - ``python -m bench.python_overhead time [--baseline DIR]``: CPU ms per request of
@@ -163,7 +164,21 @@ def _http_record(client: Any, request: Any) -> Wire:
     return {"status": result.status_code, "body": data}
 
 
-def record(out: Path) -> int:
+def _saved_corpus(path: Path | None) -> list[tuple[str, Any]]:
+    """The corpus, read from `path` when it exists, else drawn (and written there): the
+    hypothesis draws are not the same from one process to the next, so two records to
+    compare must read one saved corpus."""
+    if path is not None and path.exists():
+        saved = json.loads(path.read_text())
+        return [(name, r.encode() if isinstance(r, str) else r) for name, r in saved]
+    drawn = list(corpus())
+    if path is not None:
+        encoded = [(name, r.decode() if isinstance(r, bytes) else r) for name, r in drawn]
+        path.write_text(json.dumps(encoded))
+    return drawn
+
+
+def record(out: Path, corpus_path: Path | None) -> int:
     """Write one JSON line per corpus request: its pack() and HTTP records."""
     from cartonize.store import Store
     from falcon import testing
@@ -176,7 +191,7 @@ def record(out: Path) -> int:
         client = testing.TestClient(create_app(store=store))
         count = 0
         with out.open("w") as f:
-            for name, request in corpus():
+            for name, request in _saved_corpus(corpus_path):
                 line = {
                     "name": name,
                     "pack": _pack_record(request),
@@ -293,7 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: record, compare, time."""
     parser = argparse.ArgumentParser(prog="python -m bench.python_overhead", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("record").add_argument("out", type=Path)
+    rec = sub.add_parser("record")
+    rec.add_argument("out", type=Path)
+    rec.add_argument("--corpus", type=Path, help="the requests, saved on first use")
     cmp = sub.add_parser("compare")
     cmp.add_argument("a", type=Path)
     cmp.add_argument("b", type=Path)
@@ -305,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     once.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
     if args.command == "record":
-        return record(args.out)
+        return record(args.out, args.corpus)
     if args.command == "compare":
         return compare(args.a, args.b)
     if args.command == "time":
