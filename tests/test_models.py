@@ -22,6 +22,7 @@ from cartonize.models import (
     WireModel,
     assemble,
     parse_request,
+    unknown_fields,
     validate_request,
     validation_details,
 )
@@ -418,6 +419,21 @@ def test_with_defaults_none_is_identity() -> None:
 def test_unknown_fields_reported_as_warnings(request_body: Wire, paths: list[str]) -> None:
     request = PackRequest.model_validate(request_body)
     assert request.warnings_for_request() == [f"unknown field '{p}' ignored" for p in paths]
+
+
+def test_unknown_fields_survive_copies() -> None:
+    request = PackRequest.model_validate({"colour": 1, "itemSets": [item_set(colour="red")]})
+    copied = request.model_copy(update={"order_id": "o"})
+    item_set_copy = request.item_sets[0].model_copy(update={"quantity": 2})
+    assert unknown_fields(copied) == ["colour", "itemSets[0].colour"]
+    assert unknown_fields(item_set_copy) == ["colour"]
+
+
+def test_objects_without_unknown_fields_carry_no_private_dict() -> None:
+    # Declared private attributes would make pydantic build a dict for every object read.
+    request = PackRequest.model_validate({"itemSets": [item_set()]})
+    assert request.item_sets[0].__pydantic_private__ is None
+    assert request.item_sets[0].dimensions.__pydantic_private__ is None
 
 
 def test_unknown_fields_are_not_dumped() -> None:

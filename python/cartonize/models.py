@@ -70,8 +70,11 @@ __all__ = [
     "Subspace",
     "WireModel",
     "assemble",
+    "assemble_whole",
     "parse_request",
+    "private_value",
     "response_totals",
+    "set_private_value",
     "unknown_fields",
     "validate_request",
     "validation_details",
@@ -200,6 +203,7 @@ RULE_OPTION_KEYS: dict[str, frozenset[str]] = {
 _PNG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 _M = TypeVar("_M", bound=BaseModel)
 _W = TypeVar("_W", bound="WireModel")
+_R = TypeVar("_R", bound="BaseModel")
 
 
 # --------------------------------------------------------------------------- base classes
@@ -240,6 +244,23 @@ def assemble(cls: type[_W], values: dict[str, Any], fields_set: set[str]) -> _W:
     if plan is None:
         return cast(_W, cls.model_construct(fields_set, **values))
     return _assembled(cls, plan, values, fields_set)
+
+
+def assemble_whole(cls: type[_R], fields: dict[str, Any], fields_set: set[str]) -> _R:
+    """`assemble` for callers that give every field of `cls` in `fields`, defaults included,
+    in the order `assemble` would put them (it keeps `fields` as the model's dict): a
+    packed item and the points in it, built several times faster. Only for models
+    without private attributes (`Point`, `Dimensions`, `Item`, `ItemEntry`)."""
+    model = _new(cls)
+    _set(model, "__dict__", fields)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _assembled(
@@ -361,12 +382,14 @@ def _wire_keys(cls: type[BaseModel]) -> _WireKeys:
 
 
 class RequestModel(WireModel):
-    """Base of every object a client may send: unknown fields are dropped but remembered."""
+    """Base of every object a client may send: unknown fields are dropped but remembered.
+
+    The unknown keys, and an item set's nested items, are kept in pydantic's private dict
+    (`private_value`) without being declared private attributes: a declared one makes
+    pydantic initialise the private dict of every object it validates, which cost the
+    request's reading more than its validation (issue 3). Copies keep the dict."""
 
     model_config = ConfigDict(extra="ignore")
-
-    # A tuple: the default is shared, not made anew for each of a response's objects.
-    _unknown_keys: tuple[str, ...] = PrivateAttr(default=())
 
     @model_validator(mode="wrap")
     @classmethod
@@ -377,7 +400,7 @@ class RequestModel(WireModel):
             return handler(data)
         keys = _wire_keys(cls)
         # The common case, every key a wire alias and no null, is read as it is: the loop
-        # below would copy it unchanged (and `_unknown_keys` is already empty).
+        # below would copy it unchanged (and there are no unknown keys to remember).
         if keys.aliases.issuperset(data):
             for value in data.values():
                 if value is None:
@@ -398,8 +421,24 @@ class RequestModel(WireModel):
                 cleaned.setdefault(alias, value)
         model = handler(cleaned)
         if unknown:
-            model._unknown_keys = tuple(unknown)
+            set_private_value(model, "_unknown_keys", tuple(unknown))
         return model
+
+
+def private_value(model: BaseModel, name: str, default: Any) -> Any:
+    """The value `name` in `model`'s private dict, `default` when it has none."""
+    private = model.__pydantic_private__
+    return private.get(name, default) if private else default
+
+
+def set_private_value(model: BaseModel, name: str, value: Any) -> None:
+    """Set `name` in `model`'s private dict (made when the model has none), which model
+    copies take along; not an attribute, so pydantic's `__setattr__` is not asked."""
+    private = model.__pydantic_private__
+    if private is None:
+        object.__setattr__(model, "__pydantic_private__", {name: value})
+    else:
+        private[name] = value
 
 
 class ResponseModel(WireModel):
@@ -421,7 +460,7 @@ class Point(RequestModel):
     @classmethod
     def of(cls, x: float, y: float, z: float) -> Self:
         """The point (x, y, z) as `model_construct` builds it, unchecked, only faster."""
-        return assemble(cls, {"x": x, "y": y, "z": z}, {"x", "y", "z"})
+        return assemble_whole(cls, {"x": x, "y": y, "z": z}, {"x", "y", "z"})
 
 
 class Dimensions(Point):
@@ -483,21 +522,19 @@ class ItemSet(ItemProperties):
     quantity: int = Field(default=1, ge=0, le=2**32 - 1)
     dimension_sets: list[DimensionSet] | None = None
 
-    #: What a unit of this set carries inside it (never on the wire; copies keep it).
-    _nested: tuple[Nested, ...] = PrivateAttr(default=())
-
     @property
     def nested(self) -> tuple[Nested, ...]:
         """The items packed inside this set's unit (a reduced box, an item's internal
-        space), at any depth; empty for ordinary items."""
-        # From pydantic's dict: BaseModel.__getattr__ is slow, and pack() asks every item set.
-        private = self.__pydantic_private__
-        return private["_nested"] if private is not None else self._nested
+        space), at any depth; empty for ordinary items. Never on the wire; copies keep it
+        (in the private dict, see `RequestModel`)."""
+        return private_value(self, "_nested", ())  # type: ignore[no-any-return]
 
     def with_nested(self, nested: Iterable[Nested]) -> Self:
         """A copy whose unit carries `nested`."""
         twin = self.model_copy()
-        twin._nested = tuple(nested)
+        carried = tuple(nested)
+        if carried or self.nested:
+            set_private_value(twin, "_nested", carried)
         return twin
 
 
@@ -1146,7 +1183,7 @@ def _add_unknown_fields(model: BaseModel, path: str, found: list[str]) -> None:
     # every object of the request, so it runs on each pack.
     if isinstance(model, RequestModel):
         private = model.__pydantic_private__
-        unknown = private["_unknown_keys"] if private is not None else model._unknown_keys
+        unknown = private.get("_unknown_keys") if private else None
         if unknown:
             found += [_join(path, key) for key in unknown]
     for name, alias in _nested_fields(type(model)):

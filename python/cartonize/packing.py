@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic_core import PydanticUndefined
+
 from cartonize import _core
 from cartonize.bounded_fill import has_bounded_fill, pack_filled
 from cartonize.errors import InvalidRequest
@@ -45,6 +47,7 @@ from cartonize.models import (
     Point,
     PropertyConstraint,
     assemble,
+    assemble_whole,
     response_totals,
     validate_request,
 )
@@ -131,6 +134,12 @@ class _Kind:
     def unique_id(self, unit: int) -> str:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
+
+    @functools.cached_property
+    def packed_fields(self) -> dict[str, Any]:
+        """Every field of a packed unit of this kind with its default or the kind's value,
+        in the order `assemble` puts them; `_item` adds the unit's own."""
+        return {**_ITEM_DEFAULTS, **self.echo}
 
     @functools.cached_property
     def echo(self) -> dict[str, Any]:
@@ -674,34 +683,19 @@ def _box(
         items.append(_item(kind, placement, round(cost_so_far) - before, number))
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
-    volume_net = sum(_volume(i.dimensions) for i in items)
+    volume_net = sum([_volume(i.dimensions) for i in items])
     if box_type.reserved_space is not None:
         reserved_space = box_type.reserved_space
     volume_reserved = reserved_space * volume_max
     volume_used = volume_net + volume_reserved
-    weight_net = sum(i.weight for i in items)
+    weight_net = sum([i.weight for i in items])
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
     real = [i for i in items if not i.virtual]
     center = box_center_of_mass(items)
-    overridden = {
-        "dimensions",
-        "price",
-        "weight_tare",
-        "weight_max",
-        "outer",
-        "rate_table",
-        "property_constraints",
-        "center_of_mass",
-    }
-    fields = {
-        name: getattr(box_type, name)
-        for name in box_type.model_fields_set - overridden
-        if getattr(box_type, name) is not None
-    }
     return Box.model_construct(
-        **fields,
+        **_box_type_fields(box_type),
         id=index,
         dimensions=box_type.dimensions,
         weight_max=weight_max,
@@ -714,7 +708,7 @@ def _box(
             packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
         ),
         box_type=box_type,
-        items=[assemble(ItemEntry, {"item": i}, {"item"}) for i in items],
+        items=[assemble_whole(ItemEntry, {"item": i}, {"item"}) for i in items],
         property_constraints=_property_values(box_type.property_constraints, items),
         volume_max=volume_max,
         volume_used=volume_used,
@@ -731,6 +725,30 @@ def _box(
         center_of_mass=center,
         center_of_mass_string=point_string(center),
     )
+
+
+#: Box type fields a packed box sets itself (`_box`), not copied from its box type.
+_OVERRIDDEN = frozenset(
+    {
+        "dimensions",
+        "price",
+        "weight_tare",
+        "weight_max",
+        "outer",
+        "rate_table",
+        "property_constraints",
+        "center_of_mass",
+    }
+)
+
+
+def _box_type_fields(box_type: BoxType) -> dict[str, Any]:
+    """The fields a packed box repeats from its box type: those the type set, not None."""
+    return {
+        name: getattr(box_type, name)
+        for name in box_type.model_fields_set - _OVERRIDDEN
+        if getattr(box_type, name) is not None
+    }
 
 
 def _property_values(
@@ -791,24 +809,41 @@ _PACKED_FIELDS = _UNIT_FIELDS | {
 _LEFTOVER_FIELDS = _UNIT_FIELDS | {"dimensions", "message"}
 
 
+#: Item's fields with an immutable default (all but weight and dimensions), in order.
+_ITEM_DEFAULTS = {
+    name: field.default
+    for name, field in Item.model_fields.items()
+    if field.default is not PydanticUndefined
+}
+
+
 def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -> Item:
     """A packed unit, numbered `index`, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
-    origin = Point.of(ox, oy, oz)
-    dimensions = Dimensions.of(dx, dy, dz)
-    given, offset = _shape_of(kind, dimensions)
-    return assemble(
+    origin = assemble_whole(Point, {"x": ox, "y": oy, "z": oz}, {"x", "y", "z"})
+    dimensions = assemble_whole(Dimensions, {"x": dx, "y": dy, "z": dz}, {"x", "y", "z"})
+    s = kind.item_set
+    if not kind.alternates and s.center_of_mass is None:
+        # The geometric centre (placed_center_of_mass without an offset).
+        center = assemble_whole(
+            Point, {"x": ox + dx / 2, "y": oy + dy / 2, "z": oz + dz / 2}, {"x", "y", "z"}
+        )
+    else:
+        given, offset = _shape_of(kind, dimensions)
+        center = placed_center_of_mass(given, offset, origin, dimensions)
+    support = placement.get("support")
+    return assemble_whole(
         Item,
         {
-            **kind.echo,
-            "unique_id": kind.unique_id(placement["unit"]),
+            **kind.packed_fields,
+            "unique_id": f"{kind.ref_id}-{kind.first_unit + placement['unit']}",
             "dimensions": dimensions,
             "origin": origin,
-            "center_of_mass": placed_center_of_mass(given, offset, origin, dimensions),
+            "center_of_mass": center,
             "packed_index": placement["packedIndex"],
             "delta_cost": delta_cost,
-            "message": _support_message(placement.get("support")),
+            "message": None if support is None else _support_message(support),
             "index": index,
             "global_id": index,
         },
