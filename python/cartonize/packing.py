@@ -113,7 +113,9 @@ def max_timeout() -> float:
         return DEFAULT_MAX_TIMEOUT
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, and pack()
+# makes two kinds per item set (several times the cost of a plain one). Never changed.
+@dataclass(eq=False)
 class _Kind:
     """An item set as the engine sees it, with the refId it answers to and the
     number of its first unit (item sets sharing a refId number their units on); with
