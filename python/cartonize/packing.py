@@ -3,7 +3,6 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import time
@@ -137,15 +136,27 @@ class _Kind:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
 
-    @functools.cached_property
+    # Cached by hand, not with functools.cached_property: that takes a lock on each first
+    # read (Python 3.11), and most kinds of a large order are read once (one unit each).
+
+    @property
     def packed_fields(self) -> dict[str, Any]:
         """Every field of a packed unit of this kind with its default or the kind's value,
         in the order `assemble` puts them; `_item` adds the unit's own."""
-        return {**_ITEM_DEFAULTS, **self.echo}
+        cached: dict[str, Any] | None = self.__dict__.get("_packed_fields")
+        if cached is None:
+            cached = self.__dict__["_packed_fields"] = {**_ITEM_DEFAULTS, **self.echo}
+        return cached
 
-    @functools.cached_property
+    @property
     def echo(self) -> dict[str, Any]:
         """The item set's fields that every unit of this kind repeats in the response."""
+        cached: dict[str, Any] | None = self.__dict__.get("_echo")
+        if cached is None:
+            cached = self.__dict__["_echo"] = self._echo()
+        return cached
+
+    def _echo(self) -> dict[str, Any]:
         s = self.item_set
         return {
             "ref_id": self.ref_id,
@@ -349,10 +360,16 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     boxes = []
     # Every packed item has a response-wide `index`; 0 is reserved for box outlines.
     first_index = 1
+    # Boxes of one type repeat the same fields of it (by the type's identity: trimmed
+    # generated types are new objects).
+    type_fields: dict[int, dict[str, Any]] = {}
     for i, engine_box in enumerate(out["boxes"]):
         packed, box_type = box_and_type(engine_box)
         fixed = _fixed_units(packed, prepacked, packed_anew)
-        box = _box(i, packed, box_type, kinds, req.reserved_space, fixed, first_index)
+        repeated = type_fields.get(id(box_type))
+        if repeated is None:
+            repeated = type_fields[id(box_type)] = _box_type_fields(box_type)
+        box = _box(i, packed, box_type, kinds, req.reserved_space, fixed, first_index, repeated)
         boxes.append(box)
         first_index += len(box.items)
     leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
@@ -667,22 +684,27 @@ def _box(
     reserved_space: float,
     fixed_units: list[tuple[int, int]],
     first_index: int,
+    type_fields: dict[str, Any],
 ) -> Box:
     """A response box from the engine's placements, with its volume and weight figures; a
     pre-packed box lists its own items first (`fixed_units`: their kinds and units). Its
-    items are numbered from `first_index` on."""
+    items are numbered from `first_index` on; `type_fields` are those it repeats from
+    `box_type` (`_box_type_fields`)."""
     items: list[Item] = []
+    entries: list[ItemEntry] = []
     cost_so_far = 0.0
     fixed = [
         (kinds[kind], {**placement, "unit": unit, "packedIndex": None})
         for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
     ]
     new = [(kinds[placement["item"]], placement) for placement in packed["items"]]
-    for number, (kind, placement) in enumerate([*fixed, *new], first_index):
+    for number, (kind, placement) in enumerate([*fixed, *new] if fixed else new, first_index):
         # Rounded running totals keep the integer deltas summing to the box price.
         before = round(cost_so_far)
         cost_so_far += placement["deltaCost"]
-        items.append(_item(kind, placement, round(cost_so_far) - before, number))
+        item = _item(kind, placement, round(cost_so_far) - before, number)
+        items.append(item)
+        entries.append(assemble_whole(ItemEntry, {"item": item}, {"item"}))
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
     volume_net = sum([_volume(i.dimensions) for i in items])
@@ -696,37 +718,39 @@ def _box(
     weight_used = tare + weight_net
     real = [i for i in items if not i.virtual]
     center = box_center_of_mass(items)
-    return Box.model_construct(
-        **_box_type_fields(box_type),
-        id=index,
-        dimensions=box_type.dimensions,
-        weight_max=weight_max,
-        weight_tare=tare,
-        outer=_outer(box_type),
-        rate_table=box_type.rate_table,
-        price=round(packed["cost"]),
-        dimensional_weight=packed.get("dimensionalWeight"),
-        dimensional_weight_used=(
+    # What Box.model_construct(**values) does, without the keyword round trip.
+    values = {
+        **type_fields,
+        "id": index,
+        "dimensions": box_type.dimensions,
+        "weight_max": weight_max,
+        "weight_tare": tare,
+        "outer": _outer(box_type),
+        "rate_table": box_type.rate_table,
+        "price": round(packed["cost"]),
+        "dimensional_weight": packed.get("dimensionalWeight"),
+        "dimensional_weight_used": (
             packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
         ),
-        box_type=box_type,
-        items=[assemble_whole(ItemEntry, {"item": i}, {"item"}) for i in items],
-        property_constraints=_property_values(box_type.property_constraints, items),
-        volume_max=volume_max,
-        volume_used=volume_used,
-        volume_net=volume_net,
-        volume_remaining=max(volume_max - volume_used, 0.0),
-        volume_reserved=volume_reserved,
-        volume_utilization=min(volume_used / volume_max, 1.0),
-        weight_used=weight_used,
-        weight_net=weight_net,
-        weight_remaining=max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
-        weight_utilization=min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
-        len_items=sum(i.quantity or 1 for i in real),
-        len_units=len(real),
-        center_of_mass=center,
-        center_of_mass_string=point_string(center),
-    )
+        "box_type": box_type,
+        "items": entries,
+        "property_constraints": _property_values(box_type.property_constraints, items),
+        "volume_max": volume_max,
+        "volume_used": volume_used,
+        "volume_net": volume_net,
+        "volume_remaining": max(volume_max - volume_used, 0.0),
+        "volume_reserved": volume_reserved,
+        "volume_utilization": min(volume_used / volume_max, 1.0),
+        "weight_used": weight_used,
+        "weight_net": weight_net,
+        "weight_remaining": max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
+        "weight_utilization": min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
+        "len_items": sum([i.quantity or 1 for i in real]),
+        "len_units": len(real),
+        "center_of_mass": center,
+        "center_of_mass_string": point_string(center),
+    }
+    return assemble(Box, values, set(values))
 
 
 #: Box type fields a packed box sets itself (`_box`), not copied from its box type.
