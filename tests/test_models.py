@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from cartonize import models
 from cartonize.errors import BadRequest, InvalidRequest
 from cartonize.models import (
     Box,
@@ -22,6 +23,7 @@ from cartonize.models import (
     WireModel,
     assemble,
     parse_request,
+    unknown_fields,
     validate_request,
     validation_details,
 )
@@ -420,6 +422,21 @@ def test_unknown_fields_reported_as_warnings(request_body: Wire, paths: list[str
     assert request.warnings_for_request() == [f"unknown field '{p}' ignored" for p in paths]
 
 
+def test_unknown_fields_survive_copies() -> None:
+    request = PackRequest.model_validate({"colour": 1, "itemSets": [item_set(colour="red")]})
+    copied = request.model_copy(update={"order_id": "o"})
+    item_set_copy = request.item_sets[0].model_copy(update={"quantity": 2})
+    assert unknown_fields(copied) == ["colour", "itemSets[0].colour"]
+    assert unknown_fields(item_set_copy) == ["colour"]
+
+
+def test_objects_without_unknown_fields_carry_no_private_dict() -> None:
+    # Declared private attributes would make pydantic build a dict for every object read.
+    request = PackRequest.model_validate({"itemSets": [item_set()]})
+    assert request.item_sets[0].__pydantic_private__ is None
+    assert request.item_sets[0].dimensions.__pydantic_private__ is None
+
+
 def test_unknown_fields_are_not_dumped() -> None:
     request = PackRequest.model_validate({"itemSets": [item_set(colour="red")]})
     assert "colour" not in request.model_dump_json()
@@ -583,3 +600,31 @@ def test_error_body_code_bounds(code: int, valid: bool) -> None:
     else:
         with pytest.raises(ValidationError):
             ErrorBody(code=code, message="m")
+
+
+@pytest.mark.parametrize(
+    ("body", "as_is"),
+    [
+        ({"itemSets": [item_set()], "rules": [{"operation": "fragile"}]}, True),
+        ({"itemSets": [item_set(colour="red")]}, False),  # an unknown key
+        ({"itemSets": [item_set(name=None)]}, False),  # a null
+        ({"item_sets": [item_set()]}, False),  # a Python name
+        (
+            {"itemSets": [PackRequest.model_validate({"itemSets": [item_set()]}).item_sets[0]]},
+            False,
+        ),
+    ],
+)
+def test_requests_read_as_is_validate_alike(body: Wire, as_is: bool) -> None:
+    assert models._reads_as_is(PackRequest, body) is as_is
+    fast, full = validate_request(body), PackRequest.model_validate(body)
+    assert fast == full
+    assert fast.warnings_for_request() == full.warnings_for_request()
+
+
+def test_invalid_request_read_as_is_keeps_its_error_details() -> None:
+    body = {"itemSets": [item_set(weight=-1)]}
+    assert models._reads_as_is(PackRequest, body)
+    with pytest.raises(InvalidRequest) as caught:
+        validate_request(body)
+    assert caught.value.details == "itemSets[0].weight: must be a number >= 0 (got -1)"

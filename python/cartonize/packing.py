@@ -3,7 +3,6 @@ Rust engine with the GIL released, and build the public response."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import time
@@ -11,6 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from pydantic_core import PydanticUndefined
 
 from cartonize import _core
 from cartonize.bounded_fill import has_bounded_fill, pack_filled
@@ -45,6 +46,7 @@ from cartonize.models import (
     Point,
     PropertyConstraint,
     assemble,
+    assemble_whole,
     response_totals,
     validate_request,
 )
@@ -110,7 +112,9 @@ def max_timeout() -> float:
         return DEFAULT_MAX_TIMEOUT
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, and pack()
+# makes two kinds per item set (several times the cost of a plain one). Never changed.
+@dataclass(eq=False)
 class _Kind:
     """An item set as the engine sees it, with the refId it answers to and the
     number of its first unit (item sets sharing a refId number their units on); with
@@ -132,9 +136,27 @@ class _Kind:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
 
-    @functools.cached_property
+    # Cached by hand, not with functools.cached_property: that takes a lock on each first
+    # read (Python 3.11), and most kinds of a large order are read once (one unit each).
+
+    @property
+    def packed_fields(self) -> dict[str, Any]:
+        """Every field of a packed unit of this kind with its default or the kind's value,
+        in the order `assemble` puts them; `_item` adds the unit's own."""
+        cached: dict[str, Any] | None = self.__dict__.get("_packed_fields")
+        if cached is None:
+            cached = self.__dict__["_packed_fields"] = {**_ITEM_DEFAULTS, **self.echo}
+        return cached
+
+    @property
     def echo(self) -> dict[str, Any]:
         """The item set's fields that every unit of this kind repeats in the response."""
+        cached: dict[str, Any] | None = self.__dict__.get("_echo")
+        if cached is None:
+            cached = self.__dict__["_echo"] = self._echo()
+        return cached
+
+    def _echo(self) -> dict[str, Any]:
         s = self.item_set
         return {
             "ref_id": self.ref_id,
@@ -338,10 +360,16 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     boxes = []
     # Every packed item has a response-wide `index`; 0 is reserved for box outlines.
     first_index = 1
+    # Boxes of one type repeat the same fields of it (by the type's identity: trimmed
+    # generated types are new objects).
+    type_fields: dict[int, dict[str, Any]] = {}
     for i, engine_box in enumerate(out["boxes"]):
         packed, box_type = box_and_type(engine_box)
         fixed = _fixed_units(packed, prepacked, packed_anew)
-        box = _box(i, packed, box_type, kinds, req.reserved_space, fixed, first_index)
+        repeated = type_fields.get(id(box_type))
+        if repeated is None:
+            repeated = type_fields[id(box_type)] = _box_type_fields(box_type)
+        box = _box(i, packed, box_type, kinds, req.reserved_space, fixed, first_index, repeated)
         boxes.append(box)
         first_index += len(box.items)
     leftovers = [_leftover(kinds[left["item"]], left) for left in out["leftovers"]]
@@ -656,36 +684,78 @@ def _box(
     reserved_space: float,
     fixed_units: list[tuple[int, int]],
     first_index: int,
+    type_fields: dict[str, Any],
 ) -> Box:
     """A response box from the engine's placements, with its volume and weight figures; a
     pre-packed box lists its own items first (`fixed_units`: their kinds and units). Its
-    items are numbered from `first_index` on."""
+    items are numbered from `first_index` on; `type_fields` are those it repeats from
+    `box_type` (`_box_type_fields`)."""
     items: list[Item] = []
+    entries: list[ItemEntry] = []
     cost_so_far = 0.0
     fixed = [
         (kinds[kind], {**placement, "unit": unit, "packedIndex": None})
         for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
     ]
     new = [(kinds[placement["item"]], placement) for placement in packed["items"]]
-    for number, (kind, placement) in enumerate([*fixed, *new], first_index):
+    for number, (kind, placement) in enumerate([*fixed, *new] if fixed else new, first_index):
         # Rounded running totals keep the integer deltas summing to the box price.
         before = round(cost_so_far)
         cost_so_far += placement["deltaCost"]
-        items.append(_item(kind, placement, round(cost_so_far) - before, number))
+        item = _item(kind, placement, round(cost_so_far) - before, number)
+        items.append(item)
+        entries.append(assemble_whole(ItemEntry, {"item": item}, {"item"}))
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
-    volume_net = sum(_volume(i.dimensions) for i in items)
+    volume_net = sum([_volume(i.dimensions) for i in items])
     if box_type.reserved_space is not None:
         reserved_space = box_type.reserved_space
     volume_reserved = reserved_space * volume_max
     volume_used = volume_net + volume_reserved
-    weight_net = sum(i.weight for i in items)
+    weight_net = sum([i.weight for i in items])
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
     real = [i for i in items if not i.virtual]
     center = box_center_of_mass(items)
-    overridden = {
+    # What Box.model_construct(**values) does, without the keyword round trip.
+    values = {
+        **type_fields,
+        "id": index,
+        "dimensions": box_type.dimensions,
+        "weight_max": weight_max,
+        "weight_tare": tare,
+        "outer": _outer(box_type),
+        "rate_table": box_type.rate_table,
+        "price": round(packed["cost"]),
+        "dimensional_weight": packed.get("dimensionalWeight"),
+        "dimensional_weight_used": (
+            packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
+        ),
+        "box_type": box_type,
+        "items": entries,
+        "property_constraints": _property_values(box_type.property_constraints, items),
+        "volume_max": volume_max,
+        "volume_used": volume_used,
+        "volume_net": volume_net,
+        "volume_remaining": max(volume_max - volume_used, 0.0),
+        "volume_reserved": volume_reserved,
+        "volume_utilization": min(volume_used / volume_max, 1.0),
+        "weight_used": weight_used,
+        "weight_net": weight_net,
+        "weight_remaining": max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
+        "weight_utilization": min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
+        "len_items": sum([i.quantity or 1 for i in real]),
+        "len_units": len(real),
+        "center_of_mass": center,
+        "center_of_mass_string": point_string(center),
+    }
+    return assemble(Box, values, set(values))
+
+
+#: Box type fields a packed box sets itself (`_box`), not copied from its box type.
+_OVERRIDDEN = frozenset(
+    {
         "dimensions",
         "price",
         "weight_tare",
@@ -695,42 +765,16 @@ def _box(
         "property_constraints",
         "center_of_mass",
     }
-    fields = {
+)
+
+
+def _box_type_fields(box_type: BoxType) -> dict[str, Any]:
+    """The fields a packed box repeats from its box type: those the type set, not None."""
+    return {
         name: getattr(box_type, name)
-        for name in box_type.model_fields_set - overridden
+        for name in box_type.model_fields_set - _OVERRIDDEN
         if getattr(box_type, name) is not None
     }
-    return Box.model_construct(
-        **fields,
-        id=index,
-        dimensions=box_type.dimensions,
-        weight_max=weight_max,
-        weight_tare=tare,
-        outer=_outer(box_type),
-        rate_table=box_type.rate_table,
-        price=round(packed["cost"]),
-        dimensional_weight=packed.get("dimensionalWeight"),
-        dimensional_weight_used=(
-            packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
-        ),
-        box_type=box_type,
-        items=[assemble(ItemEntry, {"item": i}, {"item"}) for i in items],
-        property_constraints=_property_values(box_type.property_constraints, items),
-        volume_max=volume_max,
-        volume_used=volume_used,
-        volume_net=volume_net,
-        volume_remaining=max(volume_max - volume_used, 0.0),
-        volume_reserved=volume_reserved,
-        volume_utilization=min(volume_used / volume_max, 1.0),
-        weight_used=weight_used,
-        weight_net=weight_net,
-        weight_remaining=max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
-        weight_utilization=min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
-        len_items=sum(i.quantity or 1 for i in real),
-        len_units=len(real),
-        center_of_mass=center,
-        center_of_mass_string=point_string(center),
-    )
 
 
 def _property_values(
@@ -791,24 +835,41 @@ _PACKED_FIELDS = _UNIT_FIELDS | {
 _LEFTOVER_FIELDS = _UNIT_FIELDS | {"dimensions", "message"}
 
 
+#: Item's fields with an immutable default (all but weight and dimensions), in order.
+_ITEM_DEFAULTS = {
+    name: field.default
+    for name, field in Item.model_fields.items()
+    if field.default is not PydanticUndefined
+}
+
+
 def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -> Item:
     """A packed unit, numbered `index`, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
-    origin = Point.of(ox, oy, oz)
-    dimensions = Dimensions.of(dx, dy, dz)
-    given, offset = _shape_of(kind, dimensions)
-    return assemble(
+    origin = assemble_whole(Point, {"x": ox, "y": oy, "z": oz}, {"x", "y", "z"})
+    dimensions = assemble_whole(Dimensions, {"x": dx, "y": dy, "z": dz}, {"x", "y", "z"})
+    s = kind.item_set
+    if not kind.alternates and s.center_of_mass is None:
+        # The geometric centre (placed_center_of_mass without an offset).
+        center = assemble_whole(
+            Point, {"x": ox + dx / 2, "y": oy + dy / 2, "z": oz + dz / 2}, {"x", "y", "z"}
+        )
+    else:
+        given, offset = _shape_of(kind, dimensions)
+        center = placed_center_of_mass(given, offset, origin, dimensions)
+    support = placement.get("support")
+    return assemble_whole(
         Item,
         {
-            **kind.echo,
-            "unique_id": kind.unique_id(placement["unit"]),
+            **kind.packed_fields,
+            "unique_id": f"{kind.ref_id}-{kind.first_unit + placement['unit']}",
             "dimensions": dimensions,
             "origin": origin,
-            "center_of_mass": placed_center_of_mass(given, offset, origin, dimensions),
+            "center_of_mass": center,
             "packed_index": placement["packedIndex"],
             "delta_cost": delta_cost,
-            "message": _support_message(placement.get("support")),
+            "message": None if support is None else _support_message(support),
             "index": index,
             "global_id": index,
         },
