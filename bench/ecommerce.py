@@ -1,12 +1,18 @@
 """E-commerce orders against a priced carton catalogue with a carrier rate table.
 
-Run from the repository root: ``python -m bench.ecommerce [--orders N] [--seed S]``.
+Run from the repository root: ``python -m bench.ecommerce [--orders N] [--seed S]
+[--cartons N]``.
 
 Seeded orders of 1-40 units of 1-10 SKUs (drawn from a catalogue of 300 SKUs, sides 20 to
 400 mm, weights from a density of 0.1-0.9 g/cm3) go through ``cartonize.pack`` with the
 default goal (``lowest-cost``) against 15 cartons, each with a material price in cents and
 the same carrier rate table: breakpoints in grams, ``dimFactor`` 5000 (mm3 per g, i.e.
 5000 cm3/kg), so a light bulky parcel pays for its volume. Units are mm, g and cents.
+
+``--cartons N`` replaces the 15 cartons with a seeded catalogue of N (a warehouse often
+stocks 30-100): sides log-uniform over the range of the 15 (100-600 mm, the largest
+carton always included so every SKU fits), the price growing with the carton's surface
+(board used) as the 15's does, and the same rate table (``generated_cartons``).
 
 Every response passes ``tests/validator.py``; an invalid one fails the run. The report
 gives boxes and total cost, twice: the engine's ``totalCost`` and the cost recomputed here
@@ -59,6 +65,8 @@ CARTONS: tuple[tuple[tuple[int, int, int], int, int], ...] = (
 )
 WEIGHT_MAX = 30000  # g, a parcel carrier's limit
 
+Carton = tuple[tuple[int, int, int], int, int]
+
 SKU_COUNT = 300
 
 
@@ -87,7 +95,26 @@ def sku_catalogue(seed: int = 7) -> list[Sku]:
     return skus
 
 
-def box_types() -> list[Wire]:
+def generated_cartons(count: int, seed: int = 11) -> tuple[Carton, ...]:
+    """`count` seeded cartons: sides log-uniform 100..600 mm (x the smallest), the largest
+    of the 15 first; price 15 cents plus 0.8 per dm2 of board, tare 4.4 g per dm2 of
+    board, about what the 15 cost and weigh for their size."""
+    rng = random.Random(seed)
+    cartons: list[Carton] = [CARTONS[-1]]
+    seen = {CARTONS[-1][0]}
+    while len(cartons) < count:
+        sides = sorted(10 * round(10 * (6 ** rng.random())) for _ in range(3))
+        dims = (sides[0], sides[1], sides[2])
+        if dims in seen:
+            continue
+        seen.add(dims)
+        x, y, z = dims
+        board = 2 * (x * y + y * z + x * z) / 10_000  # dm2
+        cartons.append((dims, round(15 + 0.8 * board), round(4.4 * board)))
+    return tuple(cartons)
+
+
+def box_types(cartons: Sequence[Carton] = CARTONS) -> list[Wire]:
     """The carton catalogue as request box types, each with the carrier rate table."""
     return [
         {
@@ -98,11 +125,11 @@ def box_types() -> list[Wire]:
             "weightMax": WEIGHT_MAX,
             "rateTable": RATE_TABLE,
         }
-        for n, (dims, price, tare) in enumerate(CARTONS)
+        for n, (dims, price, tare) in enumerate(cartons)
     ]
 
 
-def order(seed: int, skus: Sequence[Sku]) -> Wire:
+def order(seed: int, skus: Sequence[Sku], cartons: Sequence[Carton] = CARTONS) -> Wire:
     """One order: 1-10 distinct SKUs, 1-40 units in all (at least one of each SKU)."""
     rng = random.Random(seed)
     kinds = rng.randint(1, 10)
@@ -117,15 +144,15 @@ def order(seed: int, skus: Sequence[Sku]) -> Wire:
             {"refId": s.ref_id, "dimensions": point(s.dims), "weight": s.weight, "quantity": q}
             for s, q in zip(chosen, quantities, strict=True)
         ],
-        "boxTypes": box_types(),
+        "boxTypes": box_types(cartons),
         "includeImages": False,
     }
 
 
-def orders(count: int, seed: int) -> list[Wire]:
-    """`count` seeded orders from the seeded SKU catalogue."""
+def orders(count: int, seed: int, cartons: Sequence[Carton] = CARTONS) -> list[Wire]:
+    """`count` seeded orders from the seeded SKU catalogue, against `cartons`."""
     skus = sku_catalogue()
-    return [order(seed + n, skus) for n in range(count)]
+    return [order(seed + n, skus, cartons) for n in range(count)]
 
 
 def pack_one(request: Wire) -> dict[str, Any]:
@@ -148,13 +175,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ecommerce", description=__doc__)
     parser.add_argument("--orders", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--cartons", type=int, help="a generated catalogue of this many cartons instead of 15"
+    )
     parser.add_argument("--processes", type=int, default=default_processes())
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
 
-    results = run_parallel(pack_one, orders(args.orders, args.seed), args.processes)
+    cartons = generated_cartons(args.cartons) if args.cartons else CARTONS
+    results = run_parallel(pack_one, orders(args.orders, args.seed, cartons), args.processes)
     invalid = [(n, r) for n, r in enumerate(results) if r["problems"]]
-    print(f"e-commerce: {len(results)} orders (seed {args.seed}), {len(CARTONS)} cartons")
+    catalogue = f"{len(cartons)} generated" if args.cartons else f"{len(cartons)}"
+    print(f"e-commerce: {len(results)} orders (seed {args.seed}), {catalogue} cartons")
     if invalid:
         print(f"  FAILED: {len(invalid)} invalid results, no figures")
         for n, r in invalid[:10]:

@@ -27,12 +27,20 @@ use crate::geometry::{len_to_f64, Vec3};
 use crate::improve::Rng;
 use crate::kinds::Kind;
 use crate::model::{Goal, ItemSort};
-use crate::select::{fill_box, Context, FilledBox, Packing, UnitRef};
+use crate::select::{by_cost_at, fill_box, Context, FilledBox, Packing, UnitRef};
 use crate::sort::{cmp_f64, order_kinds, order_kinds_extra, ExtraSort};
 
 /// Units the attempts of one request may offer in all (an attempt offers
 /// each of its units once); about a millisecond of work on small requests.
+/// This is the budget for a catalogue of up to [`TYPES_PER_WORK`] box types.
 pub const WORK: usize = 8_000;
+
+/// Box types one [`WORK`] budget serves: a request with more types to open
+/// gets one budget per this many (rounded up). A box is re-fitted into the
+/// types cheaper than it one by one, so with a large catalogue a fixed
+/// budget was spent on cheap types that cannot hold the units before the
+/// ones that can were tried (`bench.ecommerce --cartons 100`).
+pub const TYPES_PER_WORK: usize = 32;
 
 /// Seeded attempts [`Refitter::fit_all`] makes on one set of units once the
 /// fixed attempts found no move at all.
@@ -75,7 +83,8 @@ pub struct Refitter {
 
 impl Refitter {
     /// Kind orders by volume, clustered height and base area, base area,
-    /// longest side and cross-section; `work` units to offer in all; the
+    /// longest side and cross-section; `work` units to offer in all per
+    /// [`TYPES_PER_WORK`] box types that may be opened; the
     /// orientation search depth `search_depth` (`itemOrientationSearchDepth`,
     /// acting only without `itemInitialOrientationPreferred`).
     pub fn new(
@@ -117,6 +126,7 @@ impl Refitter {
                 rank
             })
             .collect();
+        let work = work.saturating_mul(ctx.openable.div_ceil(TYPES_PER_WORK).max(1));
         Refitter {
             ranks,
             work_left: work,
@@ -583,7 +593,10 @@ fn into_one(
 ) -> Option<Move> {
     let c = Contents::of(from, packing, ctx);
     let merging = from.len() > 1;
-    for &b in types {
+    // The first type that fits is kept: try them by cost at this payload.
+    let mut types = types.to_vec();
+    by_cost_at(&mut types, c.payload, ctx);
+    for &b in &types {
         let bk = &ctx.boxes[b];
         let cost = bk.cost(bk.weight_tare + c.payload);
         let pays = c.cost - cost > SAVING_EPS || (merging && ctx.goal == Goal::MostItems);
@@ -645,11 +658,12 @@ fn split_two(
                 .collect();
             let rest_payload = c.payload - first.payload;
             let target = best.as_ref().map_or(c.cost, |m| c.cost - m.saving);
-            for &t2 in types {
+            let mut seconds = types.to_vec();
+            by_cost_at(&mut seconds, rest_payload, ctx);
+            for &t2 in &seconds {
                 let cost2 = ctx.boxes[t2].cost(ctx.boxes[t2].weight_tare + rest_payload);
-                // Types go by empty cost, not cost at this payload: go on.
                 if cost1 + cost2 >= target - SAVING_EPS {
-                    continue;
+                    break;
                 }
                 if let Some(second) = refit.fit_all(t2, order, &rest, ctx) {
                     let one = FilledBox {

@@ -770,7 +770,22 @@ pub(crate) fn tiebreak(a: usize, b: usize, ctx: &Context<'_>) -> Ordering {
     tie.then(a.cmp(&b))
 }
 
-/// Moves each box's contents into a cheaper box type when they all fit.
+/// `types` ordered by what a box of each costs holding `payload` (then
+/// smaller, then earlier). With a rate table the billed weight is the
+/// larger of gross and dimensional weight, so the order at a payload is not
+/// the order of empty boxes: under it the first type that fits can be
+/// dearer than a later one.
+pub(crate) fn by_cost_at(types: &mut [usize], payload: f64, ctx: &Context<'_>) {
+    let cost = |b: usize| ctx.boxes[b].cost(ctx.boxes[b].weight_tare + payload);
+    types.sort_by(|&a, &b| {
+        cmp_f64(cost(a), cost(b))
+            .then(cmp_f64(ctx.boxes[a].volume, ctx.boxes[b].volume))
+            .then(a.cmp(&b))
+    });
+}
+
+/// Moves each box's contents into the cheapest box type that takes them
+/// all, when that is cheaper.
 pub(crate) fn downsize(
     boxes: &mut [FilledBox],
     order: &[UnitRef],
@@ -778,15 +793,12 @@ pub(crate) fn downsize(
     rule: PlacementRule,
 ) {
     let mut by_cost: Vec<usize> = (0..ctx.openable).collect();
-    by_cost.sort_by(|a, b| {
-        let (x, y) = (&ctx.boxes[*a], &ctx.boxes[*b]);
-        cmp_f64(x.cost(x.weight_tare), y.cost(y.weight_tare)).then(a.cmp(b))
-    });
     // Pre-packed boxes keep their box.
     for filled in boxes.iter_mut().filter(|f| f.box_type < ctx.openable) {
         let current = filled.cost(ctx);
         let mut slots: Vec<usize> = filled.units.iter().map(|u| u.slot).collect();
         slots.sort_unstable();
+        by_cost_at(&mut by_cost, filled.payload, ctx);
         for &b in &by_cost {
             if b == filled.box_type {
                 continue;
@@ -845,7 +857,38 @@ fn unfit_reason(k: usize, ctx: &Context<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ItemKindInput;
+    use crate::model::{BoxTypeInput, ItemKindInput};
+
+    #[test]
+    fn types_go_by_cost_at_the_payload() {
+        // Billed at the larger of gross and dimensional weight: the small box
+        // is cheaper empty (5 + 10 against 0 + 20), the large one at payload
+        // 5 (its dimensional weight 8 already pays the rate at 10).
+        let rated = |side: f64, price: f64| {
+            BoxKind::new(&BoxTypeInput {
+                dimensions: [side; 3],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: Some(price),
+                rating: Some(crate::cost::Rating {
+                    volume: side * side * side,
+                    dim_factor: Some(1000.0),
+                    rate: Some(crate::cost::Rate::Breakpoints {
+                        weights: vec![1.0, 10.0],
+                        rates: vec![10.0, 20.0],
+                    }),
+                }),
+            })
+        };
+        let boxes = [rated(10.0, 5.0), rated(20.0, 0.0)];
+        let kinds = [slab(1.0)];
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        for (payload, expected) in [(0.0, [0, 1]), (5.0, [1, 0])] {
+            let mut types = vec![0, 1];
+            by_cost_at(&mut types, payload, &ctx);
+            assert_eq!(types, expected, "payload {payload}");
+        }
+    }
 
     fn slab(thickness: f64) -> Kind {
         Kind::new(&ItemKindInput {
