@@ -23,6 +23,7 @@ CPU time (`time.process_time`), not wall time: the machine is shared.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import statistics
@@ -104,15 +105,9 @@ def corpus() -> Iterator[tuple[str, Any]]:
 def _unusual() -> Iterator[tuple[str, Any]]:
     """Requests off the common path: snake_case and unknown keys, nulls, invalid values,
     malformed bodies."""
-    base: Wire = {
-        "orderId": "A-1",
-        "itemSets": [
-            {"refId": 0, "dimensions": {"x": 4, "y": 7, "z": 8}, "weight": 4.5, "quantity": 3},
-            {"refId": 1, "dimensions": {"x": 3, "y": 3, "z": 5}, "weight": 2, "quantity": 4},
-        ],
-        "boxTypes": [{"name": "M", "dimensions": {"x": 10, "y": 12, "z": 16}, "weightMax": 100}],
-        "includeImages": False,
-    }
+    from tests.api.test_pack_endpoint import BASIC_PACK
+
+    base: Wire = {**copy.deepcopy(BASIC_PACK), "includeImages": False}
     yield "basic", base
     yield "empty", {}
     yield "snake case", {**base, "item_sets": base["itemSets"], "itemSets": None}
