@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cartonize import models
 from cartonize.errors import BadRequest, InvalidRequest
 from cartonize.models import (
     Box,
@@ -600,31 +599,3 @@ def test_error_body_code_bounds(code: int, valid: bool) -> None:
     else:
         with pytest.raises(ValidationError):
             ErrorBody(code=code, message="m")
-
-
-@pytest.mark.parametrize(
-    ("body", "as_is"),
-    [
-        ({"itemSets": [item_set()], "rules": [{"operation": "fragile"}]}, True),
-        ({"itemSets": [item_set(colour="red")]}, False),  # an unknown key
-        ({"itemSets": [item_set(name=None)]}, False),  # a null
-        ({"item_sets": [item_set()]}, False),  # a Python name
-        (
-            {"itemSets": [PackRequest.model_validate({"itemSets": [item_set()]}).item_sets[0]]},
-            False,
-        ),
-    ],
-)
-def test_requests_read_as_is_validate_alike(body: Wire, as_is: bool) -> None:
-    assert models._reads_as_is(PackRequest, body) is as_is
-    fast, full = validate_request(body), PackRequest.model_validate(body)
-    assert fast == full
-    assert fast.warnings_for_request() == full.warnings_for_request()
-
-
-def test_invalid_request_read_as_is_keeps_its_error_details() -> None:
-    body = {"itemSets": [item_set(weight=-1)]}
-    assert models._reads_as_is(PackRequest, body)
-    with pytest.raises(InvalidRequest) as caught:
-        validate_request(body)
-    assert caught.value.details == "itemSets[0].weight: must be a number >= 0 (got -1)"

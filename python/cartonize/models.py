@@ -15,8 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from types import UnionType
-from typing import Annotated, Any, Literal, Self, TypeVar, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, Self, TypeVar, cast, get_args
 
 from pydantic import (
     BaseModel,
@@ -29,10 +28,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic._internal._config import ConfigWrapper
 from pydantic._internal._model_construction import init_private_attributes
 from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails, PydanticCustomError, PydanticUndefined, SchemaValidator
+from pydantic_core import ErrorDetails, PydanticCustomError, PydanticUndefined
 
 from cartonize.errors import BadRequest, InvalidRequest
 
@@ -1277,103 +1275,9 @@ def validate_request(data: object) -> PackRequest:
             "request body must be a JSON object", details=f"got {_describe(data, quote=False)}"
         )
     try:
-        if _reads_as_is(PackRequest, data):
-            try:
-                return _validator_reading_as_is().validate_python(data)  # type: ignore[no-any-return]
-            except ValidationError:
-                pass  # the full validator below describes the errors, as it always has
         return PackRequest.model_validate(data)
     except ValidationError as exc:
         raise InvalidRequest("invalid request", details=validation_details(exc)) from exc
-
-
-# Most requests name every field by its wire alias and send no null: `_read_wire_object`
-# then hands each object on as it is, and a validator without it gives the same request
-# several times faster (a Python call per object less). Whether a request is such is
-# found by one walk over it, with what each model's fields may hold.
-
-
-@dataclass(frozen=True)
-class _ReadPlan:
-    aliases: frozenset[str]  # the wire aliases of the model's fields
-    children: dict[str, type[RequestModel]]  # alias -> the model of an object (or a list)
-
-
-@functools.cache
-def _read_plan(cls: type[RequestModel]) -> _ReadPlan | None:
-    """What `_reads_as_is` checks in an object of `cls`; None: a field holds models in a
-    way the walk does not follow (it then answers no)."""
-    children: dict[str, type[RequestModel]] = {}
-    for name, field in cls.model_fields.items():
-        if not _mentions_model(field.annotation):
-            continue
-        model = _object_or_list_of(field.annotation)
-        if model is None:
-            return None
-        children[field.alias or name] = model
-    return _ReadPlan(_wire_keys(cls).aliases, children)
-
-
-def _object_or_list_of(annotation: Any) -> type[RequestModel] | None:
-    """The request model of a field typed `M`, `list[M]`, or either or None."""
-    if isinstance(annotation, type) and issubclass(annotation, RequestModel):
-        return annotation
-    args = [a for a in get_args(annotation) if a is not type(None)]
-    origin = get_origin(annotation)
-    if len(args) != 1:
-        return None
-    if origin is list:
-        inner = args[0]
-        return inner if isinstance(inner, type) and issubclass(inner, RequestModel) else None
-    if origin in (Union, UnionType):
-        return _object_or_list_of(args[0])
-    return None
-
-
-def _reads_as_is(cls: type[RequestModel], data: dict[str, Any]) -> bool:
-    """True when `_read_wire_object` would hand every object of `data` (an object of
-    `cls`) on as it is: all keys wire aliases, no null, nested objects as JSON objects."""
-    plan = _read_plan(cls)
-    if plan is None or not plan.aliases.issuperset(data):
-        return False
-    children = plan.children
-    for key, value in data.items():
-        if value is None:
-            return False
-        child = children.get(key)
-        if child is None:
-            continue
-        if isinstance(value, dict):
-            if not _reads_as_is(child, value):
-                return False
-        elif isinstance(value, list):
-            for element in value:
-                if not (isinstance(element, dict) and _reads_as_is(child, element)):
-                    return False
-        else:
-            return False
-    return True
-
-
-@functools.cache
-def _validator_reading_as_is() -> SchemaValidator:
-    """PackRequest's validator without `_read_wire_object`, for requests `_reads_as_is`."""
-    reader = RequestModel._read_wire_object.__func__
-
-    def strip(node: Any) -> Any:
-        if isinstance(node, dict):
-            if node.get("type") == "function-wrap":
-                function = node["function"]["function"]
-                if getattr(function, "__func__", None) is reader:
-                    inner = node["schema"]
-                    return strip({**inner, "ref": node["ref"]} if "ref" in node else inner)
-            return {key: strip(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [strip(value) for value in node]
-        return node
-
-    config = ConfigWrapper(PackRequest.model_config).core_config(title=PackRequest.__name__)
-    return SchemaValidator(strip(PackRequest.__pydantic_core_schema__), config)
 
 
 def _reject_constant(name: str) -> float:
