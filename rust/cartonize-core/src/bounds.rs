@@ -29,13 +29,21 @@ pub fn box_count(shapes: &[Vec3], dims: &Vec3) -> usize {
 pub fn fixed_shapes(kinds: &[Kind], quantities: &[u32]) -> Option<Vec<Vec3>> {
     let mut shapes = Vec::new();
     for (k, &q) in kinds.iter().zip(quantities) {
-        match k.shapes.as_slice() {
-            [(shape, _)] => shapes.extend(std::iter::repeat_n(*shape, q as usize)),
-            _ if q == 0 => {}
-            _ => return None,
+        match fixed_shape(k) {
+            Some(shape) => shapes.extend(std::iter::repeat_n(shape, q as usize)),
+            None if q == 0 => {}
+            None => return None,
         }
     }
     Some(shapes)
+}
+
+/// The one shape a unit of `kind` can take; `None` when it may turn.
+pub fn fixed_shape(kind: &Kind) -> Option<Vec3> {
+    match kind.shapes.as_slice() {
+        [(shape, _)] => Some(*shape),
+        _ => None,
+    }
 }
 
 fn volume_bound(shapes: &[Vec3], dims: &Vec3) -> usize {

@@ -319,10 +319,7 @@ fn count_floor(open: &[(usize, BoxFill<'_>)], ctx: &Context<'_>) -> usize {
     let fixed: Option<Vec<Vec3>> = open
         .iter()
         .flat_map(|(_, f)| &f.units)
-        .map(|u| match ctx.kinds[u.kind].shapes.as_slice() {
-            [(shape, _)] => Some(*shape),
-            _ => None,
-        })
+        .map(|u| bounds::fixed_shape(&ctx.kinds[u.kind]))
         .collect();
     // Under a rate table cost follows the boxes' weights, so the count
     // alone says less there; it keeps the volume floor it had.
