@@ -30,8 +30,8 @@ lint: $(BIN)/.installed ## formatting and lints, Rust and Python
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: develop ## mypy --strict on python/, api/, pipelines/ and the independent validator, and the binding's stub against the binary
-	$(BIN)/mypy --strict python/ api/ pipelines/ tests/validator.py
+typecheck: develop ## mypy --strict on python/, api/, pipelines/, bench/ and the independent validator, and the binding's stub against the binary
+	$(BIN)/mypy --strict python/ api/ pipelines/ tests/validator.py bench/
 	$(BIN)/python -m mypy.stubtest cartonize._core
 
 rust-test: ## cargo test

@@ -169,7 +169,7 @@ def _rect(item: Wire) -> tuple[float, float, float, float, float, float]:
 
 
 def _covered_area(
-    target: tuple[float, float, float, float], rects: list[tuple[float, ...]]
+    target: tuple[float, float, float, float], rects: Sequence[tuple[float, float, float, float]]
 ) -> float:
     """Area of `target` (y0, y1, z0, z1) covered by the union of `rects` (same shape),
     by coordinate compression (the supports under one item are few)."""

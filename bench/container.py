@@ -89,7 +89,7 @@ def instance(types: int, seed: int) -> tuple[Wire, dict[int, list[int]]]:
         allowed[ref_id] = up
         item_sets.append({"refId": ref_id, "dimensions": point(dims), "weight": 1, "quantity": 0})
     capacity = math.prod(CONTAINER)
-    volume = 0
+    volume: float = 0
     while volume < capacity:
         chosen = item_sets[rng.randrange(types)]
         chosen["quantity"] += 1

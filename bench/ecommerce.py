@@ -17,8 +17,11 @@ carton always included so every SKU fits), the price growing with the carton's s
 Every response passes ``tests/validator.py``; an invalid one fails the run. The report
 gives boxes and total cost, twice: the engine's ``totalCost`` and the cost recomputed here
 from the rate table (``bench.common.box_cost``), which is the figure that compares with
-the peers (``bench.peers``). Until rate tables are honoured by the engine (issue 5) the two
-differ: the engine then charges only the price.
+the peers (``bench.peers``). The engine prices boxes by the rate table, so the two agree;
+a difference is a pricing bug in one of them.
+
+Order ``i`` of a run with ``--seed S`` is drawn with seed ``S + i``, so runs with nearby
+seeds share most of their orders: compare seeds far apart (the recorded figures use 1).
 """
 
 from __future__ import annotations

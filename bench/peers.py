@@ -57,7 +57,7 @@ from typing import Any
 
 import cartonize
 import packvium
-import py3dbp.constants
+import py3dbp.constants  # type: ignore[import-untyped]
 from packvium import Container, Dimensions, Item, PackingConfig, Rotation
 from packvium.models import RateTable
 from py3dbp import main as py3dbp_main
@@ -123,7 +123,7 @@ def wire_response(
     refIds of leftover units. Totals are derived here, so what the validator judges is the
     geometry, the units, rotations, weights and box types of the peer's answer."""
     sets = {s["refId"]: s for s in request["itemSets"]}
-    wire_boxes = []
+    wire_boxes: list[Wire] = []
     index = 1
     for box_type, placed in boxes:
         dims = vec(box_type["dimensions"])
@@ -289,7 +289,8 @@ def _pv_rate_table(box_type: Wire) -> RateTable:
     landed cost is this benchmark's box cost."""
     table = box_type["rateTable"]
     price = int(box_type.get("price") or 0)
-    return RateTable(
+    # packvium's own dataclass wrapper hides the fields from mypy.
+    return RateTable(  # type: ignore[call-arg]
         weight_brackets_g=tuple(int(w) for w in table["weights"]),
         prices_minor=tuple(int(r) + price for r in table["rates"]),
     )

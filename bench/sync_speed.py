@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from cartonize.store import Store
@@ -115,17 +116,22 @@ def main(argv: list[str] | None = None) -> int:
             )
             assert target is not None
             seconds, result = timed(
-                lambda target=target: write_batch(
-                    store, target, batch, "upsert", trigger="rest PATCH", now=now, row_key=["refId"]
+                partial(
+                    write_batch,
+                    store,
+                    target,
+                    batch,
+                    "upsert",
+                    trigger="rest PATCH",
+                    now=now,
+                    row_key=["refId"],
                 )
             )
             assert result.status == "success", result.messages
             assert (result.inserted, result.updated) == (args.rows - args.rows // 2, args.rows // 2)
             upserts.append(seconds)
             seconds, result = timed(
-                lambda target=target: write_batch(
-                    store, target, batch, "overwrite", trigger="rest PUT", now=now
-                )
+                partial(write_batch, store, target, batch, "overwrite", trigger="rest PUT", now=now)
             )
             assert result.status == "success" and result.inserted == args.rows, result.messages
             puts.append(seconds)

@@ -236,7 +236,7 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
     request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
     request["rules"] += draw(st.lists(bounded_fill_rules(), max_size=1))
     hosts = [s for s in request["itemSets"] if "refId" in s]
-    if hosts and draw(st.booleans()):
+    if len(hosts) > 0 and draw(st.booleans()):
         host = draw(st.sampled_from(hosts))
         # A hollow inside: 80 % of each side, a tenth in from the item's origin.
         d = host["dimensions"]
@@ -380,7 +380,7 @@ def two_stage_sequence(draw: st.DrawFn, ref_ids: list[int]) -> list[Wire]:
         inner = draw(st.sampled_from(ref_ids))
         first["itemRefId"] = inner
         others = [r for r in ref_ids if r != inner]
-        if others and draw(st.booleans()):
+        if len(others) > 0 and draw(st.booleans()):
             second["itemRefId"] = draw(st.sampled_from(others))
     for rule in (first, second):
         if draw(st.booleans()):
