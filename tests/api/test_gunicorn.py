@@ -38,7 +38,12 @@ def test_pack_under_gunicorn() -> None:
                 stored = httpx.get(f"{base_url}packs/{made.json()['packUuid']}", timeout=30.0)
                 assert stored.status_code == 200, stored.text
                 assert stored.json()["response"]["orderId"] == f"G-{n}"
-        access = [json.loads(line) for line in log.read_text().splitlines() if '"path"' in line]
+        lines = log.read_text().splitlines()
+        # Each worker froze what the app loaded (api/gunicorn.conf.py, post_worker_init).
+        frozen = [int(line.split("froze ")[1].split()[0]) for line in lines if "froze " in line]
+        assert len(frozen) == 2 and min(frozen) > 10_000, lines
+        assert not [line for line in lines if "leaked" in line]
+        access = [json.loads(line) for line in lines if '"path"' in line]
         assert {(line["method"], line["status"]) for line in access} >= {
             ("POST", 200),
             ("POST", 400),
