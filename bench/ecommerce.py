@@ -1,7 +1,7 @@
 """E-commerce orders against a priced carton catalogue with a carrier rate table.
 
 Run from the repository root: ``python -m bench.ecommerce [--orders N] [--seed S]
-[--cartons N]``.
+[--cartons N] [--options JSON]`` (``--options`` adds request fields to every order).
 
 Seeded orders of 1-40 units of 1-10 SKUs (drawn from a catalogue of 300 SKUs, sides 20 to
 400 mm, weights from a density of 0.1-0.9 g/cm3) go through ``cartonize.pack`` with the
@@ -181,15 +181,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cartons", type=int, help="a generated catalogue of this many cartons instead of 15"
     )
+    parser.add_argument(
+        "--options",
+        type=json.loads,
+        default={},
+        help="request fields added to every order, as JSON, e.g. "
+        "'{\"itemInitialOrientationPreferred\": false}'",
+    )
     parser.add_argument("--processes", type=int, default=default_processes())
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
 
     cartons = generated_cartons(args.cartons) if args.cartons else CARTONS
-    results = run_parallel(pack_one, orders(args.orders, args.seed, cartons), args.processes)
+    requests = [{**r, **args.options} for r in orders(args.orders, args.seed, cartons)]
+    results = run_parallel(pack_one, requests, args.processes)
     invalid = [(n, r) for n, r in enumerate(results) if r["problems"]]
     catalogue = f"{len(cartons)} generated" if args.cartons else f"{len(cartons)}"
-    print(f"e-commerce: {len(results)} orders (seed {args.seed}), {catalogue} cartons")
+    shown = f", options {json.dumps(args.options)}" if args.options else ""
+    print(f"e-commerce: {len(results)} orders (seed {args.seed}), {catalogue} cartons{shown}")
     if invalid:
         print(f"  FAILED: {len(invalid)} invalid results, no figures")
         for n, r in invalid[:10]:
