@@ -469,6 +469,13 @@ def test_each_generated_box_corruption_is_reported(name: str) -> None:
         ({"noTrimToMaxExtent": True}, "generator-size", "x 3.3 is not a length"),
         ({"xRange": {"min": 3.5, "max": 10, "increment": 2}}, "generator-size", "trimmed (3.5)"),
         ({"xRange": {"min": 2, "max": 3.2}}, "generator-size", "x 3.3 is not a length"),
+        # 3.3 is within x-dimension max 3.5, but no generated size it could be trimmed
+        # from is (4 and more break it; 2 is too small).
+        (
+            {"limits": [{"metric": "x-dimension", "max": 3.5}]},
+            "generator-size",
+            "(3.3, 4, 4) is no size the generator makes within its limits, nor one trimmed",
+        ),
         # Valid as well: 3.3 on the x list (never trimmed), priced alike.
         ({"xList": [3.3], "xRange": None}, None, None),
         # Priced by other components: the box's 100 is wrong for them.

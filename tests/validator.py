@@ -2784,7 +2784,7 @@ _AXIS_METRICS = ("x-dimension", "y-dimension", "z-dimension")
 
 # Joint sizes tried when judging whether a box came from a size its generator makes:
 # beyond this many the axes are judged one by one only.
-_MOST_SIZES = 200_000
+_MOST_SIZES = 20_000
 
 
 def _metric(name: str, dims: Vec) -> float | None:
@@ -3038,7 +3038,9 @@ def _sources_of(
         target = targets[axis] if targets is not None else None
         options = [v for v in lengths[axis] if _close(v, d)]
         if target is not None and _close(d, target):
-            options += [v for v in lengths[axis] if v > d]
+            options += [v for v in lengths[axis] if v > d and not _close(v, d)]
+        if not (generator.get("options") or {}).get("limits"):
+            options = options[:1] + options[-1:]  # without limits any two alike will do
         candidates.append(options)
     if math.prod(len(c) for c in candidates) > _MOST_SIZES:
         return None
