@@ -439,6 +439,11 @@ GENERATED_CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
         "(10, 4, 6) is not trimmed; its contents trim it to (3.3, 4, 6)",
     ),
     "price": (_generated_box(price=140), "generator-price", "price 140, its generator gives 100"),
+    "weight limit": (
+        _generated_box(weightMax=50),
+        "generator-type",
+        "weightMax 50, its defaults say 0",
+    ),
     "name after another size": (
         _generated_box(name="generated 4x4x4"),
         "generator-name",

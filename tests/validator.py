@@ -81,6 +81,7 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
     highest triggered threshold's price multiplied (nothing when one triggers none).
     Without components, and always for pack-as-is cartons, the defaults' price (-1
     allowed: such a carton may cost -1).
+  - *Type.* Its weightMax and weightTare are the defaults' (0 when unset).
   - Not checked: which sizes ``generatedBoxTypesMax`` (or the 4,096 cap) sampled.
 - **Not checked yet:** whether a bounded-fill unit took the largest free space available
   (only its volume and critical axis are checked).
@@ -3203,7 +3204,8 @@ def check_generated_boxes(view: PackView) -> Iterator[str]:
     box, cartesian or an item's own carton (pack-as-is; its size is check_pack_as_is's),
     costs its price plus its rate as any box: the price components' total at its final
     size, or without components the defaults' price (-1 allowed); its type is the
-    generator's boxTypeDefaults completed by the request's, outer.dimensions ignored.
+    generator's boxTypeDefaults completed by the request's, outer.dimensions ignored,
+    and gives the box its weightMax and weightTare (0 when unset).
     Which sizes ``generatedBoxTypesMax`` samples is not checked."""
     generators = view.request.get("boxTypeGenerators") or []
     if not generators:
@@ -3236,6 +3238,15 @@ def check_generated_boxes(view: PackView) -> Iterator[str]:
         if costs and not any(abs(price - c) <= 0.5 + _tol(c) for c in costs):
             shown = " or ".join(sorted({f"{c:g}" for c in costs}))
             yield f"generator-price: {where}: price {price:g}, its generator gives {shown}"
+        for name in ("weightMax", "weightTare"):
+            # Unset in the defaults: 0 (weightMax 0: no limit; docs/generators.md).
+            wants = {
+                float(_generator_template(view.request, g).get(name) or 0.0) for _, g in owners
+            }
+            got = float(box.wire.get(name) or 0.0)
+            if not any(_close(got, want) for want in wants):
+                shown = " or ".join(f"{w:g}" for w in sorted(wants))
+                yield f"generator-type: {where}: {name} {got:g}, its defaults say {shown}"
 
 
 CHECKS: tuple[Check, ...] = (
