@@ -555,21 +555,147 @@ def rated(draw: st.DrawFn) -> Wire:
     return extra
 
 
+#: Every metric of a generated box size, with a scale its thresholds and limits are drawn in.
+METRIC_SCALES: dict[str, st.SearchStrategy[float]] = {
+    "volume": st.integers(0, 40_000).map(float),
+    "surface-area": st.integers(0, 8_000).map(float),
+    "surface-area-rsc": st.integers(0, 12_000).map(float),
+    **{
+        name: tenths(0, 150)
+        for name in (
+            "longest-dimension",
+            "middle-dimension",
+            "shortest-dimension",
+            "length-plus-girth",
+            "girth",
+            "x-dimension",
+            "y-dimension",
+            "z-dimension",
+        )
+    },
+    **{
+        name: tenths(0.5, 4)
+        for name in (
+            "longest-to-middle-ratio",
+            "longest-to-shortest-ratio",
+            "middle-to-shortest-ratio",
+            "z-to-y-ratio",
+            "z-to-x-ratio",
+            "y-to-x-ratio",
+        )
+    },
+}
+
+
+@st.composite
+def axis_options(draw: st.DrawFn, axis: str) -> Wire:
+    """One axis of a cartesian generator: a list of lengths, a range, or both. A range
+    steps by an increment, derives its lengths from the items, fits the first item, or
+    gives its min and max only."""
+    out: Wire = {}
+    kind = draw(st.sampled_from(["list", "range", "both"]))
+    if kind != "range":
+        out[f"{axis}List"] = draw(st.lists(lengths(5, 40), min_size=1, max_size=3, unique=True))
+    if kind != "list":
+        low = draw(lengths(1, 15))
+        axis_range: Wire = {"min": low, "max": draw(lengths(int(low) + 1, 60))}
+        how = draw(st.sampled_from(["increment", "deriveFromItems", "fitForFirstItem", "none"]))
+        if how == "increment":
+            axis_range["increment"] = draw(st.sampled_from([2.5, 5, 10]))
+        elif how != "none":
+            axis_range[how] = True
+        out[f"{axis}Range"] = axis_range
+    return out
+
+
+@st.composite
+def price_components(draw: st.DrawFn) -> list[Wire]:
+    """Up to three price components over one or two keys (or none), each key with one
+    aggregator, thresholds ascending."""
+    aggregators = {key: draw(st.sampled_from(["max", "product", "sum"])) for key in ("a", "b")}
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        metric = draw(st.sampled_from(sorted(METRIC_SCALES)))
+        thresholds = sorted(draw(st.lists(METRIC_SCALES[metric], min_size=1, max_size=3)))
+        component: Wire = {
+            "metric": metric,
+            "thresholds": thresholds,
+            "prices": draw(
+                st.lists(st.integers(0, 900), min_size=len(thresholds), max_size=len(thresholds))
+            ),
+        }
+        key = draw(st.sampled_from(["a", "b", None]))
+        if key is not None:
+            component["key"] = key
+            component["aggregator"] = aggregators[key]
+        out.append(component)
+    return out
+
+
 @st.composite
 def generators(draw: st.DrawFn) -> Wire:
-    """A cartesian generator (lists and ranges, sometimes trimmed) or a pack-as-is one."""
+    """A cartesian generator (lists and ranges, limits, price components, sometimes
+    trimmed, named or rated) or a pack-as-is one."""
     if draw(st.integers(0, 3)) == 0:
-        return {"operation": "pack-as-is", "boxTypeDefaults": {"price": draw(st.integers(-1, 900))}}
-    options: Wire = {
-        "xList": draw(st.lists(st.integers(5, 40), min_size=1, max_size=3, unique=True)),
-        "yRange": {"min": 5, "max": draw(st.integers(10, 60)), "increment": 10},
-        "zRange": {"min": 5, "max": draw(st.integers(10, 60)), "deriveFromItems": True},
-        "noTrimToMaxExtent": draw(st.booleans()),
-    }
+        as_is: Wire = {"price": draw(st.integers(-1, 900))}
+        if draw(st.integers(0, 2)) == 0:
+            as_is.update(draw(rated()))
+        return {"operation": "pack-as-is", "boxTypeDefaults": as_is}
+    options: Wire = {}
+    for axis in "xyz":
+        options.update(draw(axis_options(axis)))
+    options["noTrimToMaxExtent"] = draw(st.booleans())
+    if draw(st.booleans()):
+        options["limits"] = [
+            {"metric": metric, bound: draw(METRIC_SCALES[metric])}
+            for metric, bound in draw(
+                st.lists(
+                    st.tuples(
+                        st.sampled_from(sorted(METRIC_SCALES)), st.sampled_from(["min", "max"])
+                    ),
+                    max_size=2,
+                )
+            )
+        ]
+    if draw(st.booleans()):
+        options["priceComponents"] = draw(price_components())
     defaults: Wire = {"weightMax": draw(st.sampled_from([0, 300]))}
     if draw(st.booleans()):
         defaults["price"] = draw(st.integers(1, 3000))
+    if draw(st.integers(0, 3)) == 0:
+        defaults.update(draw(rated()))
+    if draw(st.integers(0, 5)) == 0:
+        defaults["name"] = "made to measure"
     return {"operation": "cartesian", "boxTypeDefaults": defaults, "options": options}
+
+
+@st.composite
+def generator_pack_requests(draw: st.DrawFn) -> Wire:
+    """A ``pack_requests()`` request with one or two generators, few fixed box types (none
+    at times, so that generated boxes are chosen), and some options that bear on them."""
+    request = draw(pack_requests())
+    request["boxTypes"] = request["boxTypes"][: draw(st.integers(0, 2))]
+    request["boxTypeGenerators"] = draw(st.lists(generators(), min_size=1, max_size=2))
+    request["generatedBoxTypesMax"] = draw(st.integers(0, 40))  # 0: all (up to 4,096)
+    for name in draw(
+        st.sets(
+            st.sampled_from(
+                ["reservedSpace", "packOrigin", "placementStyle", "sequenceSort", "layFlat"]
+            ),
+            max_size=2,
+        )
+    ):
+        request[name] = draw(OPTION_VALUES[name])
+    if draw(st.integers(0, 3)) == 0:
+        # (A rate table here would meet a generator's of the other method: a 422.)
+        request["boxTypeDefaults"] = {
+            "price": draw(st.integers(1, 500)),
+            "weightTare": draw(tenths(0, 2)),
+        }
+    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
+    if explicit:
+        request["rules"] = draw(st.lists(item_rules(explicit), max_size=2))
+    return request
 
 
 @st.composite

@@ -10,6 +10,7 @@ import cartonize
 from hypothesis import given, settings
 
 from tests.strategies import (
+    generator_pack_requests,
     nested_pack_requests,
     pack_requests,
     subspace_pack_requests,
@@ -43,6 +44,12 @@ def test_same_request_packs_the_same_way(pack_request: Wire) -> None:
 @settings(max_examples=100, deadline=None)
 @given(tuned_pack_requests())
 def test_every_tuned_pack_passes_the_validator(pack_request: Wire) -> None:
+    _assert_valid_and_untouched(pack_request)
+
+
+@settings(max_examples=100, deadline=None)
+@given(generator_pack_requests())
+def test_every_pack_with_box_type_generators_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
 
 

@@ -345,3 +345,302 @@ def test_sequence_distance_is_checked(limit: int | None, problem: bool) -> None:
         request["maxSequenceDistance"] = limit
     found = [p for p in validate(request, response) if p.startswith("sequence:")]
     assert bool(found) == problem, found
+
+
+# --- generated boxes -------------------------------------------------------------------
+
+# One 3.25 x 3 x 3 lamp, locked upright, and a generator of x 2..10 by 2 (x is trimmed),
+# y 4 and z 4 or 6 (lists: never trimmed), girth at most 30, priced 100 + 100 above a
+# volume of 60 (key v, max) plus 40 for a side above 5 (key long). The engine's answer,
+# worked by hand: the 4 x 4 x 4 box (volume 64: 200), trimmed along x to the lamp's 3.25
+# rounded up to tenths, 3.3 x 4 x 4 (volume 52.8: 100), named after that size.
+GENERATOR: Wire = {
+    "operation": "cartesian",
+    "options": {
+        "xRange": {"min": 2, "max": 10, "increment": 2},
+        "yList": [4],
+        "zList": [4, 6],
+        "limits": [{"metric": "girth", "max": 30}],
+        "priceComponents": [
+            {"key": "v", "metric": "volume", "thresholds": [0, 60], "prices": [100, 200]},
+            {"key": "long", "metric": "longest-dimension", "thresholds": [5], "prices": [40]},
+        ],
+    },
+}
+GENERATED: Wire = {
+    "itemSets": [
+        {"refId": 1, "name": "lamp", "dimensions": _point(3.25, 3, 3), "weight": 1, "quantity": 1}
+    ],
+    "rules": [{"operation": "lock-orientation", "itemRefId": 1}],
+    "boxTypeGenerators": [GENERATOR],
+    "includeImages": False,
+}
+
+
+def _pack(request: Wire) -> Wire:
+    import cartonize  # real packs as the valid baselines
+
+    response: Wire = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    return response
+
+
+def _generated_box(**changes: Any) -> Callable[[Wire], None]:
+    def corrupt(response: Wire) -> None:
+        box_of(response, 0).update(changes)
+
+    return corrupt
+
+
+def _generator_options(**changes: Any) -> Wire:
+    return {
+        **GENERATED,
+        "boxTypeGenerators": [{**GENERATOR, "options": {**GENERATOR["options"], **changes}}],
+    }
+
+
+def test_a_trimmed_generated_box_is_valid() -> None:
+    response = _pack(GENERATED)
+    box = box_of(response, 0)
+    assert (box["name"], box["dimensions"], box["price"]) == (
+        "generated 3.3x4x4",
+        _point(3.3, 4, 4),
+        100,
+    )
+    assert validate(GENERATED, response) == []
+
+
+# (change to the engine's box, rule that must fire, text the message must contain)
+GENERATED_CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
+    "axis off the list": (
+        _generated_box(dimensions=_point(3.3, 5, 4), name="generated 3.3x5x4"),
+        "generator-size",
+        "y 5 is not a length the generator makes (4)",
+    ),
+    "trimmed too far": (
+        _generated_box(dimensions=_point(3.2, 4, 4), name="generated 3.2x4x4"),
+        "generator-size",
+        "x 3.2 is not a length the generator makes (2, 4, 6, 8, 10) nor its contents' "
+        "extent trimmed (3.3)",
+    ),
+    "not trimmed": (
+        _generated_box(dimensions=_point(4, 4, 4), name="generated 4x4x4", price=200),
+        "generator-trim",
+        "(4, 4, 4) is not trimmed; its contents trim it to (3.3, 4, 4)",
+    ),
+    "list axis trimmed": (
+        _generated_box(dimensions=_point(3.3, 4, 3), name="generated 3.3x4x3"),
+        "generator-size",
+        "z 3 is not a length the generator makes (4, 6)",
+    ),
+    "larger size not trimmed": (
+        # 10 x 4 x 6 (240 = 200 + 40) trims to 3.3 x 4 x 6 (79.2: 200 + 40), no dearer.
+        _generated_box(dimensions=_point(10, 4, 6), name="generated 10x4x6", price=240),
+        "generator-trim",
+        "(10, 4, 6) is not trimmed; its contents trim it to (3.3, 4, 6)",
+    ),
+    "price": (_generated_box(price=140), "generator-price", "price 140, its generator gives 100"),
+    "weight limit": (
+        _generated_box(weightMax=50),
+        "generator-type",
+        "weightMax 50, its defaults say 0",
+    ),
+    "name after another size": (
+        _generated_box(name="generated 4x4x4"),
+        "generator-name",
+        "named 'generated 4x4x4' but measures (3.3, 4, 4)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", GENERATED_CORRUPTIONS)
+def test_each_generated_box_corruption_is_reported(name: str) -> None:
+    corrupt, rule, text = GENERATED_CORRUPTIONS[name]
+    response = _pack(GENERATED)
+    corrupt(response)
+    problems = validate(GENERATED, response)
+    assert any(p.startswith(f"{rule}:") and text in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("options", "rule", "text"),
+    [
+        # The engine's 3.3 x 4 x 4 judged by generators that could not have made it.
+        ({"limits": [{"metric": "volume", "max": 50}]}, "generator-limits", "volume 52.8 above"),
+        (
+            {"limits": [{"metric": "longest-to-shortest-ratio", "min": 1.25}]},
+            "generator-limits",
+            "below its limit min 1.25",
+        ),
+        ({"noTrimToMaxExtent": True}, "generator-size", "x 3.3 is not a length"),
+        ({"xRange": {"min": 3.5, "max": 10, "increment": 2}}, "generator-size", "trimmed (3.5)"),
+        ({"xRange": {"min": 2, "max": 3.2}}, "generator-size", "x 3.3 is not a length"),
+        # 3.3 is within x-dimension max 3.5, but no generated size it could be trimmed
+        # from is (4 and more break it; 2 is too small).
+        (
+            {"limits": [{"metric": "x-dimension", "max": 3.5}]},
+            "generator-size",
+            "(3.3, 4, 4) is no size the generator makes within its limits, nor one trimmed",
+        ),
+        # Valid as well: 3.3 on the x list (never trimmed), priced alike.
+        ({"xList": [3.3], "xRange": None}, None, None),
+        # Priced by other components: the box's 100 is wrong for them.
+        (
+            {
+                "priceComponents": [
+                    {
+                        "metric": "volume",
+                        "aggregator": "sum",
+                        "thresholds": [0, 50],
+                        "prices": [60, 70],
+                    }
+                ]
+            },
+            "generator-price",
+            "its generator gives 130",
+        ),
+    ],
+)
+def test_a_generated_box_is_judged_by_its_generator(
+    options: Wire, rule: str | None, text: str | None
+) -> None:
+    response = _pack(GENERATED)
+    problems = validate(_generator_options(**options), response)
+    if rule is None:
+        assert problems == []
+    else:
+        assert any(p.startswith(f"{rule}:") and str(text) in p for p in problems), problems
+
+
+def _rated(price: int, rate: float) -> Wire:
+    return {
+        "price": price,
+        "rateTable": {"basePrice": 0, "priceIncreaseRate": rate, "dimFactor": 10},
+    }
+
+
+# Real packs with generators of every kind of axis and price.
+GENERATOR_PACKS: dict[str, Wire] = {
+    "lengths derived from the items": {
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(3, 7, 12), "weight": 1, "quantity": 2},
+            {"refId": 2, "dimensions": _point(4, 4, 9), "weight": 2, "quantity": 1},
+        ],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xRange": {"min": 2, "max": 10, "deriveFromItems": True},
+                    "yList": [8, 12],
+                    "zRange": {"min": 5, "max": 40, "deriveFromItems": True},
+                    "noTrimToMaxExtent": True,
+                },
+            }
+        ],
+    },
+    "fit for the first item, trimmed": {
+        "itemSets": [{"refId": 1, "dimensions": _point(6, 5, 4), "weight": 1, "quantity": 3}],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xRange": {"min": 2, "max": 10, "fitForFirstItem": True},
+                    "yRange": {"min": 5, "max": 30, "increment": 5},
+                    "zRange": {"min": 5, "max": 30, "increment": 5},
+                    "limits": [{"metric": "length-plus-girth", "max": 80}],
+                },
+            }
+        ],
+    },
+    "rated on the trimmed outer size": {
+        "itemSets": [{"refId": 1, "dimensions": _point(4, 4, 4), "weight": 1, "quantity": 2}],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "boxTypeDefaults": {
+                    "outer": {"dimensionChange": _point(1, 1, 1)},
+                    "outerBasedCost": True,
+                    **_rated(3, 1),
+                },
+                "options": {
+                    a: {"min": 5, "max": 30, "increment": 5} for a in ("xRange", "yRange", "zRange")
+                },
+            }
+        ],
+    },
+    "named, sum and product keys": {
+        "itemSets": [{"refId": 1, "dimensions": _point(5, 6, 7), "weight": 1, "quantity": 2}],
+        "boxTypes": [{"refId": 9, "dimensions": _point(30, 30, 30), "weightMax": 0, "price": 900}],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "boxTypeDefaults": {"name": "made to measure", "weightTare": 0.5},
+                "options": {
+                    "xList": [5, 10],
+                    "yRange": {"min": 6, "max": 20, "increment": 4},
+                    "zRange": {"min": 7, "max": 21, "increment": 7},
+                    "priceComponents": [
+                        {
+                            "key": "s",
+                            "aggregator": "sum",
+                            "metric": "surface-area",
+                            "thresholds": [0, 300],
+                            "prices": [50, 25],
+                        },
+                        {
+                            "key": "s",
+                            "aggregator": "sum",
+                            "metric": "girth",
+                            "thresholds": [20],
+                            "prices": [10],
+                        },
+                        {
+                            "key": "p",
+                            "aggregator": "product",
+                            "metric": "z-dimension",
+                            "thresholds": [0, 10],
+                            "prices": [2, 3],
+                        },
+                        {
+                            "key": "p",
+                            "aggregator": "product",
+                            "metric": "y-to-x-ratio",
+                            "thresholds": [0.5],
+                            "prices": [5],
+                        },
+                    ],
+                },
+            }
+        ],
+    },
+    "as is, against overboxing": {
+        "itemSets": [
+            {"refId": 1, "name": "kettle", "dimensions": _point(4, 4, 4), "weight": 2},
+            {"refId": 2, "name": "cup", "dimensions": _point(1, 2, 2), "weight": 1},
+        ],
+        "boxTypes": [{"refId": 9, "dimensions": _point(3, 3, 3), "weightMax": 0, **_rated(0, 5)}],
+        "boxTypeGenerators": [{"operation": "pack-as-is", "boxTypeDefaults": _rated(-1, 5)}],
+    },
+}
+
+
+@pytest.mark.parametrize("name", GENERATOR_PACKS)
+def test_real_generated_boxes_pass_and_tampering_with_them_is_caught(name: str) -> None:
+    request = {**GENERATOR_PACKS[name], "includeImages": False}
+    response = _pack(request)
+    assert validate(request, response) == []
+    generated = [
+        i
+        for i, b in enumerate(response["boxes"])
+        if str(b["box"].get("name")).startswith(("generated", "made to measure", "as-is"))
+    ]
+    assert generated, response["boxes"]
+    for i in generated:
+        dearer = copy.deepcopy(response)
+        box_of(dearer, i)["price"] += 1
+        problems = validate(request, dearer)
+        assert any(p.startswith("generator-price:") and f"box {i} " in p for p in problems)
+        larger = copy.deepcopy(response)
+        box_of(larger, i)["dimensions"]["y"] += 0.05  # on no list, grid, item or tenth
+        rule = "pack-as-is" if name.startswith("as is") else "generator-size"
+        problems = validate(request, larger)
+        assert any(p.startswith(f"{rule}:") and f"box {i}" in p for p in problems), problems

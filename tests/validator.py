@@ -42,10 +42,49 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
 - **Generated boxes** are judged by their generator's defaults (completed by
   boxTypeDefaults) for caps, reserved space and property constraints; in a pack-sequence
-  stage with box targets they must be targeted like any box.
-- **Not checked yet:** the size and price of generated boxes (which sizes a generator
-  makes, trimming, price components), and whether a bounded-fill unit took the largest
-  free space available (only its volume and critical axis are checked).
+  stage with box targets they must be targeted like any box. Their size and price
+  (spec §D, docs/generators.md, check_generated_boxes):
+
+  - *Which generator.* A box is a cartesian generator's when it bears the name of the
+    generator's defaults, or, when they name none, "generated XxYxZ" (and then X x Y x Z
+    must be its size); a pack-as-is carton is known by its "as-is ..." (or defaults')
+    name, holds one unit and has that unit's own dimensions (check_pack_as_is).
+  - *Lengths.* Each axis is a length of its list or range. A range makes ``min`` and
+    ``max`` as given plus every multiple of ``increment`` strictly between; with
+    ``deriveFromItems`` instead every item side strictly between (any item set's unit,
+    as given or rolled, any item of the response, any group-pack group: a pack in parts
+    derives from the items of its part); with ``fitForFirstItem`` (overriding both) the
+    first item's side clamped to min..max, the first item being the first item set
+    with units (docs/generators.md) or the first item placed in the box (the public
+    schema's wording): either is accepted, and in a pack in parts or in sequence order
+    any item's side. No increment and no derivation: min and max only.
+  - *Trimming* (unless ``noTrimToMaxExtent``): each range axis of a generated size
+    shrinks to the larger of the contents' extent from the box's origin, rounded up to
+    tenths, and its floor (the range's min, raised by an x-/y-/z-dimension limit's min),
+    never beyond the size; list-only axes never shrink. A box at a generated size that
+    trimming would shrink must be trimmed unless the trimmed size breaks a limit, leaves
+    the items less than reservedSpace allows, or costs more; judged only where rounding
+    cannot decide it.
+  - *Limits.* The box's size, and the generated size it was trimmed from, lie within
+    every ``limits`` min and max. Metrics of inner (x, y, z) with sides L >= W >= H:
+    volume xyz, surface-area 2(xy + yz + xz), surface-area-rsc (2L + 2W)(W + H),
+    longest/middle/shortest-dimension L/W/H, girth 2(W + H), length-plus-girth
+    L + 2(W + H), x-/y-/z-dimension, and the ratios as named (L/W, L/H, W/H, z/y, z/x,
+    y/x).
+  - *Price.* A generated box costs its price plus its rate as any box (rate table from
+    the defaults, outer.dimensionChange followed, outer.dimensions ignored). The price
+    is the price components' at the box's final size (they set it: the defaults' price
+    is not added): per ``key`` one amount (components without a key share one), the
+    keys' amounts summed; a threshold triggers when the metric exceeds it (a metric on
+    a threshold, within the tolerance, is read both ways); ``max`` (default) the largest
+    triggered price of the key, ``sum`` all of them, ``product`` each component's
+    highest triggered threshold's price multiplied (nothing when one triggers none).
+    Without components, and always for pack-as-is cartons, the defaults' price (-1
+    allowed: such a carton may cost -1).
+  - *Type.* Its weightMax and weightTare are the defaults' (0 when unset).
+  - Not checked: which sizes ``generatedBoxTypesMax`` (or the 4,096 cap) sampled.
+- **Not checked yet:** whether a bounded-fill unit took the largest free space available
+  (only its volume and critical axis are checked).
 - **Packs in parts.** group-pack units of one ``groupPackParent`` count as one item for
   count limits; a bounded-fill unit keeps its volume (and its ``criticalAxis`` side); an
   internal-space subspace box is not a box of the shipment for ``boxesMax``, and its
@@ -177,6 +216,9 @@ class PackView:
     leftovers: list[Item]
     explicit: dict[int, ItemSetGroup]
     auto: list[ItemSetGroup]
+    # The item sets as the request gives them (random ones drawn), before rolls replace
+    # any: box type generators size boxes from these.
+    given_item_sets: tuple[Wire, ...] = ()
 
     @property
     def items(self) -> Iterator[Item]:
@@ -231,7 +273,8 @@ def validate(request: Wire, response: Wire) -> list[str]:
     if problems:
         # The other checks assume a well-formed response; report the shape first.
         return problems
-    view = _parse(_rolled(_properties_set(_random_drawn(request))), response)
+    drawn = _properties_set(_random_drawn(request))
+    view = _parse(_rolled(drawn), response, drawn.get("itemSets") or [])
     return [problem for check in CHECKS for problem in check(view)]
 
 
@@ -525,7 +568,7 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
     )
 
 
-def _parse(request: Wire, response: Wire) -> PackView:
+def _parse(request: Wire, response: Wire, given: Sequence[Wire] = ()) -> PackView:
     boxes = []
     for position, wrapper in enumerate(response["boxes"]):
         box = wrapper["box"]
@@ -539,6 +582,7 @@ def _parse(request: Wire, response: Wire) -> PackView:
         leftovers=[_item(wire, None) for wire in response.get("leftovers", [])],
         explicit=explicit,
         auto=auto,
+        given_item_sets=tuple(given or request.get("itemSets") or []),
     )
 
 
@@ -993,12 +1037,15 @@ def _is_own_carton(view: PackView, box: Box) -> bool:
 
 
 def check_box_type(view: PackView) -> Iterator[str]:
-    """Each box is one of the requested box types: same dimensions, weightMax and tare."""
-    if view.request.get("boxTypeGenerators") or not view.request.get("boxTypes"):
-        return  # generated or account box types are not in the request to compare with
+    """Each box is one of the requested box types (same dimensions, weightMax and tare)
+    or a generator's (check_generated_boxes judges those)."""
+    if not view.request.get("boxTypes") or view.request.get("boxTypeSets"):
+        return  # account box types are not in the request to compare with
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
         if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
             continue  # check_pack_as_is and check_internal_space judge these
+        if _is_generated(view, box):
+            continue
         box_type = _matching_box_type(view, box)
         if box_type is None:
             yield (
@@ -1060,11 +1107,9 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     """A box costs its fixed price plus its rate table's rate at the larger of its gross
     and dimensional weight; with neither price nor rate, its volume. Costs are integers,
     so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
-    if view.request.get("boxTypeGenerators"):
-        return
     for box in view.boxes:
-        if _space_rule(view, box) is not None:
-            continue  # check_internal_space judges these
+        if _space_rule(view, box) is not None or _is_generated(view, box):
+            continue  # check_internal_space and check_generated_boxes judge these
         box_type = _matching_box_type(view, box)
         if box_type is None:
             continue
@@ -2733,6 +2778,477 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
             )
 
 
+# --- generated boxes (boxTypeGenerators) ----------------------------------------------
+
+# Axis metrics, whose limits' min is also a trimming floor (docs/generators.md).
+_AXIS_METRICS = ("x-dimension", "y-dimension", "z-dimension")
+
+# Joint sizes tried when judging whether a box came from a size its generator makes:
+# beyond this many the axes are judged one by one only.
+_MOST_SIZES = 20_000
+
+
+def _metric(name: str, dims: Vec) -> float | None:
+    """Metric ``name`` of a box of inner ``dims`` (x, y, z), as docs/generators.md defines
+    them: sides sorted L >= W >= H; ``surface-area`` 2(xy + yz + xz); ``surface-area-rsc``
+    the regular slotted container blank (2L + 2W)(W + H); ``girth`` 2(W + H);
+    ``length-plus-girth`` L + 2(W + H); the ratios as named (L/W, L/H, W/H, z/y, z/x,
+    y/x). None for a name the spec does not list."""
+    h, w, length = sorted_dims(dims)
+    x, y, z = dims
+
+    def ratio(a: float, b: float) -> float:
+        return a / b if b > 0 else math.inf
+
+    values = {
+        "volume": x * y * z,
+        "surface-area": 2 * (x * y + y * z + x * z),
+        "surface-area-rsc": (2 * length + 2 * w) * (w + h),
+        "longest-dimension": length,
+        "middle-dimension": w,
+        "shortest-dimension": h,
+        "length-plus-girth": length + 2 * (w + h),
+        "girth": 2 * (w + h),
+        "x-dimension": x,
+        "y-dimension": y,
+        "z-dimension": z,
+        "longest-to-middle-ratio": ratio(length, w),
+        "longest-to-shortest-ratio": ratio(length, h),
+        "middle-to-shortest-ratio": ratio(w, h),
+        "z-to-y-ratio": ratio(z, y),
+        "z-to-x-ratio": ratio(z, x),
+        "y-to-x-ratio": ratio(y, x),
+    }
+    return values.get(name)
+
+
+def _tol(*values: float) -> float:
+    return EPS * max([1.0, *(abs(v) for v in values if math.isfinite(v))])
+
+
+def _limit_breaks(generator: Wire, dims: Vec, strict: bool = False) -> list[str]:
+    """The generator's ``limits`` that ``dims`` breaks (metric below min or above max), as
+    text. Within the tolerance a value counts as within (``strict``: as outside)."""
+    out = []
+    for limit in (generator.get("options") or {}).get("limits") or []:
+        value = _metric(str(limit.get("metric")), dims)
+        if value is None:
+            continue
+        lo, hi = limit.get("min"), limit.get("max")
+        if _is_number(lo):
+            slack = _tol(value, lo)
+            if value < lo + (slack if strict else -slack):
+                out.append(f"{limit['metric']} {value:g} below its limit min {lo:g}")
+        if _is_number(hi):
+            slack = _tol(value, hi)
+            if value > hi - (slack if strict else -slack):
+                out.append(f"{limit['metric']} {value:g} above its limit max {hi:g}")
+    return out
+
+
+def _generator_template(request: Wire, generator: Wire) -> dict[str, Any]:
+    """A generated box type before its size: the generator's boxTypeDefaults completed by
+    the request's. An ``outer.dimensions`` there is ignored (one outer size cannot be every
+    generated size's; docs/generators.md), an ``outer.dimensionChange`` kept."""
+    template = _completed(
+        generator.get("boxTypeDefaults") or {}, request.get("boxTypeDefaults") or {}
+    )
+    outer = template.get("outer")
+    if isinstance(outer, Mapping) and outer.get("dimensions") is not None:
+        kept = {k: v for k, v in outer.items() if k != "dimensions"}
+        if kept:
+            template["outer"] = kept
+        else:
+            del template["outer"]
+    return template
+
+
+def _cartesian_sources(view: PackView, box: Box) -> list[tuple[int, Wire]]:
+    """(position, generator) of every cartesian generator ``box`` may come from, by its
+    name: the generator's defaults' name, else "generated ..." when they name none. None
+    for a pre-packed box, a pack-as-is rule's box, an internal space, or a box that is a
+    requested box type (same refId, dimensions and name)."""
+    request = view.request
+    generators = request.get("boxTypeGenerators") or []
+    if not generators or box.position < len(request.get("boxes") or []):
+        return []
+    if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
+        return []
+    named = box.wire.get("name")
+    if any(
+        t.get("refId") == box.wire.get("refId")
+        and t.get("name") == named
+        and _same_dims(_vec(t["dimensions"]), box.dims)
+        for t in _box_types(request)
+    ):
+        return []
+    out = []
+    for position, generator in enumerate(generators):
+        if generator.get("operation") == "pack-as-is":
+            continue
+        template = _generator_template(request, generator)
+        if named == template.get("name") or (
+            "name" not in template and str(named or "").startswith("generated ")
+        ):
+            out.append((position, generator))
+    return out
+
+
+def _is_generated(view: PackView, box: Box) -> bool:
+    """Whether a generator made ``box``'s type (a cartesian size or an item's own carton)."""
+    return bool(_cartesian_sources(view, box)) or _is_own_carton(view, box)
+
+
+def _item_sides(view: PackView) -> list[float]:
+    """Every side an item may have when a range derives lengths from the items: the item
+    sets' units (as given or drawn, before and after rolling; every rung of a ladder),
+    every item of the response as it stands (reduced boxes, bounded-fill units, alternate
+    shapes) and group-pack groups; a part of a pack (a stage, a group) derives from the
+    items it packs."""
+    sides: set[float] = set()
+    for item_set in [*view.given_item_sets, *(view.request.get("itemSets") or [])]:
+        if item_set.get("dimensions"):
+            sides.update(v for dims, _, _ in _units(item_set) for v in dims)
+    for item in view.items:
+        sides.update(item.dims)
+    for _, _, group in _group_sizes(view).values():
+        sides.update(group)
+    return sorted(sides)
+
+
+def _compound(view: PackView) -> bool:
+    """Whether the request is packed in parts (stages, groups, fills, subspaces) or in a
+    sequence order: then a part's "first item" may be any item's."""
+    parts = ("pack-sequence", "group-pack", "bounded-fill", "internal-space")
+    return bool(view.request.get("sequenceSort")) or any(
+        r.get("operation") in parts for r in view.request.get("rules") or []
+    )
+
+
+def _first_item_sides(view: PackView, box: Box, axis: int) -> list[float]:
+    """The lengths along ``axis`` of the "first item" a fitForFirstItem range fits: the
+    first item set with units' (as given, any of its units; docs/generators.md) or the first item
+    placed in the box (lowest packedIndex, as placed; the public schema's wording). In a
+    pack in parts or in sequence order, any item's."""
+    item_sets = [
+        s for s in view.given_item_sets if s.get("dimensions") and int(s.get("quantity", 1)) > 0
+    ]
+    out = [dims[axis] for dims, _, _ in _units(item_sets[0])] if item_sets else []
+    placed = (
+        sorted(
+            (i for i in box.items if _is_number(i.wire.get("packedIndex"))),
+            key=lambda i: float(i.wire["packedIndex"]),
+        )
+        or box.items
+    )
+    if placed:
+        out.append(placed[0].dims[axis])
+    if _compound(view):
+        out += [dims[axis] for s in item_sets for dims, _, _ in _units(s)]
+        out += [item.dims[axis] for item in view.items]
+    return out
+
+
+def _range_lengths(view: PackView, box: Box, axis_range: Wire, axis: int) -> list[float]:
+    """The lengths an axis range makes (docs/generators.md): ``min`` and ``max`` as given,
+    plus every multiple of ``increment`` strictly between them; with ``deriveFromItems``
+    instead of the multiples every item side strictly between them; with
+    ``fitForFirstItem`` (overriding both) only the first item's side, clamped to
+    min..max. Without increment or derivation, min and max only."""
+    lo, hi = axis_range.get("min"), axis_range.get("max")
+    if not (_is_number(lo) and _is_number(hi)):
+        return []  # refused by the service (a range needs both)
+    if axis_range.get("fitForFirstItem"):
+        return [min(max(side, lo), hi) for side in _first_item_sides(view, box, axis)]
+    out = [float(lo), float(hi)]
+    if axis_range.get("deriveFromItems"):
+        out += [side for side in _item_sides(view) if lo < side < hi]
+        return out
+    step = axis_range.get("increment")
+    if _is_number(step) and step > 0:
+        k = math.floor(lo / step) + 1
+        while k * step < hi - _tol(hi) and len(out) < 200_000:
+            out.append(k * step)
+            k += 1
+    return out
+
+
+def _axis_lengths(view: PackView, box: Box, generator: Wire, axis: int) -> list[float]:
+    """Every length a cartesian generator makes along ``axis``: its list's and its
+    range's, sorted."""
+    options = generator.get("options") or {}
+    name = AXES[axis]
+    lengths = [float(v) for v in options.get(f"{name}List") or [] if _is_number(v)]
+    axis_range = options.get(f"{name}Range")
+    if isinstance(axis_range, Mapping):
+        lengths += _range_lengths(view, box, axis_range, axis)
+    return sorted(set(lengths))
+
+
+def _has_length(lengths: Sequence[float], length: float) -> bool:
+    at = bisect.bisect_left(lengths, length)
+    return any(_close(lengths[i], length) for i in (at - 1, at) if 0 <= i < len(lengths))
+
+
+def _up_to_tenths(length: float) -> float:
+    """``length`` rounded up to tenths; a float a hair above a tenth (2.3000000000000003)
+    stays at it."""
+    tenths = length * 10
+    return math.ceil(tenths - _tol(tenths)) / 10
+
+
+def _trim_targets(box: Box, generator: Wire) -> list[float | None] | None:
+    """Per axis, the length trimming gives a range axis (None for a list-only axis): the
+    larger of the contents' extent from the box's origin, rounded up to tenths, and the
+    axis floor (the range's ``min``, raised by an x-/y-/z-dimension limit's ``min``).
+    None when the generator does not trim (``noTrimToMaxExtent``, or no range axis)."""
+    options = generator.get("options") or {}
+    ranges = [options.get(f"{a}Range") for a in AXES]
+    if options.get("noTrimToMaxExtent") or not any(isinstance(r, Mapping) for r in ranges):
+        return None
+    placed = [i for i in box.items if i.origin is not None]
+    out: list[float | None] = []
+    for axis, axis_range in enumerate(ranges):
+        if not isinstance(axis_range, Mapping):
+            out.append(None)
+            continue
+        extent = max((i.origin[axis] + i.dims[axis] for i in placed if i.origin), default=0.0)
+        floor = float(axis_range["min"]) if _is_number(axis_range.get("min")) else 0.0
+        for limit in options.get("limits") or []:
+            if limit.get("metric") == _AXIS_METRICS[axis] and _is_number(limit.get("min")):
+                floor = max(floor, float(limit["min"]))
+        out.append(max(_up_to_tenths(extent), floor))
+    return out
+
+
+def _trimmed(size: Vec, targets: Sequence[float | None]) -> Vec:
+    """``size`` trimmed: each range axis to its target, never beyond the size itself."""
+    t = [size[a] if target is None else min(size[a], target) for a, target in enumerate(targets)]
+    return (t[0], t[1], t[2])
+
+
+def _sources_of(
+    view: PackView, box: Box, generator: Wire, lengths: Sequence[Sequence[float]]
+) -> list[Vec] | None:
+    """The sizes the generator makes, within its limits, that are ``box``'s size or are
+    trimmed to it; None when there are too many candidates to try."""
+    targets = _trim_targets(box, generator)
+    candidates: list[list[float]] = []
+    for axis in range(3):
+        d = box.dims[axis]
+        target = targets[axis] if targets is not None else None
+        options = [v for v in lengths[axis] if _close(v, d)]
+        if target is not None and _close(d, target):
+            options += [v for v in lengths[axis] if v > d and not _close(v, d)]
+        if not (generator.get("options") or {}).get("limits"):
+            options = options[:1] + options[-1:]  # without limits any two alike will do
+        candidates.append(options)
+    if math.prod(len(c) for c in candidates) > _MOST_SIZES:
+        return None
+    out = []
+    for x, y, z in itertools.product(*candidates):
+        size = (x, y, z)
+        if _limit_breaks(generator, size):
+            continue
+        if _same_dims(size, box.dims) or (
+            targets is not None and _same_dims(_trimmed(size, targets), box.dims)
+        ):
+            out.append(size)
+    return out
+
+
+def _size_problems(view: PackView, box: Box, generator: Wire, where: str) -> list[str]:
+    """Why ``box`` is not a size ``generator`` makes (nor one trimmed to its contents),
+    breaks the generator's limits, or should have been trimmed."""
+    lengths = [_axis_lengths(view, box, generator, axis) for axis in range(3)]
+    targets = _trim_targets(box, generator)
+    problems = []
+    for axis, name in enumerate(AXES):
+        d = box.dims[axis]
+        target = targets[axis] if targets is not None else None
+        trimmed = (
+            target is not None
+            and _close(d, target)
+            and bool(lengths[axis])
+            and lengths[axis][-1] >= d - _tol(d)
+        )
+        if not _has_length(lengths[axis], d) and not trimmed:
+            also = "" if target is None else f" nor its contents' extent trimmed ({target:g})"
+            shown = ", ".join(f"{v:g}" for v in lengths[axis][:12])
+            more = ", ..." if len(lengths[axis]) > 12 else ""
+            problems.append(
+                f"generator-size: {where}: {name} {d:g} is not a length the generator makes "
+                f"({shown}{more}){also}"
+            )
+    breaks = _limit_breaks(generator, box.dims)
+    problems += [f"generator-limits: {where}: {b}" for b in breaks]
+    if problems:
+        return problems
+    sources = _sources_of(view, box, generator, lengths)
+    if sources is not None and not sources:
+        problems.append(
+            f"generator-size: {where}: {_fmt(box.dims)} is no size the generator makes within "
+            "its limits, nor one trimmed to its contents"
+        )
+    elif sources and targets is not None and all(_same_dims(s, box.dims) for s in sources):
+        problems += _untrimmed(view, box, generator, targets, where)
+    return problems
+
+
+def _untrimmed(
+    view: PackView, box: Box, generator: Wire, targets: Sequence[float | None], where: str
+) -> list[str]:
+    """A box at a generated size that trimming would have shrunk: a problem unless the
+    trimmed size breaks a limit, leaves the items less than reservedSpace allows, or costs
+    more (docs/generators.md). Judged only where the answer is clear of rounding."""
+    size = _trimmed(box.dims, targets)
+    if _same_dims(size, box.dims) or _limit_breaks(generator, size, strict=True):
+        return []
+    net = sum(_volume(item.dims) for item in box.items)
+    if net > (1 - _reserved_share(view, box)) * _volume(size) * (1 - 1e-6):
+        return []
+    template = _generator_template(view.request, generator)
+    smaller = Box(box.position, box.wire, size, box.items)
+    before = _generated_costs(view, box, generator, template)
+    after = _generated_costs(view, smaller, generator, template)
+    if not before or not after:
+        return []  # a carrier table: not re-derived here
+    table = template.get("rateTable") or {}
+    # Without a dimensional weight the rate is the same at both sizes, and the prices are
+    # integers (a tie trims); with one, only a clear saving is judged (rounding).
+    by_weight = not (_is_number(table.get("dimFactor")) and table["dimFactor"] > 0)
+    if (by_weight and max(after) <= min(before) + _tol(*before)) or max(after) < min(before) - 1:
+        return [
+            f"generator-trim: {where}: {_fmt(box.dims)} is not trimmed; its contents "
+            f"trim it to {_fmt(size)}, within the generator's limits and no dearer"
+        ]
+    return []
+
+
+def _component_price(components: Sequence[Wire], dims: Vec, borderline: bool) -> int:
+    """The price ``priceComponents`` give a box of ``dims`` (docs/generators.md): per
+    ``key`` (components without one share the absent key) one amount, the keys' amounts
+    summed. A threshold triggers when the metric exceeds it. ``max`` (default): the largest
+    triggered price of the key; ``sum``: every triggered price; ``product``: the price of
+    each component's highest triggered threshold, multiplied (nothing when one triggers
+    none). A metric within the tolerance of a threshold triggers it when ``borderline``."""
+    by_key: dict[object, list[Wire]] = defaultdict(list)
+    for component in components:
+        by_key[component.get("key")].append(component)
+    total = 0
+    for group in by_key.values():
+        aggregator = group[0].get("aggregator") or "max"
+        per_component = []
+        for component in group:
+            value = _metric(str(component.get("metric")), dims)
+            thresholds, prices = component.get("thresholds") or [], component.get("prices") or []
+            pairs = zip(thresholds, prices, strict=len(thresholds) == len(prices))
+            per_component.append(
+                [
+                    (float(t), int(p))
+                    for t, p in pairs
+                    if value is not None
+                    and (value > t - _tol(value, t) if borderline else value > t + _tol(value, t))
+                ]
+            )
+        if aggregator == "sum":
+            total += sum(p for hits in per_component for _, p in hits)
+        elif aggregator == "product":
+            if all(per_component):
+                total += math.prod(max(hits)[1] for hits in per_component)
+        else:
+            total += max((p for hits in per_component for _, p in hits), default=0)
+    return total
+
+
+def _generated_costs(view: PackView, box: Box, generator: Wire, template: Wire) -> list[float]:
+    """The costs ``box`` may have as a generator's box: its price (the price components' at
+    its size, with a metric on a threshold read both ways; without components the
+    defaults') plus its rate table's rate, as for any box. Empty for a carrier table."""
+    components = (generator.get("options") or {}).get("priceComponents") or []
+    prices: list[object] = [template.get("price")]
+    if components and generator.get("operation") != "pack-as-is":
+        prices = [_component_price(components, box.dims, b) for b in (False, True)]
+    out = []
+    for price in prices:
+        box_type = {**template, "price": price} if price is not None else template
+        cost = _expected_cost(box_type, box)
+        if cost is not None:
+            out.append(cost)
+    return out
+
+
+def _generated_name(box: Box) -> str | None:
+    """Why a box named "generated XxYxZ" does not measure X x Y x Z, if it does not."""
+    named = str(box.wire.get("name") or "")
+    try:
+        said = tuple(float(v) for v in named.removeprefix("generated ").split("x"))
+    except ValueError:
+        said = ()
+    if len(said) == 3 and all(
+        abs(s - d) <= 1e-5 * max(1.0, abs(d)) for s, d in zip(said, box.dims, strict=True)
+    ):
+        return None
+    return f"named {named!r} but measures {_fmt(box.dims)}"
+
+
+def check_generated_boxes(view: PackView) -> Iterator[str]:
+    """A box a cartesian generator made (known by its name) has a size it makes: each axis
+    a length of its list or range (see ``_range_lengths``), the size within every limit,
+    or that size trimmed (unless ``noTrimToMaxExtent``): each range axis reduced to the
+    larger of the contents' extent from the box's origin, rounded up to tenths, and the
+    axis floor (range min, raised by an x-/y-/z-dimension limit's min), never beyond the
+    size; list-only axes never trimmed. A box is trimmed unless the trimmed size breaks a
+    limit, leaves the items less than reservedSpace allows, or costs more. An unnamed
+    generator's box is named "generated XxYxZ" after its (trimmed) size. A generator's
+    box, cartesian or an item's own carton (pack-as-is; its size is check_pack_as_is's),
+    costs its price plus its rate as any box: the price components' total at its final
+    size, or without components the defaults' price (-1 allowed); its type is the
+    generator's boxTypeDefaults completed by the request's, outer.dimensions ignored,
+    and gives the box its weightMax and weightTare (0 when unset).
+    Which sizes ``generatedBoxTypesMax`` samples is not checked."""
+    generators = view.request.get("boxTypeGenerators") or []
+    if not generators:
+        return
+    for box in view.boxes:
+        where = f"box {box.position} ({box.wire.get('name')})"
+        sources = _cartesian_sources(view, box)
+        if sources:
+            found = [(p, g, _size_problems(view, box, g, where)) for p, g in sources]
+            fits = [(p, g) for p, g, problems in found if not problems]
+            if not fits:
+                yield from found[0][2]
+                continue
+            template = _generator_template(view.request, fits[0][1])
+            if "name" not in template and (wrong := _generated_name(box)) is not None:
+                yield f"generator-name: {where}: {wrong}"
+            owners = fits
+        elif _is_own_carton(view, box):
+            owners = [
+                (p, g) for p, g in enumerate(generators) if g.get("operation") == "pack-as-is"
+            ]
+        else:
+            continue
+        costs = [
+            cost
+            for _, g in owners
+            for cost in _generated_costs(view, box, g, _generator_template(view.request, g))
+        ]
+        price = float(box.wire["price"])
+        if costs and not any(abs(price - c) <= 0.5 + _tol(c) for c in costs):
+            shown = " or ".join(sorted({f"{c:g}" for c in costs}))
+            yield f"generator-price: {where}: price {price:g}, its generator gives {shown}"
+        for name in ("weightMax", "weightTare"):
+            # Unset in the defaults: 0 (weightMax 0: no limit; docs/generators.md).
+            wants = {
+                float(_generator_template(view.request, g).get(name) or 0.0) for _, g in owners
+            }
+            got = float(box.wire.get(name) or 0.0)
+            if not any(_close(got, want) for want in wants):
+                shown = " or ".join(f"{w:g}" for w in sorted(wants))
+                yield f"generator-type: {where}: {name} {got:g}, its defaults say {shown}"
+
+
 CHECKS: tuple[Check, ...] = (
     check_inside_box,
     check_no_overlap,
@@ -2773,4 +3289,5 @@ CHECKS: tuple[Check, ...] = (
     check_nested_locks,
     check_dimension_sets,
     check_center_of_mass,
+    check_generated_boxes,
 )
