@@ -1,8 +1,25 @@
 //! Packs an engine input JSON file and prints a summary:
 //! `cargo run --release --example pack_file FILE [REPEATS]`. With REPEATS it
-//! packs that many times and also prints the median and worst wall time.
+//! packs that many times and also prints the median and worst wall time, and
+//! on Linux the mean CPU time of the process per pack (every thread, from
+//! `/proc/self/stat`; steadier than wall time on a shared machine, since the
+//! portfolio packs on all cores). `python -m bench.engine_input` writes such
+//! files.
 
 use std::time::Instant;
+
+/// User plus system CPU time of this process so far, in ms (clock ticks of
+/// 10 ms, so only a sum over many packs means much); `None` off Linux.
+fn process_cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at state;
+    // utime and stime are fields 14 and 15, so 12th and 13th after it.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: f64 = fields.next()?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) * 10.0)
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -12,11 +29,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let input: cartonize_core::PackInput = serde_json::from_str(&text)?;
     let mut times = Vec::new();
     let mut out = cartonize_core::PackOutput::default();
+    let cpu_before = process_cpu_ms();
     for _ in 0..repeats.max(1) {
         let started = Instant::now();
         out = cartonize_core::pack(&input)?;
         times.push(started.elapsed().as_secs_f64() * 1e3);
     }
+    let cpu = match (cpu_before, process_cpu_ms()) {
+        (Some(a), Some(b)) => format!(" cpu mean {:.1} ms", (b - a) / times.len() as f64),
+        _ => String::new(),
+    };
     times.sort_by(f64::total_cmp);
     let volume: f64 = input
         .items
@@ -24,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| i.dimensions.iter().product::<f64>() * f64::from(i.quantity))
         .sum();
     println!(
-        "boxes {} leftovers {} item volume {:.4e} sort {} median {:.3} ms max {:.3} ms",
+        "boxes {} leftovers {} item volume {:.4e} sort {} median {:.3} ms max {:.3} ms{cpu}",
         out.boxes.len(),
         out.leftovers.len(),
         volume,

@@ -55,6 +55,41 @@ impl Failure {
     }
 }
 
+/// The last [`FAILED_MEMORY`] failures of a box, overwritten oldest first in
+/// place: the check reads them in any order, and shifting the list on every
+/// failure once it is full (`Vec::remove(0)`) cost 1 % of the large order's
+/// engine instructions (`docs/benchmarks.md`, "Large order A/B").
+#[derive(Debug, Clone, Default)]
+struct FailedMemory {
+    failures: Vec<Failure>,
+    /// The oldest entry once full, the next to be overwritten.
+    next: usize,
+}
+
+impl FailedMemory {
+    #[inline(always)]
+    fn remember(&mut self, failure: Failure) {
+        if self.failures.len() < FAILED_MEMORY {
+            self.failures.push(failure);
+        } else {
+            self.failures[self.next] = failure;
+            self.next += 1;
+            if self.next == FAILED_MEMORY {
+                self.next = 0;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.failures.clear();
+        self.next = 0;
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, Failure> {
+        self.failures.iter()
+    }
+}
+
 /// Weight comparisons allow this much rounding in the caller's sums.
 const WEIGHT_SLACK: f64 = 1e-9;
 
@@ -120,7 +155,7 @@ pub struct BoxFill<'a> {
     eps: ExtremePoints,
     pub payload: f64,
     volume_left: f64,
-    failed: Vec<Failure>,
+    failed: FailedMemory,
     /// Weights above fragile units.
     stack: Stack,
     /// Item sets present, for `itemSetsPerBoxMax`.
@@ -144,7 +179,7 @@ impl<'a> BoxFill<'a> {
             eps: ExtremePoints::new(box_kind.dims, rule.priority, rule.min_reach),
             payload: 0.0,
             volume_left: box_kind.volume,
-            failed: Vec::new(),
+            failed: FailedMemory::default(),
             stack: Stack::default(),
             sets: Vec::new(),
             fixed_kinds: Vec::new(),
@@ -262,10 +297,7 @@ impl<'a> BoxFill<'a> {
             perm,
         });
         if found.is_none() {
-            if self.failed.len() == FAILED_MEMORY {
-                self.failed.remove(0);
-            }
-            self.failed.push(Failure::of(kind, kinds));
+            self.failed.remember(Failure::of(kind, kinds));
         }
         found
     }
@@ -543,16 +575,64 @@ mod tests {
     }
 
     #[test]
+    fn failed_memory_keeps_the_latest_failures() {
+        // The ring must hold what a list dropping its first entry when full
+        // holds, through clears and wrap-arounds.
+        let kinds: Vec<Kind> = (1..=100)
+            .map(|n| {
+                Kind::new(&ItemKindInput {
+                    dimensions: [f64::from(n), 1.0, 1.0],
+                    weight: 1.0,
+                    quantity: 1,
+                    free_axes: None,
+                })
+            })
+            .collect();
+        let mut memory = FailedMemory::default();
+        let mut model: Vec<usize> = Vec::new();
+        for step in 0..400usize {
+            if step % 97 == 96 {
+                memory.clear();
+                model.clear();
+                continue;
+            }
+            let kind = step * 37 % kinds.len();
+            memory.remember(Failure::of(kind, &kinds));
+            if model.len() == FAILED_MEMORY {
+                model.remove(0);
+            }
+            model.push(kind);
+            let mut held: Vec<usize> = memory.iter().map(|f| f.kind).collect();
+            let mut expected = model.clone();
+            held.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(held, expected, "step {step}");
+        }
+    }
+
+    #[test]
     fn failure_memory_agrees_with_kind_domination() {
-        // Locked, free and cube kinds of two weights: the memory's shortcut for
-        // one-shape kinds must say what `Kind::dominates` says for every pair.
-        let kind = |d: [f64; 3], weight: f64, free: bool| {
-            Kind::new(&ItemKindInput {
+        // Locked, partly free, free, cube and fragile kinds of two weights:
+        // the memory's shortcut for one-shape kinds must say what
+        // `Kind::dominates` says for every pair.
+        let kind = |d: [f64; 3], weight: f64, axes: Option<Vec<usize>>, fragile: bool| {
+            let mut k = Kind::new(&ItemKindInput {
                 dimensions: d,
                 weight,
                 quantity: 1,
-                free_axes: if free { None } else { Some(vec![]) },
-            })
+                free_axes: axes,
+            });
+            if fragile {
+                k.fragile = Some(crate::fragile::FragileLimit::new(
+                    &crate::fragile::FragileInput {
+                        kind: 0,
+                        max_weight: Some(1.0),
+                        on_top_only: false,
+                        offer_last: false,
+                    },
+                ));
+            }
+            k
         };
         let mut kinds = Vec::new();
         for d in [
@@ -560,10 +640,13 @@ mod tests {
             [3.0, 3.0, 4.0],
             [4.0, 3.0, 2.0],
             [3.0, 3.0, 3.0],
+            [2.0, 4.0, 3.0],
         ] {
             for weight in [1.0, 2.0] {
-                for free in [false, true] {
-                    kinds.push(kind(d, weight, free));
+                for axes in [Some(vec![]), Some(vec![2]), None] {
+                    for fragile in [false, true] {
+                        kinds.push(kind(d, weight, axes.clone(), fragile));
+                    }
                 }
             }
         }
