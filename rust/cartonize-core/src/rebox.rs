@@ -62,15 +62,6 @@ const FIXED_OFFERS: usize = 3;
 /// combination, with `itemInitialOrientationPreferred` ([`Refitter::fit_forced`]).
 const FORCED_DEPTH: usize = 2;
 
-/// Most boxes (not pre-packed) a packing may have for sets of three of them
-/// to be re-boxed into two under `lowest-cost` (220 sets at this many).
-const TRIPLES_MAX_BOXES: usize = 12;
-
-/// Experiment switch: `NO_TRIPLES=1` in the environment turns triples off.
-fn triples() -> bool {
-    std::env::var_os("NO_TRIPLES").is_none()
-}
-
 /// A cost difference smaller than this is rounding, not a saving.
 const SAVING_EPS: f64 = 1e-6;
 
@@ -641,15 +632,10 @@ fn split_two(
 ) -> Option<Move> {
     let c = Contents::of(from, packing, ctx);
     let empty_cost = |b: usize| ctx.boxes[b].cost(ctx.boxes[b].weight_tare);
-    // Two boxes: the first new one is cheaper than the dearer of them; three
-    // into two: cheaper than the three together.
-    let dearest = match from.len() {
-        2 => from
-            .iter()
-            .map(|&i| packing.boxes[i].cost(ctx))
-            .fold(0.0, f64::max),
-        _ => c.cost,
-    };
+    let dearest = from
+        .iter()
+        .map(|&i| packing.boxes[i].cost(ctx))
+        .fold(0.0, f64::max);
     let offers: Vec<Vec<usize>> = refit.offers(order, &c.slots).into_iter().take(2).collect();
     let mut best: Option<Move> = None;
     for &t1 in types.iter().filter(|&&t| empty_cost(t) < dearest) {
@@ -807,7 +793,7 @@ pub fn rebox(
     // Sets of boxes where no move paid, for the fixed and for the seeded
     // attempts; they stay so until one of their boxes changes. Boxes that
     // could not be emptied stay so until any box changes.
-    let mut futile: [HashSet<(usize, usize, usize)>; 2] = [HashSet::new(), HashSet::new()];
+    let mut futile: [HashSet<(usize, usize)>; 2] = [HashSet::new(), HashSet::new()];
     let mut stuck: Vec<usize> = Vec::new();
     // Cheap attempts first, then emptying a box, then the seeded attempts.
     'search: loop {
@@ -885,7 +871,7 @@ fn best_of_all(
     ctx: &Context<'_>,
     types: &[usize],
     refit: &mut Refitter,
-    futile: &mut HashSet<(usize, usize, usize)>,
+    futile: &mut HashSet<(usize, usize)>,
     deadline: &Deadline,
 ) -> Option<Move> {
     let movable: Vec<usize> = (0..packing.boxes.len())
@@ -897,32 +883,18 @@ fn best_of_all(
             sets.push(vec![i, j]);
         }
     }
-    let may_split = ctx.goal == Goal::LowestCost && !spread_bound(ctx);
-    if may_split && movable.len() <= TRIPLES_MAX_BOXES && triples() {
-        for (n, &i) in movable.iter().enumerate() {
-            for (m, &j) in movable.iter().enumerate().skip(n + 1) {
-                for &k in &movable[m + 1..] {
-                    sets.push(vec![i, j, k]);
-                }
-            }
-        }
-    }
     let mut best: Option<Move> = None;
     for from in sets {
         if deadline.expired() || !refit.has_work() {
             break;
         }
-        let key = (from[0], from[from.len() / 2], from[from.len() - 1]);
+        let key = (from[0], from[from.len() - 1]);
         if futile.contains(&key) {
             continue;
         }
-        // A move empties one box at most ([`Move::removed`]): three boxes
-        // only ever become two.
-        let mut found = match from.len() {
-            3 => None,
-            _ => into_one(&from, packing, order, ctx, types, refit),
-        };
-        if found.is_none() && from.len() >= 2 && may_split {
+        let mut found = into_one(&from, packing, order, ctx, types, refit);
+        let may_split = ctx.goal == Goal::LowestCost && !spread_bound(ctx);
+        if found.is_none() && from.len() == 2 && may_split {
             found = split_two(&from, packing, order, ctx, types, refit);
         }
         match found {
@@ -944,7 +916,7 @@ fn best_of_all(
 
 /// Keeps in `futile` the sets (box pairs, a single box as a pair with
 /// itself) `m` leaves unchanged, renumbered when it removes a box.
-fn forget(futile: &mut HashSet<(usize, usize, usize)>, m: &Move) {
+fn forget(futile: &mut HashSet<(usize, usize)>, m: &Move) {
     let changed = |i: usize| m.from.contains(&i);
     let shift = |i: usize| match m.removed() {
         Some(gone) if i > gone => i - 1,
@@ -952,8 +924,8 @@ fn forget(futile: &mut HashSet<(usize, usize, usize)>, m: &Move) {
     };
     *futile = futile
         .iter()
-        .filter(|(i, j, k)| !changed(*i) && !changed(*j) && !changed(*k))
-        .map(|&(i, j, k)| (shift(i), shift(j), shift(k)))
+        .filter(|(i, j)| !changed(*i) && !changed(*j))
+        .map(|&(i, j)| (shift(i), shift(j)))
         .collect();
 }
 
