@@ -17,9 +17,6 @@ use crate::tally::Tally;
 /// dominate one of them are rejected without a search.
 const FAILED_MEMORY: usize = 32;
 
-/// Most items a box may hold for [`BoxFill::find_spot_exact`] to search it.
-const EXACT_MAX_UNITS: usize = 24;
-
 /// A kind that found no place, with what ruling out larger kinds needs, kept
 /// beside the kind so the check reads no other memory (it runs for every
 /// unit offered to a box, most often during ruin and recreate).
@@ -105,9 +102,6 @@ pub enum Merit {
     /// The point whose residual space the unit fills most tightly (least
     /// slack summed over the axes; Crainic et al.'s RS merit), ties by priority.
     ResidualSpace,
-    /// The point and rotation whose far corner lies farthest from the box's
-    /// far corner (Gonçalves & Resende's DFTRC): units crowd the origin.
-    FarCorner,
 }
 
 /// Rank of a candidate in [`BoxFill::find_general`], lowest best: distance
@@ -308,73 +302,6 @@ impl<'a> BoxFill<'a> {
         found
     }
 
-    /// Where one unit of `kinds[kind]` fits at any position, not only at an
-    /// extreme point: every feasible place slides back against walls and item
-    /// faces along each axis, so the positions whose coordinates are 0 or an
-    /// item's end ("normal patterns") hold one whenever there is one. The
-    /// first in priority order wins. `None` also when the box holds more
-    /// than [`EXACT_MAX_UNITS`] items (the candidates grow with the cube).
-    pub fn find_spot_exact(&self, kind: usize, kinds: &[Kind]) -> Option<Spot> {
-        let k = &kinds[kind];
-        if self.cuboids.len() > EXACT_MAX_UNITS
-            || self.payload + k.weight > self.box_kind.payload_max() + WEIGHT_SLACK
-            || k.volume > self.volume_left * (1.0 + 1e-12)
-            || (!k.excludes.is_empty()
-                && (self.units.iter().any(|u| !k.may_share_with(u.kind))
-                    || self.fixed_kinds.iter().any(|f| !k.may_share_with(*f))))
-            || !caps_admit(
-                &self.box_kind.caps,
-                self.units.len() + self.tally.fixed,
-                &self.sets,
-                k.item_set,
-            )
-            || !self.tally.admits(self.box_kind, k, self.volume_used())
-        {
-            return None;
-        }
-        let dims = self.box_kind.dims;
-        let [p0, p1, p2] = self.rule.priority;
-        let order = self.shape_order(k);
-        for pass in order.passes() {
-            for (shape, perm) in pass {
-                let coords = |a: usize| -> Vec<Len> {
-                    let mut v: Vec<Len> = std::iter::once(0)
-                        .chain(self.cuboids.iter().map(|c| c.end(a)))
-                        .filter(|&x| x + shape[a] <= dims[a])
-                        .collect();
-                    v.sort_unstable();
-                    v.dedup();
-                    v
-                };
-                let (c0, c1, c2) = (coords(p0), coords(p1), coords(p2));
-                for &x0 in &c0 {
-                    for &x1 in &c1 {
-                        for &x2 in &c2 {
-                            let mut origin = [0; 3];
-                            origin[p0] = x0;
-                            origin[p1] = x1;
-                            origin[p2] = x2;
-                            let cand = Cuboid {
-                                origin,
-                                size: *shape,
-                            };
-                            if self.fits_placed(&cand)
-                                && self.stacks_cuboid(&cand, k)
-                                && interlock_allows(k, origin[0], shape)
-                            {
-                                return Some(Spot {
-                                    cuboid: cand,
-                                    perm: *perm,
-                                });
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        None
-    }
-
     /// Places one unit of `kinds[kind]` at a spot [`BoxFill::find_spot`] gave
     /// for it, with nothing added to the box in between.
     pub fn commit(&mut self, slot: usize, kind: usize, kinds: &[Kind], spot: Spot) {
@@ -427,9 +354,6 @@ impl<'a> BoxFill<'a> {
         }
         if self.rule.merit == Merit::ResidualSpace {
             return self.find_tightest(k);
-        }
-        if self.rule.merit == Merit::FarCorner {
-            return self.find_cornered(k);
         }
         let order = self.shape_order(k);
         for pass in order.passes() {
@@ -622,41 +546,6 @@ impl<'a> BoxFill<'a> {
                         continue;
                     }
                     best = Some((slack, ep.point, *shape, *perm));
-                }
-            }
-            if let Some((_, point, shape, perm)) = best {
-                return Some((point, shape, perm));
-            }
-        }
-        None
-    }
-
-    /// The feasible point and rotation whose far corner is farthest from
-    /// the box's far corner; ties go to the earlier point.
-    fn find_cornered(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
-        let dims = self.box_kind.dims;
-        let order = self.shape_order(k);
-        for pass in order.passes() {
-            let mut best: Option<(i128, Vec3, Vec3, Perm)> = None;
-            for ep in self.eps.iter() {
-                for (shape, perm) in pass {
-                    if (0..3).any(|a| shape[a] > ep.residual[a]) {
-                        continue;
-                    }
-                    let d: i128 = (0..3)
-                        .map(|a| {
-                            let g = (dims[a] - ep.point[a] - shape[a]) as i128;
-                            g * g
-                        })
-                        .sum();
-                    if best.as_ref().is_some_and(|(b, ..)| *b >= d)
-                        || !self.fits(ep, shape)
-                        || !self.stacks(ep, shape, k)
-                        || !interlock_allows(k, ep.point[0], shape)
-                    {
-                        continue;
-                    }
-                    best = Some((d, ep.point, *shape, *perm));
                 }
             }
             if let Some((_, point, shape, perm)) = best {

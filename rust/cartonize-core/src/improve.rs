@@ -285,18 +285,6 @@ fn reinsert<'a>(
                 break;
             }
         }
-        if !placed && exact_fallback() {
-            for &i in &candidates {
-                if let Some(spot) = open[i].1.find_spot_exact(kind, ctx.kinds) {
-                    if i < kept && !backups.iter().any(|(j, _)| *j == i) {
-                        backups.push((i, open[i].1.clone()));
-                    }
-                    open[i].1.commit(slot, kind, ctx.kinds, spot);
-                    placed = true;
-                    break;
-                }
-            }
-        }
         if placed {
             continue;
         }
@@ -311,12 +299,6 @@ fn reinsert<'a>(
         open.push((b, fill));
     }
     true
-}
-
-/// Experiment switch: `EXACT=1` in the environment.
-fn exact_fallback() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("EXACT").is_some())
 }
 
 /// No packing of these units needs fewer boxes than their volume over the

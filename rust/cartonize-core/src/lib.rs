@@ -300,14 +300,8 @@ fn pack_box_types(
         let free = !limits.counts_boxes() && !ctx.order_bound();
         let wanted = opts.improve.unwrap_or(opts.timeout.is_some()) && free;
         let until = improvement_deadline(opts.timeout, started).filter(|_| wanted);
-        // Experiment switch: `MERIT=corner|first|rs` in the environment.
         let rule = PlacementRule {
-            merit: match std::env::var("MERIT").as_deref() {
-                Ok("corner") => crate::fill::Merit::FarCorner,
-                Ok("first") => crate::fill::Merit::FirstPoint,
-                Ok("rs") => crate::fill::Merit::ResidualSpace,
-                _ => s.plan.merit,
-            },
+            merit: s.plan.merit,
             ..ctx.rule
         };
         let seed = seed_of(input);
