@@ -4,8 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
-DATA_DIR ?= $(CURDIR)/data
-BIND ?= 127.0.0.1:8080
+# `make run BIND=... DATA_DIR=...`, or the service's own environment variables.
+DATA_DIR ?= $(or $(CARTONIZE_DATA_DIR),$(CURDIR)/data)
+BIND ?= $(or $(CARTONIZE_BIND),127.0.0.1:8080)
 
 .PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples screenshots lock clean
 
