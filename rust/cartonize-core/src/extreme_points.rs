@@ -86,15 +86,23 @@ impl ExtremePoints {
             }
         }
         let priority = self.priority;
-        if self.points.len() > kept {
-            let mut new = self.points.split_off(kept);
-            new.sort_by_key(|ep| key(&ep.point, &priority));
-            for ep in new {
+        // At most six new points: merged from a buffer on the stack, not a
+        // second vector (an allocation per placement).
+        let added = self.points.len() - kept;
+        if added > 0 {
+            let mut new = [ExtremePoint {
+                point: [0; 3],
+                residual: [0; 3],
+            }; 6];
+            new[..added].copy_from_slice(&self.points[kept..]);
+            self.points.truncate(kept);
+            new[..added].sort_by_key(|ep| key(&ep.point, &priority));
+            for ep in &new[..added] {
                 let k = key(&ep.point, &priority);
                 let at = self
                     .points
                     .partition_point(|other| key(&other.point, &priority) < k);
-                self.points.insert(at, ep);
+                self.points.insert(at, *ep);
             }
         }
     }
