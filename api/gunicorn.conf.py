@@ -18,11 +18,11 @@ accesslog = None
 
 
 def post_worker_init(worker: Any) -> None:
-    """Move what loading the app left alive (about 72,000 objects: modules, pydantic and
+    """Move what loading the app left alive (about 75,000 objects: modules, pydantic and
     Dagster schemas) out of the collector's reach. A full collection then scans only what
-    requests keep, not the app: without this each one took 55-90 ms, one every 500 or so
-    small packs, and that request waited for it (docs/benchmarks.md, "Garbage collection
-    in the workers")."""
+    requests keep, not the app: without this each one took 46-150 ms, one every 400-500
+    e-commerce packs, and that request waited for it (docs/benchmarks.md, "Garbage
+    collection in the workers")."""
     gc.collect()
     gc.freeze()
     worker.log.info("froze %d objects the app loaded", gc.get_freeze_count())

@@ -289,29 +289,6 @@ def print_table(workloads: Sequence[Workload]) -> None:
             print(f"  {name:<16} {shown}  {verdict(workload, name)}".rstrip())
 
 
-def large_order_engine_input(seed: int) -> str:
-    """The engine input (JSON) ``cartonize.pack`` hands ``_core.pack_json`` for the large
-    order: with ``cargo run --release --example pack_file FILE REPEATS`` it times the
-    engine alone, and one file serves builds of other commits while the input format
-    stays the same."""
-    from cartonize import _core
-
-    pack_json = _core.pack_json
-    seen: list[str] = []
-
-    def recorded(text: str) -> str:
-        seen.append(text)
-        return pack_json(text)
-
-    _core.pack_json = recorded  # type: ignore[assignment]
-    try:
-        cartonize.pack(large_order(seed))
-    finally:
-        _core.pack_json = pack_json
-    (text,) = seen
-    return text
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run both workloads, print the table, optionally write JSON; 1 if any is invalid."""
     parser = argparse.ArgumentParser(
@@ -324,17 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repeats", type=int, default=5, help="packs of the large order")
     parser.add_argument("--seed", type=int, default=1, help="first seed of the workloads")
-    parser.add_argument(
-        "--engine-input",
-        type=Path,
-        metavar="FILE",
-        help="only write the large order's engine input (JSON) to FILE, for the engine "
-        "example pack_file",
-    )
     args = parser.parse_args(argv)
-    if args.engine_input:
-        args.engine_input.write_text(large_order_engine_input(args.seed))
-        return 0
 
     workloads = [
         run_small_orders(args.orders, args.seed),

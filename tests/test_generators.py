@@ -573,3 +573,15 @@ def test_trimming_keeps_the_reserved_space() -> None:
     (reserved,) = [b["box"] for b in pack({**request, "reservedSpace": 0.4})["boxes"]]
     assert plain["volumeMax"] == 150
     assert reserved["volumeNet"] <= 0.6 * reserved["volumeMax"]
+
+
+def test_the_strategies_draw_every_metric() -> None:
+    # tests/strategies.py lists the metrics again to give each a scale; a metric added to
+    # the model must be drawn there too.
+    from typing import get_args
+
+    from cartonize.models import Metric
+
+    from tests.strategies import METRIC_SCALES
+
+    assert set(METRIC_SCALES) == set(get_args(Metric))

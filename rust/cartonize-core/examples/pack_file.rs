@@ -3,8 +3,8 @@
 //! packs that many times and also prints the median and worst wall time, and
 //! on Linux the mean CPU time of the process per pack (every thread, from
 //! `/proc/self/stat`; steadier than wall time on a shared machine, since the
-//! portfolio packs on all cores). `python -m bench.engine_input` writes such
-//! files.
+//! portfolio packs on all cores). `python -m bench.engine_input WORKLOAD FILE`
+//! writes such files from the benchmarks' orders.
 
 use std::time::Instant;
 

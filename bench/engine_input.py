@@ -1,0 +1,68 @@
+"""The engine input (JSON) ``cartonize.pack`` hands ``_core.pack_json`` for one benchmark
+order, to run the engine alone: ``cargo run --release --example pack_file FILE
+[REPEATS]`` times it, ``valgrind --tool=callgrind target/release/examples/pack_file FILE
+1`` counts its instructions. One file serves builds of other commits as long as the input
+format stays the same.
+
+Run from the repository root: ``python -m bench.engine_input WORKLOAD FILE [--seed S]``,
+WORKLOAD one of
+
+- ``large-order``: ``bench.pack_speed``'s large order (1,000 items, 3 box types);
+- ``small-order``: ``bench.pack_speed``'s small order of that seed (its run packs seeds
+  1 to 200);
+- ``cartonization``: ``bench.cartonization_speed``'s order (no seed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import cartonize
+from cartonize import _core
+
+from bench import cartonization_speed, pack_speed
+from bench.common import Wire
+
+WORKLOADS: dict[str, Callable[[int], Wire]] = {
+    "large-order": pack_speed.large_order,
+    "small-order": pack_speed.small_order,
+    "cartonization": lambda _seed: cartonization_speed.order(),
+}
+
+
+def engine_input(request: Wire) -> str:
+    """What ``cartonize.pack(request)`` passes the engine (one call: a request packed in
+    parts makes several, and is refused here)."""
+    pack_json = _core.pack_json
+    seen: list[str] = []
+
+    def recorded(text: str) -> str:
+        seen.append(text)
+        return pack_json(text)
+
+    _core.pack_json = recorded  # type: ignore[assignment]
+    try:
+        cartonize.pack(request)
+    finally:
+        _core.pack_json = pack_json
+    if len(seen) != 1:
+        raise ValueError(f"the request made {len(seen)} engine calls, not one")
+    return seen[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the chosen workload's engine input to FILE."""
+    parser = argparse.ArgumentParser(prog="python -m bench.engine_input", description=__doc__)
+    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    args.file.write_text(engine_input(WORKLOADS[args.workload](args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
