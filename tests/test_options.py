@@ -174,6 +174,39 @@ def test_boxes_per_sequence_max_counts_items_sharing_a_sequence() -> None:
     assert (_per_box(response), response["lenLeftovers"]) == ([6, 6], 0)
 
 
+def test_a_box_count_limit_never_leaves_over_what_the_unlimited_request_fits() -> None:
+    # 15 units that one 100 x 150 x 200 carton holds only after the search merges a
+    # first fill's two boxes: "does this order fit in one carton?" must say yes.
+    request: Wire = {
+        "itemSets": [
+            {"refId": 74, "dimensions": {"x": 22, "y": 159, "z": 34}, "weight": 12, "quantity": 9},
+            {
+                "refId": 155,
+                "dimensions": {"x": 42, "y": 36, "z": 120},
+                "weight": 136,
+                "quantity": 6,
+            },
+        ],
+        "boxTypes": [
+            {
+                "refId": 100,
+                "dimensions": {"x": 100, "y": 150, "z": 200},
+                "price": 25,
+                "weightTare": 60,
+                "weightMax": 30000,
+            }
+        ],
+        "itemInitialOrientationPreferred": False,
+        "includeImages": False,
+    }
+    unlimited = _pack(request)
+    assert (unlimited["lenBoxes"], unlimited["lenLeftovers"]) == (1, 0)
+    for limits in ({"boxesMax": 1}, {"boxesPerItemSetMax": 1}, {"boxesMax": 1, "timeout": 1}):
+        limited = _pack({**request, **limits})
+        assert (limited["lenBoxes"], limited["lenLeftovers"]) == (1, 0), limits
+        assert limited["totalCost"] == unlimited["totalCost"]
+
+
 @pytest.mark.parametrize(
     ("request_", "box_caps", "per_box"),
     [

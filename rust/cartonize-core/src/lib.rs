@@ -37,6 +37,7 @@ pub mod support;
 pub mod tally;
 #[cfg(test)]
 mod testkit;
+mod uncapped;
 
 use std::cmp::Ordering;
 use std::time::Instant;
@@ -126,8 +127,20 @@ fn mark_timed_out(out: &mut PackOutput) {
 
 const TIMEOUT_WARNING: &str = "timeout reached: returning the best complete packing found so far";
 
-/// [`pack`] with the input's own box types only.
+/// [`pack`] with the input's own box types only; a small request under
+/// box-count limits is packed without them first (`uncapped`).
 fn pack_box_types(
+    input: &PackInput,
+    started: Instant,
+    deadline: &Deadline,
+) -> Result<PackOutput, CoreError> {
+    let mut out = uncapped::pack_limited(input, started, deadline, pack_box_types_once)?;
+    out.pack_time = started.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// [`pack_box_types`] under the input's limits as given.
+fn pack_box_types_once(
     input: &PackInput,
     started: Instant,
     deadline: &Deadline,
