@@ -9,7 +9,7 @@ use crate::fill::Merit;
 use crate::kinds::{BoxKind, Kind};
 use crate::model::{Goal, ItemSort, Options};
 use crate::select::{pack_order, Context, Mode, Packing, Plan, UnitRef};
-use crate::sort::{candidates, order_kinds, order_kinds_extra, ExtraSort};
+use crate::sort::{candidates, order_kinds, order_kinds_extra, ExtraSort, COMBINED_SORTS};
 use crate::{compare_packings, expand};
 
 /// One way to pack the request: an ordering of the units and a plan.
@@ -132,7 +132,19 @@ pub fn extra_strategies(
 ) -> Vec<Strategy> {
     let units: u64 = quantities.iter().map(|q| u64::from(*q)).sum();
     let each = units.saturating_mul(boxes.len() as u64).max(1);
-    let room = EXTRA_WORK.saturating_sub(each.saturating_mul(base.len() as u64)) / each;
+    // The orderings `itemSortDualDirection` and `all` add come on top:
+    // asking for more orderings must not crowd out the extras (with them
+    // counted, 40 units over 15 box types left no room for any, and dual
+    // direction or `all` gave dearer answers than `combined`). So the room is
+    // that of one direction, and `all` has `combined`'s.
+    let requested = match opts.item_sort {
+        ItemSort::All => COMBINED_SORTS.len(),
+        _ => base
+            .iter()
+            .filter(|s| s.reverse == opts.item_sort_reverse)
+            .count(),
+    };
+    let room = EXTRA_WORK.saturating_sub(each.saturating_mul(requested as u64)) / each;
     let Ok(room) = usize::try_from(room) else {
         return Vec::new();
     };
@@ -330,5 +342,46 @@ mod tests {
             let extra = extra_strategies(&opts, &kinds, &q, &boxes, &base);
             assert_eq!(extra.len(), expected, "{units} units, {box_types} types");
         }
+    }
+
+    #[test]
+    fn more_orderings_do_not_crowd_out_the_extras() {
+        // 40 units over 15 box types: 600 units of work per ordering, so
+        // combined's 4 orderings leave room for 4 extras within 4,800.
+        let (kinds, q, boxes) = setup(40, 15);
+        let extras = |opts: &Options| {
+            let base = base_strategies(opts, &kinds, &q, &boxes);
+            let extra = extra_strategies(opts, &kinds, &q, &boxes, &base);
+            (
+                base.len(),
+                // Orders and plans: an extra's sort label is the request's.
+                extra
+                    .iter()
+                    .map(|s| (s.order.clone(), s.plan))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (base, combined) = extras(&Options::default());
+        assert_eq!((base, combined.len()), (4, 4));
+        let dual = Options {
+            item_sort_dual_direction: true,
+            ..Options::default()
+        };
+        assert_eq!(extras(&dual), (8, combined.clone()));
+        let all = Options {
+            item_sort: ItemSort::All,
+            ..Options::default()
+        };
+        assert_eq!(extras(&all), (20, combined));
+        // A single sort in both directions keeps the room of one direction.
+        let single = |dual| Options {
+            item_sort: ItemSort::Weight,
+            item_sort_dual_direction: dual,
+            ..Options::default()
+        };
+        assert_eq!(
+            extras(&single(true)).1.len(),
+            extras(&single(false)).1.len() * 2
+        );
     }
 }
