@@ -181,13 +181,6 @@ pub fn improve(
         .collect();
     let mut score = Score::of(&open, ctx);
     let floor = count_floor(&open, ctx);
-    let vary_types: u32 = match ctx.goal == Goal::LowestCost && ctx.openable > 1 {
-        true => std::env::var("IMPROVE_TYPES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0),
-        false => 0,
-    };
     let mut stall = 0u32;
     let mut history = vec![score.concentration; LATE_ACCEPTANCE];
     let mut step = 0usize;
@@ -210,23 +203,7 @@ pub fn improve(
 
         // New boxes take the type of a ruined box: under lowest-cost a move
         // then pays off exactly when it needs fewer of them.
-        let mut new_type = removed.first().map(|(_, (b, _))| *b);
-        if vary_types > 0 && (vary_types == 2 || rng.below(2) == 0) {
-            let first = slots.first().map(|&s| order[s].kind);
-            let fits: Vec<usize> = (0..ctx.openable)
-                .filter(|&b| first.is_none_or(|k| ctx.holds[b][k]))
-                .collect();
-            if !fits.is_empty() {
-                new_type = Some(if vary_types == 3 {
-                    *fits
-                        .iter()
-                        .max_by(|&&a, &&b| cmp_f64(ctx.boxes[a].volume, ctx.boxes[b].volume))
-                        .unwrap_or(&fits[0])
-                } else {
-                    fits[rng.below(fits.len())]
-                });
-            }
-        }
+        let new_type = removed.first().map(|(_, (b, _))| *b);
         let kept = open.len();
         let mut backups: Vec<(usize, BoxFill<'_>)> = Vec::new();
         let complete = reinsert(
@@ -238,9 +215,6 @@ pub fn improve(
             ctx,
             rule,
         );
-        if complete && vary_types > 0 {
-            shrink_new(&mut open, kept, order, ctx, rule);
-        }
         let candidate = Score::of(&open, ctx);
         if complete && candidate.acceptable(&score, *late) {
             if cmp_f64(candidate.primary, score.primary) == Ordering::Less {
@@ -280,39 +254,6 @@ pub fn improve(
         improved
     } else {
         packing
-    }
-}
-
-/// Moves each box opened by the move (`open[kept..]`) into the cheapest box
-/// type that takes all its units, when that is cheaper.
-fn shrink_new<'a>(
-    open: &mut [(usize, BoxFill<'a>)],
-    kept: usize,
-    order: &[UnitRef],
-    ctx: &Context<'a>,
-    rule: PlacementRule,
-) {
-    let mut types: Vec<usize> = (0..ctx.openable).collect();
-    for entry in open.iter_mut().skip(kept) {
-        let (b0, fill) = (entry.0, &entry.1);
-        let current = ctx.boxes[b0].cost(ctx.boxes[b0].weight_tare + fill.payload);
-        let mut slots: Vec<usize> = fill.units.iter().map(|u| u.slot).collect();
-        slots.sort_unstable();
-        crate::select::by_cost_at(&mut types, fill.payload, ctx);
-        for &b in &types {
-            let bk = &ctx.boxes[b];
-            if b == b0 || bk.cost(bk.weight_tare + fill.payload) >= current {
-                continue;
-            }
-            if !slots.iter().all(|s| ctx.holds[b][order[*s].kind]) {
-                continue;
-            }
-            let refill = crate::select::fill_box(b, order, &slots, ctx, rule, false);
-            if refill.units.len() == slots.len() {
-                *entry = (b, refill);
-                break;
-            }
-        }
     }
 }
 
