@@ -360,9 +360,10 @@ def ignore_subspaces() -> st.SearchStrategy[Wire]:
 
 @st.composite
 def two_stage_sequence(draw: st.DrawFn, ref_ids: list[int]) -> list[Wire]:
-    """Two stages of one sequence: one item set (or all) into boxes that become items of
-    the second stage (box-to-item or box-to-item-optional, sometimes under a reducedRefId),
-    which may take an item set of its own; each stage sometimes into one box type."""
+    """Two stages (one key, or two keys that combine): one item set (or all) into boxes
+    that become items of the second stage (box-to-item or box-to-item-optional, sometimes
+    under a reducedRefId), which may take an item set of its own; each stage sometimes
+    into one box type."""
     first: Wire = {
         "operation": "pack-sequence",
         "options": {
@@ -373,7 +374,10 @@ def two_stage_sequence(draw: st.DrawFn, ref_ids: list[int]) -> list[Wire]:
     }
     if draw(st.booleans()):
         first["options"]["reducedRefId"] = 900
-    second: Wire = {"operation": "pack-sequence", "options": {"index": 1, "key": "nest"}}
+    # The second stage's key is the first's or another: a key without a later stage of
+    # its own hands its boxes to the first stage of the next index.
+    second_key = draw(st.sampled_from(["nest", "case"]))
+    second: Wire = {"operation": "pack-sequence", "options": {"index": 1, "key": second_key}}
     if draw(st.booleans()):
         first["itemMatch"] = {"all": True}
     else:

@@ -275,3 +275,152 @@ def test_a_fresh_reduced_ref_id_is_one_no_rule_names() -> None:
         e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] > 1
     ]
     assert [(i["refId"], i["dimensions"]) for i in reduced] == [(3, {"x": 5, "y": 5, "z": 5})]
+
+
+# --- keys: groups packed apart at one index combine at the next --------------------------
+
+
+def _boxes_by_name(response: Wire) -> dict[str, list[Wire]]:
+    out: dict[str, list[Wire]] = {}
+    for entry in response["boxes"]:
+        out.setdefault(entry["box"]["name"], []).append(entry["box"])
+    return out
+
+
+def test_the_public_schema_example_kits_the_vas_items_then_cases_everything() -> None:
+    # The schema's own example: VAS items into inner boxes (index 0, key "inner-step",
+    # reduced to refId 90909), then everything into cases (index 1, key "case-step").
+    # Different keys: the inner boxes must still go into the cases with the other items.
+    req: Wire = {
+        "orderId": "kitting",
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "name": "vas",
+                "sequence": "VAS",
+                "quantity": 4,
+                "weight": 1,
+                "dimensions": {"x": 2, "y": 2, "z": 2},
+            },
+            {
+                "refId": 2,
+                "name": "plain",
+                "quantity": 2,
+                "weight": 1,
+                "dimensions": {"x": 3, "y": 3, "z": 3},
+            },
+        ],
+        "boxTypes": [
+            {"refId": 10, "name": "inner", "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 0},
+            {
+                "refId": 11,
+                "name": "case",
+                "dimensions": {"x": 10, "y": 10, "z": 10},
+                "weightMax": 0,
+            },
+        ],
+        "rules": [
+            {
+                "operation": "pack-sequence",
+                "targetBoxRefIds": [10],
+                "itemMatch": {"property": "sequence", "expression": "VAS"},
+                "options": {
+                    "index": 0,
+                    "key": "inner-step",
+                    "reduce": "box-to-item",
+                    "reducedRefId": 90909,
+                },
+            },
+            {
+                "operation": "pack-sequence",
+                "targetBoxRefIds": [11],
+                "itemMatch": {"all": True},
+                "options": {"index": 1, "key": "case-step", "reduce": "box-to-item"},
+            },
+        ],
+    }
+    response = pack(req)
+    boxes = _boxes_by_name(response)
+    (inner,) = boxes["inner"]
+    (case,) = boxes["case"]
+    assert sorted(e["item"]["refId"] for e in inner["items"]) == [1, 1, 1, 1]
+    assert sorted(e["item"]["refId"] for e in case["items"]) == [2, 2, 90909]
+    assert inner["subspace"]["parentBoxIndex"] == case["id"]
+    # Only the last stage reduces with nowhere to go.
+    assert not any("rules[0]" in w and "ship as they are" in w for w in response["warnings"])
+    assert any("rules[1]" in w and "no stage comes after" in w for w in response["warnings"])
+
+
+def _temperature_request() -> Wire:
+    item = {"quantity": 4, "weight": 1, "dimensions": {"x": 5, "y": 5, "z": 5}}
+    stage = {"operation": "pack-sequence", "targetBoxRefIds": [10]}
+    return {
+        "orderId": "pallet",
+        "includeImages": False,
+        "itemSets": [
+            item | {"refId": 1, "name": "chilled", "properties": {"zone": "cold"}},
+            item | {"refId": 2, "name": "ambient", "properties": {"zone": "room"}},
+        ],
+        "boxTypes": [CASE, PALLET | {"dimensions": {"x": 11, "y": 32, "z": 32}}],
+        "rules": [
+            stage
+            | {
+                "itemMatch": {"property": "zone", "expression": "cold"},
+                "options": {"index": 0, "key": "refrigerated", "reduce": "box-to-item"},
+            },
+            stage
+            | {
+                "itemMatch": {"property": "zone", "expression": "room"},
+                "options": {"index": 0, "key": "room-temperature", "reduce": "box-to-item"},
+            },
+            {
+                "operation": "pack-sequence",
+                "targetBoxRefIds": [20],
+                "options": {"index": 1, "key": "mixed-pallet"},
+            },
+        ],
+    }
+
+
+def test_groups_packed_apart_at_one_index_combine_on_the_next() -> None:
+    # The schema's description of `key`: (index 0, "refrigerated") and (index 0,
+    # "room-temperature") pack separately, then both combine on a mixed pallet (index 1).
+    response = pack(_temperature_request())
+    boxes = _boxes_by_name(response)
+    cases, (pallet,) = boxes["case"], boxes["pallet"]
+    groups = sorted(sorted({e["item"]["refId"] for e in c["items"]}) for c in cases)
+    assert groups == [[1], [2]]  # each group in its own case
+    assert len(pallet["items"]) == 2  # one case of each group
+    assert all(c["subspace"]["parentBoxIndex"] == pallet["id"] for c in cases)
+    assert not any("ship as they are" in w for w in response["warnings"])
+
+
+def test_a_key_with_a_later_stage_of_its_own_keeps_its_boxes() -> None:
+    # Key "a" has stages 0 and 2, key "b" stage 1: a's cases skip b's stage for a's own.
+    req = _temperature_request()
+    req["rules"] = [
+        {
+            "operation": "pack-sequence",
+            "targetBoxRefIds": [10],
+            "itemMatch": {"property": "zone", "expression": "cold"},
+            "options": {"index": 0, "key": "a", "reduce": "box-to-item"},
+        },
+        {
+            "operation": "pack-sequence",
+            "targetBoxRefIds": [10],
+            "itemMatch": {"property": "zone", "expression": "room"},
+            "options": {"index": 1, "key": "b"},
+        },
+        {
+            "operation": "pack-sequence",
+            "targetBoxRefIds": [20],
+            "options": {"index": 2, "key": "a"},
+        },
+    ]
+    response = pack(req)
+    boxes = _boxes_by_name(response)
+    (pallet,) = boxes["pallet"]
+    assert len(pallet["items"]) == 1  # the chilled case only
+    ambient_case = next(c for c in boxes["case"] if c["items"][0]["item"]["refId"] == 2)
+    assert "subspace" not in ambient_case

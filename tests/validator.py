@@ -1957,7 +1957,8 @@ def _stage_rules(view: PackView) -> list[tuple[int, Wire]]:
 def _stage_of(view: PackView, box: Box, depth: int = 0) -> int | None:
     """The rule index of the pack-sequence stage that packed ``box`` (None: the items no
     stage selects). A box holds the items of one stage: request items the stage's rule
-    selects first, or boxes of the sequence's stage before it, reduced to items."""
+    selects first, or boxes reduced to items by a stage whose reduced boxes it takes (the
+    next stage of their key, else the first stage of the next index)."""
     stages = _stage_rules(view)
     if not stages or not box.items or depth > len(stages):
         return None
@@ -1970,12 +1971,15 @@ def _stage_of(view: PackView, box: Box, depth: int = 0) -> int | None:
             return None
         key = (rule.get("options") or {}).get("key", "")
         index = (rule.get("options") or {}).get("index", 0)
+        # The next stage of the same key, else the first (in rule order) of the next index.
         later = sorted(
-            ((r.get("options") or {}).get("index", 0), i)
+            ((r.get("options") or {}).get("index", 0), i, (r.get("options") or {}).get("key", ""))
             for i, r in stages
-            if (r.get("options") or {}).get("key", "") == key
-            and (r.get("options") or {}).get("index", 0) > index
+            if (r.get("options") or {}).get("index", 0) > index
         )
+        same_key = [(stage_index, i) for stage_index, i, k in later if k == key]
+        if same_key:
+            return same_key[0][1]
         return later[0][1] if later else None
     return next((i for i, r in stages if _selects(r, item.wire)), None)
 

@@ -3,7 +3,8 @@ rule puts the item sets it selects into stage `index` of the sequence named `key
 stages pack in index order, each into its rule's target box types (all box types
 without targets), and a stage's `reduce` says what becomes of its boxes: `default` they
 ship; `pack-as-is` its item sets ship as is; `box-to-item` / `box-to-item-optional` each
-box becomes an item of the sequence's next stage, sized by its outer dimensions, and is
+box becomes an item of the next stage (its key's next stage, else the first stage of the
+next index: groups packed apart combine), sized by its outer dimensions, and is
 reported inside the box that takes it (`subspace`). A reduced box's item carries its
 contents (`ItemSet.nested`), so rules with `ignoreSubspaces: false` act through it
 (nesting.py). See docs/rules.md."""
@@ -86,6 +87,18 @@ def _stage(index: int, rule: Rule) -> _Stage:
     if reduced is not None and (not isinstance(reduced, int) or isinstance(reduced, bool)):
         raise _invalid(index, "reducedRefId", "must be an integer refId", reduced)
     return _Stage(index, rule, key, stage, reduce, reduced)
+
+
+def _next_stage(stage: _Stage, ordered: Sequence[_Stage]) -> _Stage | None:
+    """The stage a stage's reduced boxes go to: the next stage of its own key (`key`), or,
+    when its key has none, the first stage (in rule order) of the next index, so groups
+    packed apart at one index (keys "refrigerated" and "room-temperature") combine at the
+    next (a mixed pallet), as the public schema describes `key`."""
+    later = [s for s in ordered if s.index > stage.index]
+    same_key = next((s for s in later if s.key == stage.key), None)
+    if same_key is not None or not later:
+        return same_key
+    return later[0]
 
 
 def _selects(rule: Rule, item_set: ItemSet) -> bool:
@@ -206,51 +219,48 @@ def pack_in_stages(req: PackRequest, pack: Pack) -> PackResponse:
         responses.append(
             pack_part(unstaged, [], _sub_request(req, unstaged, req.box_types, other_rules))
         )
-    keys = list(dict.fromkeys(s.key for s in stages))
-    for key in keys:
-        sequence = sorted((s for s in stages if s.key == key), key=lambda s: s.index)
-        carry: list[_Reduced] = []
-        for n, stage in enumerate(sequence):
-            reduced_sets = [_reduced_item_set(r) for r in carry]
-            if not stage.item_sets and not reduced_sets:
-                continue
-            rules = list(other_rules)
-            if stage.reduce == "pack-as-is":
-                rules.append(Rule(operation="pack-as-is", item_match=ItemMatch(all=True)))
-            box_types = [b for b in req.box_types if stage_targets_box(stage.rule, b)]
-            sub = _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules)
-            reduces = stage.reduce in ("box-to-item", "box-to-item-optional")
-            carried = reduces and n + 1 < len(sequence)
-            response = pack_part(
-                stage.item_sets,
-                carry,
-                sub.for_stage(stage.rule),
-                ships=not carried,
-                stage_rule=stage.rule_index,
+    ordered = sorted(stages, key=lambda s: (s.index, s.rule_index))
+    incoming: dict[int, list[_Reduced]] = {}
+    for stage in ordered:
+        carry = incoming.pop(id(stage), [])
+        reduced_sets = [_reduced_item_set(r) for r in carry]
+        if not stage.item_sets and not reduced_sets:
+            continue
+        rules = list(other_rules)
+        if stage.reduce == "pack-as-is":
+            rules.append(Rule(operation="pack-as-is", item_match=ItemMatch(all=True)))
+        box_types = [b for b in req.box_types if stage_targets_box(stage.rule, b)]
+        sub = _sub_request(req, [*stage.item_sets, *reduced_sets], box_types, rules)
+        reduces = stage.reduce in ("box-to-item", "box-to-item-optional")
+        target = _next_stage(stage, ordered) if reduces else None
+        response = pack_part(
+            stage.item_sets,
+            carry,
+            sub.for_stage(stage.rule),
+            ships=target is None,
+            stage_rule=stage.rule_index,
+        )
+        responses.append(response)
+        if carry:
+            reduced_into.append((response, carry))
+        if target is not None:
+            ref_id = stage.reduced_ref_id
+            if ref_id is None:
+                ref_id, fresh = fresh, fresh + 1
+            strict = stage.reduce == "box-to-item"
+            shipped_boxes = _shipped(response)
+            first = reduced_count.get(ref_id, 0)
+            reduced_count[ref_id] = first + len(shipped_boxes)
+            inside = _inside(response, carry)
+            incoming.setdefault(id(target), []).extend(
+                _Reduced(box, ref_id, f"{ref_id}-{first + i}", strict, contents_of(box, inside))
+                for i, box in enumerate(shipped_boxes)
             )
-            responses.append(response)
-            if carry:
-                reduced_into.append((response, carry))
-            if carried:
-                ref_id = stage.reduced_ref_id
-                if ref_id is None:
-                    ref_id, fresh = fresh, fresh + 1
-                strict = stage.reduce == "box-to-item"
-                shipped_boxes = _shipped(response)
-                first = reduced_count.get(ref_id, 0)
-                reduced_count[ref_id] = first + len(shipped_boxes)
-                inside = _inside(response, carry)
-                carry = [
-                    _Reduced(box, ref_id, f"{ref_id}-{first + i}", strict, contents_of(box, inside))
-                    for i, box in enumerate(shipped_boxes)
-                ]
-            else:
-                carry = []
-            if not carried and reduces:
-                warnings.append(
-                    f"rules[{stage.rule_index}]: reduce '{stage.reduce}' but stage "
-                    f"{stage.index} is the last of sequence '{key}'; its boxes ship as they are"
-                )
+        elif reduces:
+            warnings.append(
+                f"rules[{stage.rule_index}]: reduce '{stage.reduce}' but no stage comes after "
+                f"stage {stage.index} of sequence '{stage.key}'; its boxes ship as they are"
+            )
     return _merge(req, responses, reduced_into, warnings, started, limit, shipped)
 
 
