@@ -286,3 +286,13 @@ def default_processes() -> int:
 def median(values: Sequence[float]) -> float:
     """Median, 0 for no values."""
     return statistics.median(values) if values else 0.0
+
+
+def failed(problems: Sequence[str]) -> bool:
+    """Prints a run's validator problems (the first 10) under a FAILED line; True when
+    there are any, so the caller prints no figures and exits 1."""
+    if problems:
+        print(f"  FAILED: {len(problems)} invalid responses, no figures")
+        for p in problems[:10]:
+            print(f"    {p}")
+    return bool(problems)

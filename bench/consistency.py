@@ -47,7 +47,7 @@ from typing import Any
 
 import cartonize
 
-from bench.common import Wire, default_processes, run_parallel
+from bench.common import Wire, default_processes, failed, run_parallel
 from bench.ecommerce import orders
 from tests.validator import validate
 
@@ -297,11 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"consistency: {args.orders} e-commerce orders (seed {args.seed}), "
         f"goals {', '.join(goals)}{shown}; B should never be worse than A"
     )
-    invalid = [p for r in results for p in r["problems"]]
-    if invalid:
-        print(f"  FAILED: {len(invalid)} invalid responses, no figures")
-        for p in invalid[:10]:
-            print(f"    {p}")
+    if failed([p for r in results for p in r["problems"]]):
         return 1
     figures = summarise(results, relations)
     report(figures)

@@ -47,7 +47,15 @@ from typing import Any
 
 import cartonize
 
-from bench.common import Wire, box_cost, default_processes, response_cost, run_parallel, vec
+from bench.common import (
+    Wire,
+    box_cost,
+    default_processes,
+    failed,
+    response_cost,
+    run_parallel,
+    vec,
+)
 from bench.ecommerce import orders
 from tests.validator import validate
 
@@ -227,11 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"oracle: {len(results)} of {args.orders} e-commerce orders (seed {args.seed}) with at "
         f"most {args.max_units} units, options {json.dumps(args.options)}"
     )
-    invalid = [p for r in results for p in r["problems"]]
-    if invalid:
-        print(f"  FAILED: {len(invalid)} invalid responses, no figures")
-        for p in invalid[:10]:
-            print(f"    {p}")
+    if failed([p for r in results for p in r["problems"]]):
         return 1
     if args.verbose:
         print(
