@@ -99,3 +99,38 @@ def test_a_limit_the_unlimited_answer_keeps_costs_nothing(req: Wire, limit: str)
     bound = unlimited["lenBoxes"] if limit == "boxesMax" else boxes_per_item_set(unlimited)
     limited = packed(req | {limit: max(bound, 1)})
     no_worse(limited, unlimited, req["boxTypeChoiceGoal"])
+
+
+def test_boxes_max_one_finds_a_fit_to_the_millimetre() -> None:
+    # bench.ecommerce order-406's third box, items free to turn: seven units that fill a
+    # 350 x 400 x 600 carton to within 1-3 mm of its walls. Neither the greedy fills nor
+    # the search without the limit find it again alone; the exact search for a dozen
+    # units or fewer does (engine exact.rs).
+    def item_set(ref_id: int, dims: tuple[int, int, int], weight: int, quantity: int) -> Wire:
+        sides = dict(zip("xyz", dims, strict=True))
+        return {"refId": ref_id, "dimensions": sides, "weight": weight, "quantity": quantity}
+
+    req: Wire = {
+        "itemSets": [
+            item_set(202, (337, 288, 319), 9684, 2),
+            item_set(294, (391, 288, 30), 2974, 2),
+            item_set(40, (30, 224, 300), 1262, 3),
+        ],
+        "boxTypes": [
+            {
+                "refId": 112,
+                "dimensions": {"x": 350, "y": 400, "z": 600},
+                "price": 110,
+                "weightTare": 500,
+                "weightMax": 30000,
+            }
+        ],
+        "itemInitialOrientationPreferred": False,
+        "includeImages": False,
+        "boxesMax": 1,
+    }
+    limited = packed(req)
+    assert (limited["lenBoxes"], limited["lenLeftovers"]) == (1, 0)
+    # One unit more than fits: the search gives up and the unit is left over.
+    over = packed(req | {"itemSets": [*req["itemSets"], item_set(7, (100, 100, 100), 1, 1)]})
+    assert over["lenLeftovers"] >= 1

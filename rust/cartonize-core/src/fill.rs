@@ -302,6 +302,46 @@ impl<'a> BoxFill<'a> {
         found
     }
 
+    /// Every place one unit of `kinds[kind]` could go now, for a search that
+    /// tries them all ([`crate::exact`]): under the same limits as
+    /// [`BoxFill::find_spot`], each extreme point with each shape of the
+    /// first pass that has any (so with orientations preferred as given, the
+    /// turns only where the given shape fits nowhere). Under a placement
+    /// style or `corners: false` only the place `find_spot` would choose.
+    pub fn spots(&mut self, kind: usize, kinds: &[Kind]) -> Vec<Spot> {
+        let Some(first) = self.find_spot(kind, kinds) else {
+            return Vec::new();
+        };
+        if self.reference2.is_some() || !self.rule.placing.corners {
+            return vec![first];
+        }
+        let k = &kinds[kind];
+        let order = self.shape_order(k);
+        for pass in order.passes() {
+            let mut found = Vec::new();
+            for ep in self.eps.iter() {
+                for (shape, perm) in pass {
+                    if self.fits(ep, shape)
+                        && self.stacks(ep, shape, k)
+                        && interlock_allows(k, ep.point[0], shape)
+                    {
+                        found.push(Spot {
+                            cuboid: Cuboid {
+                                origin: ep.point,
+                                size: *shape,
+                            },
+                            perm: *perm,
+                        });
+                    }
+                }
+            }
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        vec![first]
+    }
+
     /// Places one unit of `kinds[kind]` at a spot [`BoxFill::find_spot`] gave
     /// for it, with nothing added to the box in between.
     pub fn commit(&mut self, slot: usize, kind: usize, kinds: &[Kind], spot: Spot) {

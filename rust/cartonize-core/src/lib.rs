@@ -15,6 +15,7 @@ mod choice;
 pub mod cost;
 pub mod deadline;
 pub mod error;
+pub mod exact;
 pub mod extreme_points;
 pub mod fill;
 pub mod fragile;
@@ -337,6 +338,8 @@ fn pack_box_types_once(
         let capped_until = improvement_deadline(opts.timeout, started)
             .filter(|_| opts.improve.unwrap_or(opts.timeout.is_some()));
         let packing = blocks::improve_capped(packing, &s.order, &ctx, capped_until.as_ref(), seed);
+        // A few units left over under `boxesMax: 1`: an exact search may fit them all.
+        let packing = exact_one_box(packing, &s.order, &ctx, deadline);
         // Cheaper box types, merged and emptied boxes, which box-by-box choice misses.
         let packing = match reboxed && !unbeatable(&packing) {
             true => {
@@ -370,6 +373,53 @@ fn pack_box_types_once(
     }
     out.pack_time = started.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Under `boxesMax: 1`, a packing that leaves some of at most
+/// [`exact::UNITS_MAX`] units over is replaced by a fit of them all into the
+/// cheapest box type an exact search fills ([`exact`]), when there is one.
+fn exact_one_box(
+    packing: Packing,
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    deadline: &Deadline,
+) -> Packing {
+    if ctx.limits.boxes_max != Some(1)
+        || packing.leftovers.is_empty()
+        || packing.boxes.len() > 1
+        || ctx.openable < ctx.boxes.len()
+        || order.len() > exact::UNITS_MAX
+    {
+        return packing;
+    }
+    let units: Vec<(usize, usize)> = order.iter().enumerate().map(|(s, u)| (s, u.kind)).collect();
+    let payload: f64 = units.iter().map(|(_, k)| ctx.kinds[*k].weight).sum();
+    let mut types: Vec<usize> = (0..ctx.openable)
+        .filter(|&b| units.iter().all(|(_, k)| ctx.holds[b][*k]))
+        .collect();
+    select::by_cost_at(&mut types, payload, ctx);
+    let mut budget = exact::PLACEMENTS;
+    for b in types {
+        let empty = fill::BoxFill::new(&ctx.boxes[b], ctx.rule);
+        let Some(full) = exact::fit_all(&empty, &units, ctx.kinds, &mut budget, deadline) else {
+            continue;
+        };
+        let boxes = vec![select::FilledBox {
+            box_type: b,
+            units: full.units,
+            payload: full.payload,
+        }];
+        let candidate = Packing {
+            cost: boxes.iter().map(|f| f.cost(ctx)).sum(),
+            boxes,
+            leftovers: Vec::new(),
+        };
+        return match compare_packings(&candidate, &packing, ctx.goal) {
+            Ordering::Less => candidate,
+            _ => packing,
+        };
+    }
+    packing
 }
 
 /// The context every packing of the request shares, for `kinds` (the
