@@ -218,7 +218,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "min": "Smallest length to generate along this axis, > 0; used as is, not rounded to increment; must not exceed max",
         "max": "Largest length to generate along this axis, > 0; used as is, not rounded to increment",
         "deriveFromItems": "true: candidate lengths are chosen from the item dimensions (default false)",
-        "fitForFirstItem": "true: the length is the first item set's side along this axis (as given), clamped to min..max (default false); overrides deriveFromItems and increment. The public schema's wording is 'the first item placed in each generated box'; this service generates the types before packing, from the first item set (docs/generators.md)",
+        "fitForFirstItem": "true: one length per item set, its side along this axis (as given), clamped to min..max, so that whichever item comes first in a generated box has a type of its length (the public schema: 'the first item placed in each generated box'; default false); overrides deriveFromItems and increment (docs/generators.md)",
         "increment": "Rounding step of candidate lengths, > 0, used when deriveFromItems is not true; e.g. min 5, max 59, increment 10 can give 5, 10, 20, 30, 40, 50, 59; small steps call for a generatedBoxTypesMax",
     },
     "GeneratorLimit": {

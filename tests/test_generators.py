@@ -68,7 +68,38 @@ def test_range_derived_from_items_and_fit_for_first_item() -> None:
         },
         items,
     )
-    assert [s[0] for s in first] == [3]
+    # One length per item set (x as given: 3 and 4), whichever unit comes first in a box.
+    assert [s[0] for s in first] == [3, 4]
+    wide = sizes(
+        {"xRange": {"min": 2, "max": 10, "fitForFirstItem": True}, "yList": [1], "zList": [1]},
+        [item(1, 3, 7, 12), item(2, 8, 4, 30), item(3, 12, 1, 1)],
+    )
+    assert [s[0] for s in wide] == [3, 8, 10]
+
+
+def test_fit_for_first_item_makes_a_box_for_each_item_set() -> None:
+    # The public schema: "select axis length based upon first item placed in each
+    # generated box". With the 2-cube's length only, the 8-cube fitted no generated box.
+    req = {
+        "itemSets": [item(1, 2, 2, 2), item(2, 8, 8, 8)],
+        "boxTypes": [],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xRange": {"min": 1, "max": 10, "fitForFirstItem": True},
+                    "yList": [10],
+                    "zList": [10],
+                    "noTrimToMaxExtent": True,
+                },
+            }
+        ],
+        "includeImages": False,
+    }
+    response = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
+    assert validate(req, response) == []
+    assert response["lenLeftovers"] == 0
+    assert {b["box"]["dimensions"]["x"] for b in response["boxes"]} <= {2.0, 8.0}
 
 
 def test_limits_bound_every_metric() -> None:

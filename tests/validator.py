@@ -54,10 +54,10 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
     ``deriveFromItems`` instead every item side strictly between (any item set's unit,
     as given or rolled, any item of the response, any group-pack group: a pack in parts
     derives from the items of its part); with ``fitForFirstItem`` (overriding both) the
-    first item's side clamped to min..max, the first item being the first item set
-    with units (docs/generators.md) or the first item placed in the box (the public
-    schema's wording): either is accepted, and in a pack in parts or in sequence order
-    any item's side. No increment and no derivation: min and max only.
+    first item's side clamped to min..max, the first item being any item set with units
+    (the service makes a length per item set, docs/generators.md) or the first item
+    placed in the box (the public schema's wording): either is accepted, and in a pack
+    in parts or in sequence order any item's side. No increment and no derivation: min and max only.
   - *Trimming* (unless ``noTrimToMaxExtent``): each range axis of a generated size
     shrinks to the larger of the contents' extent from the box's origin, rounded up to
     tenths, and its floor (the range's min, raised by an x-/y-/z-dimension limit's min),
@@ -2930,14 +2930,15 @@ def _compound(view: PackView) -> bool:
 
 
 def _first_item_sides(view: PackView, box: Box, axis: int) -> list[float]:
-    """The lengths along ``axis`` of the "first item" a fitForFirstItem range fits: the
-    first item set with units' (as given, any of its units; docs/generators.md) or the first item
-    placed in the box (lowest packedIndex, as placed; the public schema's wording). In a
-    pack in parts or in sequence order, any item's."""
+    """The lengths along ``axis`` of the "first item" a fitForFirstItem range fits: any
+    item set with units' (as given, any of its units: the service makes one length per
+    item set, so that whichever comes first in a box has its own; docs/generators.md) or
+    the first item placed in the box (lowest packedIndex, as placed; the public schema's
+    wording). In a pack in parts or in sequence order, any item's."""
     item_sets = [
         s for s in view.given_item_sets if s.get("dimensions") and int(s.get("quantity", 1)) > 0
     ]
-    out = [dims[axis] for dims, _, _ in _units(item_sets[0])] if item_sets else []
+    out = [dims[axis] for s in item_sets for dims, _, _ in _units(s)]
     placed = (
         sorted(
             (i for i in box.items if _is_number(i.wire.get("packedIndex"))),
@@ -2957,8 +2958,8 @@ def _range_lengths(view: PackView, box: Box, axis_range: Wire, axis: int) -> lis
     """The lengths an axis range makes (docs/generators.md): ``min`` and ``max`` as given,
     plus every multiple of ``increment`` strictly between them; with ``deriveFromItems``
     instead of the multiples every item side strictly between them; with
-    ``fitForFirstItem`` (overriding both) only the first item's side, clamped to
-    min..max. Without increment or derivation, min and max only."""
+    ``fitForFirstItem`` (overriding both) only the first item's side (any item set's),
+    clamped to min..max. Without increment or derivation, min and max only."""
     lo, hi = axis_range.get("min"), axis_range.get("max")
     if not (_is_number(lo) and _is_number(hi)):
         return []  # refused by the service (a range needs both)

@@ -125,11 +125,12 @@ def _range_values(
         raise InvalidRequest("invalid box type generator", f"{where}: a range needs min and max")
     lo, hi = r.min, r.max
     if r.fit_for_first_item:
+        # One length per item set (its side along the axis, as given, clamped): whichever
+        # item comes first in a generated box, a type of its length is there to choose.
         if not item_sets:
             return [lo]
-        first = item_sets[0].dimensions
-        side = (first.x, first.y, first.z)[axis]
-        return [min(max(side, lo), hi)]
+        sides = {(s.dimensions.x, s.dimensions.y, s.dimensions.z)[axis] for s in item_sets}
+        return sorted({min(max(side, lo), hi) for side in sides})
     values = {lo, hi}
     if r.derive_from_items:
         for s in item_sets:
