@@ -212,14 +212,14 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "zRange": "Range of available lengths along z (length) for the cartesian operation",
         "limits": "Bounds on metrics of the generated box types; sizes outside a bound are not generated",
         "priceComponents": "Price step functions of metrics that set the price of each generated box type",
-        "noTrimToMaxExtent": "false (default): each axis given by a range is cut to the larger of the placed items' max extent along it and the minimum limit, rounded up to tenths; true: no trimming. Axes given only by lists are never trimmed",
+        "noTrimToMaxExtent": "false (default): each axis given by a range is cut to the larger of the placed items' max extent along it and the minimum limit, rounded up to the range's increment (min and max as they are), else to tenths; true: no trimming. Axes given only by lists are never trimmed",
     },
     "GeneratorAxisRange": {
         "min": "Smallest length to generate along this axis, > 0; used as is, not rounded to increment; must not exceed max",
         "max": "Largest length to generate along this axis, > 0; used as is, not rounded to increment",
         "deriveFromItems": "true: candidate lengths are chosen from the item dimensions (default false)",
         "fitForFirstItem": "true: one length per item set, its side along this axis (as given), clamped to min..max, so that whichever item comes first in a generated box has a type of its length (the public schema: 'the first item placed in each generated box'; default false); overrides deriveFromItems and increment (docs/generators.md)",
-        "increment": "Rounding step of candidate lengths, > 0, used when deriveFromItems is not true; e.g. min 5, max 59, increment 10 can give 5, 10, 20, 30, 40, 50, 59; small steps call for a generatedBoxTypesMax",
+        "increment": "Rounding step of candidate lengths and of trimmed sides, > 0, used when deriveFromItems is not true; e.g. min 5, max 59, increment 10 can give 5, 10, 20, 30, 40, 50, 59, and a side trimmed to 23.4 becomes 30; small steps call for a generatedBoxTypesMax",
     },
     "GeneratorLimit": {
         "metric": "Metric of a generated box type that this limit bounds (volume, surface-area, girth, longest-dimension, a ratio, ...)",

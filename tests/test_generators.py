@@ -8,7 +8,7 @@ from typing import Any
 import cartonize
 import pytest
 from cartonize.errors import InvalidRequest
-from cartonize.generators import generate_box_types, metric
+from cartonize.generators import Trim, generate_box_types, metric, trimmed_size
 from cartonize.models import BoxTypeGenerator, ItemSet
 
 from tests.validator import validate
@@ -475,11 +475,11 @@ def test_largest_box_type_includes_generated_types() -> None:
 
 
 def trimmed(options: Wire, **request: Any) -> Wire:
-    """The one box a locked 3.25 x 3 x 3 item gets from an x range and y, z lists of 4."""
+    """The one box a locked 3.25 x 3 x 3 item gets from an x range (2 or 10: no increment,
+    so trimmed to tenths) and y, z lists of 4."""
     generator = {
         "operation": "cartesian",
-        "options": {"xRange": {"min": 2, "max": 10, "increment": 2}, "yList": [4], "zList": [4]}
-        | options,
+        "options": {"xRange": {"min": 2, "max": 10}, "yList": [4], "zList": [4]} | options,
     } | request.pop("generator", {})
     response = pack(
         {
@@ -504,12 +504,12 @@ def dims(box: Wire) -> tuple[float, float, float]:
     [
         # x: the item's 3.25 rounded up to tenths; y and z come from lists: never trimmed.
         ({}, (3.3, 4, 4)),
-        ({"noTrimToMaxExtent": True}, (4, 4, 4)),
+        ({"noTrimToMaxExtent": True}, (10, 4, 4)),
         # The range's min is the floor, and so is an x-dimension limit's min.
         ({"xRange": {"min": 3.5, "max": 10, "increment": 2}}, (3.5, 4, 4)),
         ({"limits": [{"metric": "x-dimension", "min": 3.6}]}, (3.6, 4, 4)),
         # A trimmed size that breaks a limit (volume 52.8 < 60) keeps the generated size.
-        ({"limits": [{"metric": "volume", "min": 60}]}, (4, 4, 4)),
+        ({"limits": [{"metric": "volume", "min": 60}]}, (10, 4, 4)),
     ],
 )
 def test_generated_boxes_are_trimmed_to_the_items_extent(
@@ -520,8 +520,35 @@ def test_generated_boxes_are_trimmed_to_the_items_extent(
     assert box["name"] == "generated {:g}x{:g}x{:g}".format(*expected)
 
 
+@pytest.mark.parametrize(
+    ("x_range", "extent", "expected"),
+    [
+        # The schema: "the desired increment for box dimension rounding. E.g., 0.25 for a
+        # box in inches would round up to the quarter inch"; min and max as they are.
+        ({"min": 2, "max": 10, "increment": 2}, 3.25, 4),
+        ({"min": 2, "max": 10, "increment": 0.25}, 3.3, 3.5),
+        ({"min": 2, "max": 10, "increment": 0.25}, 3.25, 3.25),
+        ({"min": 2.5, "max": 10, "increment": 2}, 1.0, 2.5),
+        ({"min": 2, "max": 9.5, "increment": 4}, 8.5, 9.5),
+        # Without an increment, or with lengths derived from the items: tenths.
+        ({"min": 2, "max": 10}, 3.25, 3.3),
+        ({"min": 2, "max": 10, "increment": 2, "deriveFromItems": True}, 3.25, 3.3),
+    ],
+)
+def test_trimmed_sides_round_up_to_the_increment(
+    x_range: Wire, extent: float, expected: float
+) -> None:
+    gen = BoxTypeGenerator.model_validate(
+        {"operation": "cartesian", "options": {"xRange": x_range, "yList": [4], "zList": [4]}}
+    )
+    trim = Trim(
+        axes=(True, False, False), floor=(x_range["min"], 0, 0), generator=gen, auto_name=True
+    )
+    assert trimmed_size(trim, (10, 4, 4), (extent, 3, 3)) == (expected, 4, 4)
+
+
 def test_trimmed_boxes_are_priced_anew() -> None:
-    # Volume 64 triggers the 200 price; trimmed to 3.3 x 4 x 4 = 52.8 only the 100 one.
+    # Volume 160 triggers the 200 price; trimmed to 3.3 x 4 x 4 = 52.8 only the 100 one.
     components = [{"metric": "volume", "thresholds": [0, 60], "prices": [100, 200]}]
     box = trimmed({"priceComponents": components})
     assert dims(box) == pytest.approx((3.3, 4, 4))
@@ -554,13 +581,13 @@ def test_outer_dimensions_in_generator_defaults_are_ignored_with_one_warning() -
             "rateTable": {"basePrice": 0, "priceIncreaseRate": 1, "dimFactor": 10},
         },
         "options": {
-            a: {"min": 5, "max": 30, "increment": 5} for a in ("xRange", "yRange", "zRange")
+            a: {"min": 5, "max": 30, "increment": 1} for a in ("xRange", "yRange", "zRange")
         },
     }
     response = pack({"itemSets": [item(1, 4, 4, 4, quantity=2)], "boxTypeGenerators": [generator]})
     (box,) = [b["box"] for b in response["boxes"]]
-    # Trimmed to 5 x 5 x 8 (200 / 10 = 20 over a weight of 2), not rated on 40^3 / 10.
-    assert (box["dimensions"], box["price"]) == ({"x": 5, "y": 5, "z": 8}, 20)
+    # 5 x 5 x 8 (200 / 10 = 20 over a weight of 2), not rated on 40^3 / 10.
+    assert (sorted(box["dimensions"].values()), box["price"]) == ([5, 5, 8], 20)
     assert "outer" not in box
     ignored = [w for w in response["warnings"] if "outer.dimensions" in w]
     assert ignored == [
@@ -570,7 +597,7 @@ def test_outer_dimensions_in_generator_defaults_are_ignored_with_one_warning() -
     assert len(response["warnings"]) == len(set(response["warnings"]))
 
 
-def test_a_dimension_change_follows_the_trimmed_size() -> None:
+def test_a_dimension_change_follows_the_generated_size() -> None:
     generator = {
         "operation": "cartesian",
         "boxTypeDefaults": {
@@ -579,12 +606,12 @@ def test_a_dimension_change_follows_the_trimmed_size() -> None:
             "rateTable": {"basePrice": 0, "priceIncreaseRate": 1, "dimFactor": 10},
         },
         "options": {
-            a: {"min": 5, "max": 30, "increment": 5} for a in ("xRange", "yRange", "zRange")
+            a: {"min": 5, "max": 30, "increment": 1} for a in ("xRange", "yRange", "zRange")
         },
     }
     response = pack({"itemSets": [item(1, 4, 4, 4, quantity=2)], "boxTypeGenerators": [generator]})
     (box,) = [b["box"] for b in response["boxes"]]
-    assert box["outer"]["dimensions"] == {"x": 6, "y": 6, "z": 9}
+    assert sorted(box["outer"]["dimensions"].values()) == [6, 6, 9]
     assert box["price"] == 32  # 6 * 6 * 9 / 10 = 32.4
 
 

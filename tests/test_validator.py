@@ -349,15 +349,16 @@ def test_sequence_distance_is_checked(limit: int | None, problem: bool) -> None:
 
 # --- generated boxes -------------------------------------------------------------------
 
-# One 3.25 x 3 x 3 lamp, locked upright, and a generator of x 2..10 by 2 (x is trimmed),
-# y 4 and z 4 or 6 (lists: never trimmed), girth at most 30, priced 100 + 100 above a
-# volume of 60 (key v, max) plus 40 for a side above 5 (key long). The engine's answer,
-# worked by hand: the 4 x 4 x 4 box (volume 64: 200), trimmed along x to the lamp's 3.25
-# rounded up to tenths, 3.3 x 4 x 4 (volume 52.8: 100), named after that size.
+# One 3.25 x 3 x 3 lamp, locked upright, and a generator of x 2 or 10 (a range without
+# increment: x is trimmed to tenths), y 4 and z 4 or 6 (lists: never trimmed), girth at
+# most 30, priced 100 + 100 above a volume of 60 (key v, max) plus 40 for a side above 5
+# (key long). The engine's answer, worked by hand: the 10 x 4 x 4 box (volume 160: 240;
+# x 2 is too short), trimmed along x to the lamp's 3.25 rounded up to tenths, 3.3 x 4 x 4
+# (volume 52.8: 100), named after that size.
 GENERATOR: Wire = {
     "operation": "cartesian",
     "options": {
-        "xRange": {"min": 2, "max": 10, "increment": 2},
+        "xRange": {"min": 2, "max": 10},
         "yList": [4],
         "zList": [4, 6],
         "limits": [{"metric": "girth", "max": 30}],
@@ -419,13 +420,12 @@ GENERATED_CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
     "trimmed too far": (
         _generated_box(dimensions=_point(3.2, 4, 4), name="generated 3.2x4x4"),
         "generator-size",
-        "x 3.2 is not a length the generator makes (2, 4, 6, 8, 10) nor its contents' "
-        "extent trimmed (3.3)",
+        "x 3.2 is not a length the generator makes (2, 10) nor its contents' extent trimmed (3.3)",
     ),
     "not trimmed": (
-        _generated_box(dimensions=_point(4, 4, 4), name="generated 4x4x4", price=200),
+        _generated_box(dimensions=_point(10, 4, 4), name="generated 10x4x4", price=240),
         "generator-trim",
-        "(4, 4, 4) is not trimmed; its contents trim it to (3.3, 4, 4)",
+        "(10, 4, 4) is not trimmed; its contents trim it to (3.3, 4, 4)",
     ),
     "list axis trimmed": (
         _generated_box(dimensions=_point(3.3, 4, 3), name="generated 3.3x4x3"),

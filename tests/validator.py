@@ -59,11 +59,12 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
     placed in the box (the public schema's wording): either is accepted, and in a pack
     in parts or in sequence order any item's side. No increment and no derivation: min and max only.
   - *Trimming* (unless ``noTrimToMaxExtent``): each range axis of a generated size
-    shrinks to the larger of the contents' extent from the box's origin, rounded up to
-    tenths, and its floor (the range's min, raised by an x-/y-/z-dimension limit's min),
-    never beyond the size; list-only axes never shrink. A box at a generated size that
-    trimming would shrink must be trimmed unless the trimmed size breaks a limit, leaves
-    the items less than reservedSpace allows, or costs more; judged only where rounding
+    shrinks to the larger of the contents' extent from the box's origin, rounded up (to
+    the range's increment, else tenths), and its floor (the range's min, raised by an
+    x-/y-/z-dimension limit's min), never beyond the size; list-only axes never shrink.
+    A box at a generated size that trimming would shrink must be trimmed unless the
+    trimmed size breaks a limit, leaves the items less than reservedSpace allows, or
+    costs more; judged only where rounding
     cannot decide it.
   - *Limits.* The box's size, and the generated size it was trimmed from, lie within
     every ``limits`` min and max. Metrics of inner (x, y, z) with sides L >= W >= H:
@@ -3004,9 +3005,9 @@ def _up_to_tenths(length: float) -> float:
 
 def _trim_targets(box: Box, generator: Wire) -> list[float | None] | None:
     """Per axis, the length trimming gives a range axis (None for a list-only axis): the
-    larger of the contents' extent from the box's origin, rounded up to tenths, and the
-    axis floor (the range's ``min``, raised by an x-/y-/z-dimension limit's ``min``).
-    None when the generator does not trim (``noTrimToMaxExtent``, or no range axis)."""
+    larger of the contents' extent from the box's origin, rounded up (``_round_trimmed``),
+    and the axis floor (the range's ``min``, raised by an x-/y-/z-dimension limit's
+    ``min``). None when the generator does not trim (``noTrimToMaxExtent``, or no range axis)."""
     options = generator.get("options") or {}
     ranges = [options.get(f"{a}Range") for a in AXES]
     if options.get("noTrimToMaxExtent") or not any(isinstance(r, Mapping) for r in ranges):
@@ -3022,8 +3023,23 @@ def _trim_targets(box: Box, generator: Wire) -> list[float | None] | None:
         for limit in options.get("limits") or []:
             if limit.get("metric") == _AXIS_METRICS[axis] and _is_number(limit.get("min")):
                 floor = max(floor, float(limit["min"]))
-        out.append(max(_up_to_tenths(extent), floor))
+        out.append(max(_round_trimmed(extent, axis_range), floor))
     return out
+
+
+def _round_trimmed(extent: float, axis_range: Mapping[str, Any]) -> float:
+    """A trimmed range side: ``extent`` rounded up to the range's ``increment`` (the
+    schema's "increment for box dimension rounding": the next of min, the multiples of
+    the increment strictly between, max), or to tenths without one or when the range
+    derives its lengths from the items (deriveFromItems, fitForFirstItem)."""
+    step, lo, hi = axis_range.get("increment"), axis_range.get("min"), axis_range.get("max")
+    derived = axis_range.get("deriveFromItems") or axis_range.get("fitForFirstItem")
+    if derived or not (_is_number(step) and step > 0 and _is_number(lo) and _is_number(hi)):
+        return _up_to_tenths(extent)
+    if extent <= lo + _tol(lo):
+        return float(lo)
+    multiple = step * math.ceil(extent / step - _tol(extent / step))
+    return float(hi) if multiple >= hi - _tol(hi) else multiple
 
 
 def _trimmed(size: Vec, targets: Sequence[float | None]) -> Vec:
@@ -3198,19 +3214,19 @@ def _generated_name(box: Box) -> str | None:
 
 
 def check_generated_boxes(view: PackView) -> Iterator[str]:
-    """A box a cartesian generator made (known by its name) has a size it makes: each axis
-    a length of its list or range (see ``_range_lengths``), the size within every limit,
-    or that size trimmed (unless ``noTrimToMaxExtent``): each range axis reduced to the
-    larger of the contents' extent from the box's origin, rounded up to tenths, and the
-    axis floor (range min, raised by an x-/y-/z-dimension limit's min), never beyond the
-    size; list-only axes never trimmed. A box is trimmed unless the trimmed size breaks a
-    limit, leaves the items less than reservedSpace allows, or costs more. An unnamed
-    generator's box is named "generated XxYxZ" after its (trimmed) size. A generator's
-    box, cartesian or an item's own carton (pack-as-is; its size is check_pack_as_is's),
-    costs its price plus its rate as any box: the price components' total at its final
-    size, or without components the defaults' price (-1 allowed); its type is the
-    generator's boxTypeDefaults completed by the request's, outer.dimensions ignored,
-    and gives the box its weightMax and weightTare (0 when unset).
+    """A box a cartesian generator made (known by its name) has a size it makes: each axis a
+    length of its list or range (see ``_range_lengths``), the size within every limit, or
+    that size trimmed (unless ``noTrimToMaxExtent``): each range axis reduced to the larger
+    of the contents' extent from the box's origin, rounded up (to the range's increment,
+    else tenths), and the axis floor (range min, raised by an x-/y-/z-dimension limit's
+    min), never beyond the size; list-only axes never trimmed. A box is trimmed unless the
+    trimmed size breaks a limit, leaves the items less than reservedSpace allows, or costs
+    more. An unnamed generator's box is named "generated XxYxZ" after its (trimmed) size. A
+    generator's box, cartesian or an item's own carton (pack-as-is; its size is
+    check_pack_as_is's), costs its price plus its rate as any box: the price components'
+    total at its final size, or without components the defaults' price (-1 allowed); its
+    type is the generator's boxTypeDefaults completed by the request's, outer.dimensions
+    ignored, and gives the box its weightMax and weightTare (0 when unset).
     Which sizes ``generatedBoxTypesMax`` samples is not checked."""
     generators = view.request.get("boxTypeGenerators") or []
     if not generators:

@@ -335,12 +335,38 @@ def _up_to_tenths(length: float) -> float:
     return math.ceil(round(length * 10, 6)) / 10
 
 
+def _rounded_up(trim: Trim, axis: int, length: float) -> float:
+    """`length` rounded up as the axis range asks: to its `increment` (the schema: "the
+    desired increment for box dimension rounding", `min` and `max` as they are), so a
+    trimmed side is one of the lengths the range makes; to tenths without one (or when
+    the range derives its lengths from the items)."""
+    r: GeneratorAxisRange | None = getattr(trim.generator.options, f"{'xyz'[axis]}_range")
+    step = r.increment if r is not None else None
+    if (
+        r is None
+        or step is None
+        or step <= 0
+        or r.derive_from_items
+        or r.fit_for_first_item
+        or r.min is None
+        or r.max is None
+    ):
+        return _up_to_tenths(length)
+    if length <= r.min:
+        return r.min
+    up = round(math.ceil(round(length / step, 9)) * step, 10)
+    return r.max if up >= r.max else up
+
+
 def trimmed_size(trim: Trim, size: Size, extent: Size) -> Size | None:
-    """`size` with each range axis reduced to the contents' `extent` rounded up to tenths
-    (never below the axis floor, never above `size`); None when nothing shrinks or the
-    trimmed size breaks one of the generator's limits (then the box keeps its size)."""
+    """`size` with each range axis reduced to the contents' `extent` rounded up (to the
+    range's increment, else tenths; never below the axis floor, never above `size`);
+    None when nothing shrinks or the trimmed size breaks one of the generator's limits
+    (then the box keeps its size)."""
     new = tuple(
-        min(size[a], max(_up_to_tenths(extent[a]), trim.floor[a])) if trim.axes[a] else size[a]
+        min(size[a], max(_rounded_up(trim, a, extent[a]), trim.floor[a]))
+        if trim.axes[a]
+        else size[a]
         for a in range(3)
     )
     trimmed: Size = (new[0], new[1], new[2])
