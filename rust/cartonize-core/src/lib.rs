@@ -154,10 +154,7 @@ fn pack_box_types_once(
         .enumerate()
         .map(|(i, item)| {
             let mut k = Kind::new(item);
-            k.item_set = match limits.item_sets.len() == input.items.len() {
-                true => limits.item_sets[i],
-                false => i as u32,
-            };
+            k.item_set = limits.item_set_of(i, input.items.len());
             k.sequence = limits.sequences.get(i).copied().flatten();
             k.amounts = limits.amounts.get(i).cloned().unwrap_or_default();
             k

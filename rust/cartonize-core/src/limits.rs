@@ -80,6 +80,15 @@ pub struct PropertyCap {
 }
 
 impl Limits {
+    /// The item set of item kind `item` of a pack of `items` kinds: its entry in
+    /// `item_sets` when every kind has one, else the kind is its own item set.
+    pub fn item_set_of(&self, item: usize, items: usize) -> u32 {
+        match self.item_sets.len() == items {
+            true => self.item_sets[item],
+            false => item as u32,
+        }
+    }
+
     /// True when a limit counts boxes; improvement, which reshuffles whole
     /// boxes, is then skipped.
     pub fn counts_boxes(&self) -> bool {

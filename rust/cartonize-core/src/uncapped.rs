@@ -91,10 +91,7 @@ pub fn keeps_within(input: &PackInput, out: &PackOutput) -> bool {
             return false;
         }
     }
-    let item_set = |item: usize| match limits.item_sets.len() == input.items.len() {
-        true => Some(limits.item_sets[item]),
-        false => u32::try_from(item).ok(),
-    };
+    let item_set = |item: usize| Some(limits.item_set_of(item, input.items.len()));
     let sequence = |item: usize| limits.sequences.get(item).copied().flatten();
     let spread_ok = |max: Option<u32>, group: &dyn Fn(usize) -> Option<u32>| {
         let Some(max) = max else { return true };
