@@ -296,3 +296,14 @@ def failed(problems: Sequence[str]) -> bool:
         for p in problems[:10]:
             print(f"    {p}")
     return bool(problems)
+
+
+def goal_order(
+    goal: str, leftovers: float, cost: float, boxes: float
+) -> tuple[float, float, float]:
+    """An answer as the goal ranks it, smaller better: fewer leftovers first, then lower
+    cost and fewer boxes under ``lowest-cost``, fewer boxes and lower cost under
+    ``most-items`` (the engine's own order of complete answers)."""
+    if goal == "most-items":
+        return (leftovers, boxes, cost)
+    return (leftovers, cost, boxes)

@@ -47,7 +47,7 @@ from typing import Any
 
 import cartonize
 
-from bench.common import Wire, default_processes, failed, run_parallel
+from bench.common import Wire, default_processes, failed, goal_order, run_parallel
 from bench.ecommerce import orders
 from tests.validator import validate
 
@@ -81,8 +81,7 @@ Key = tuple[float, float, float]
 def key(response: Wire, goal: str) -> Key:
     """The goal's order of answers (lower is better): leftovers, then cost and boxes under
     lowest-cost, boxes and cost under most-items."""
-    left, cost, boxes = response["lenLeftovers"], response["totalCost"], response["lenBoxes"]
-    return (left, cost, boxes) if goal == "lowest-cost" else (left, boxes, cost)
+    return goal_order(goal, response["lenLeftovers"], response["totalCost"], response["lenBoxes"])
 
 
 def show_key(k: Sequence[float], goal: str) -> str:

@@ -40,17 +40,11 @@ from pathlib import Path
 
 import cartonize
 
-from bench.common import Wire, failed
+from bench.common import Wire, failed, goal_order
 from bench.ecommerce import orders
 from tests.validator import validate
 
 Result = tuple[int, float, int]  # leftovers, cost, boxes
-
-
-def ranked(goal: str, r: Result) -> tuple[float, ...]:
-    """The goal's order of a result: smaller is better."""
-    left, cost, boxes = r
-    return (left, boxes, cost) if goal == "most-items" else (left, cost, boxes)
 
 
 def _pack(req: Wire) -> tuple[Result, list[str]]:
@@ -177,8 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         goals = [req.get("boxTypeChoiceGoal", "lowest-cost") for req in sets[name]]
         pairs = list(zip(goals, results, before, strict=True))
-        better = sum(ranked(g, r) < ranked(g, b) for g, r, b in pairs)
-        worse = sum(ranked(g, r) > ranked(g, b) for g, r, b in pairs)
+        better = sum(goal_order(g, *r) < goal_order(g, *b) for g, r, b in pairs)
+        worse = sum(goal_order(g, *r) > goal_order(g, *b) for g, r, b in pairs)
         print(f"  against {args.compare}: {better} better, {worse} worse")
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)
