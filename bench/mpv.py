@@ -56,6 +56,7 @@ class Outcome:
     name: str
     cls: int
     n: int
+    k: int
     bins: int
     wall_ms: float
     problems: list[str]
@@ -71,19 +72,45 @@ def pack_one(task: tuple[MpvInstance, float | None]) -> Outcome:
     problems = validate(request, response) + check_locked(request, response)
     if response["lenLeftovers"]:
         problems.append(f"leftovers: {response['lenLeftovers']} items not packed")
-    return Outcome(inst.name, inst.cls, inst.n, response["lenBoxes"], wall_ms, problems)
+    return Outcome(inst.name, inst.cls, inst.n, inst.k, response["lenBoxes"], wall_ms, problems)
+
+
+def bounds() -> dict[tuple[int, int, int], dict[str, str]]:
+    """The bounds file's row of every instance, by (class, n, k): L2, the exact code's
+    lower and upper bounds after 2 s, and whether that proved the optimum."""
+    with (MPV_DIR.parent / "mpv2000_bounds.csv").open() as f:
+        return {
+            (int(row["class"]), int(row["n"]), int(row["instance"])): row
+            for row in csv.DictReader(f)
+        }
 
 
 def l2_of(instances: Sequence[MpvInstance]) -> dict[tuple[int, int], int]:
     """L2 per (class, n) over the given instances (the bounds file has each instance)."""
-    wanted = {(i.cls, i.n, i.k) for i in instances}
+    rows = bounds()
     sums: dict[tuple[int, int], int] = defaultdict(int)
-    with (MPV_DIR.parent / "mpv2000_bounds.csv").open() as f:
-        for row in csv.DictReader(f):
-            key = (int(row["class"]), int(row["n"]), int(row["instance"]))
-            if key in wanted:
-                sums[key[:2]] += int(row["L2"])
+    for i in instances:
+        sums[(i.cls, i.n)] += int(rows[(i.cls, i.n, i.k)]["L2"])
     return sums
+
+
+def against_exact(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """The packings against the authors' exact code run 2 s per instance (the bounds
+    file): how many of the optima it proved are reached, the bins above them, and its
+    lower and upper bounds summed over the same instances."""
+    rows = bounds()
+    proven = [
+        (o.bins, int(row["lb_after_2s"]))
+        for o in outcomes
+        if (row := rows[(o.cls, o.n, o.k)])["proved_optimal"] == "1"
+    ]
+    return {
+        "proven": len(proven),
+        "reached": sum(bins == optimum for bins, optimum in proven),
+        "above": sum(bins - optimum for bins, optimum in proven),
+        "lb_2s": sum(int(rows[(o.cls, o.n, o.k)]["lb_after_2s"]) for o in outcomes),
+        "ub_2s": sum(int(rows[(o.cls, o.n, o.k)]["ub_after_2s"]) for o in outcomes),
+    }
 
 
 def run(
@@ -124,6 +151,12 @@ def run(
         f"  total      {total:>6} {total_l2:>6} {median(times):>10.1f} {max(times):>8.1f}"
         f"   total / L2 = {total / total_l2:.3f}"
     )
+    exact = against_exact(outcomes)
+    print(
+        f"  proven optima (exact code, 2 s): {exact['reached']} of {exact['proven']} reached, "
+        f"{exact['above']} bins above them; its bounds after 2 s: lower {exact['lb_2s']}, "
+        f"upper {exact['ub_2s']}"
+    )
     if full:
         verdict = ""
         if timeout == 1.0:
@@ -139,6 +172,7 @@ def run(
         "median_ms": median(times),
         "max_ms": max(times),
         "groups": {f"{c}_{n}": sum(o.bins for o in g) for (c, n), g in sorted(groups.items())},
+        "exact_code": exact,
     }
 
 
