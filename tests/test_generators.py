@@ -530,6 +530,9 @@ def test_generated_boxes_are_trimmed_to_the_items_extent(
         ({"min": 2, "max": 10, "increment": 0.25}, 3.25, 3.25),
         ({"min": 2.5, "max": 10, "increment": 2}, 1.0, 2.5),
         ({"min": 2, "max": 9.5, "increment": 4}, 8.5, 9.5),
+        # Contents beyond the range's max (the size came from a list): tenths, never
+        # below the contents (found by the property test: z from zList 5, zRange 1..2).
+        ({"min": 1, "max": 2, "increment": 2.5}, 4.2, 4.2),
         # Without an increment, or with lengths derived from the items: tenths.
         ({"min": 2, "max": 10}, 3.25, 3.3),
         ({"min": 2, "max": 10, "increment": 2, "deriveFromItems": True}, 3.25, 3.3),
@@ -643,3 +646,29 @@ def test_the_strategies_draw_every_metric() -> None:
     from tests.strategies import METRIC_SCALES
 
     assert set(METRIC_SCALES) == set(get_args(Metric))
+
+
+def test_a_side_from_a_list_beyond_the_range_trims_to_its_contents() -> None:
+    # Found by the generator property test: z is 5 (zList) or 1..2 by 2.5 (zRange); eleven
+    # 1 x 2 x 2.1 units stand 4.2 high in the 5-high box, which trims to them, not to the
+    # range's max.
+    req = {
+        "itemSets": [{"dimensions": {"x": 1, "y": 2, "z": 2.1}, "weight": 0.0, "quantity": 11}],
+        "boxTypes": [],
+        "boxTypeChoiceGoal": "most-items",
+        "includeImages": False,
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xList": [5],
+                    "yList": [5],
+                    "zList": [5],
+                    "zRange": {"min": 1, "max": 2, "increment": 2.5},
+                },
+            }
+        ],
+    }
+    response = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
+    assert validate(req, response) == []
+    assert [dims(b["box"]) for b in response["boxes"]] == [(5, 5, 4.2)]

@@ -3036,6 +3036,8 @@ def _round_trimmed(extent: float, axis_range: Mapping[str, Any]) -> float:
     derived = axis_range.get("deriveFromItems") or axis_range.get("fitForFirstItem")
     if derived or not (_is_number(step) and step > 0 and _is_number(lo) and _is_number(hi)):
         return _up_to_tenths(extent)
+    if extent > hi + _tol(hi):
+        return _up_to_tenths(extent)  # a side from a list, beyond the range: no grid
     if extent <= lo + _tol(lo):
         return float(lo)
     multiple = step * math.ceil(extent / step - _tol(extent / step))

@@ -350,7 +350,9 @@ def _rounded_up(trim: Trim, axis: int, length: float) -> float:
         or r.fit_for_first_item
         or r.min is None
         or r.max is None
+        or length > r.max
     ):
+        # Beyond the range's max the side came from a list: no grid to round to.
         return _up_to_tenths(length)
     if length <= r.min:
         return r.min
