@@ -43,16 +43,26 @@ impl Failure {
         }
     }
 
-    /// Same as `k.dominates(&kinds[self.kind])` (see [`Kind::dominates`]).
-    fn dominated_by(&self, k: &Kind, kinds: &[Kind]) -> bool {
+    /// Same as `k.dominates(&kinds[self.kind])` (see [`Kind::dominates`]);
+    /// `floor` is [`floor_of`]`(k)`, worked out once for all the failures.
+    fn dominated_by(&self, k: &Kind, floor: &Vec3, kinds: &[Kind]) -> bool {
         match self.single {
             Some(o) => {
                 self.weight.partial_cmp(&k.weight) != Some(std::cmp::Ordering::Greater)
-                    && k.shapes.iter().all(|(s, _)| (0..3).all(|a| s[a] >= o[a]))
+                    && (0..3).all(|a| floor[a] >= o[a])
             }
             None => k.dominates(&kinds[self.kind]),
         }
     }
+}
+
+/// The least length of `k`'s shapes along each axis: every shape is at
+/// least this large, so it is as large as a one-shape kind exactly when
+/// this is.
+fn floor_of(k: &Kind) -> Vec3 {
+    k.shapes.iter().fold([Len::MAX; 3], |m, (s, _)| {
+        std::array::from_fn(|a| m[a].min(s[a]))
+    })
 }
 
 /// The last [`FAILED_MEMORY`] failures of a box, overwritten oldest first in
@@ -89,6 +99,9 @@ impl FailedMemory {
         self.failures.iter()
     }
 }
+
+/// Room for this many units in a new box before its lists grow.
+const INITIAL_UNITS: usize = 8;
 
 /// Weight comparisons allow this much rounding in the caller's sums.
 const WEIGHT_SLACK: f64 = 1e-9;
@@ -174,8 +187,8 @@ impl<'a> BoxFill<'a> {
         BoxFill {
             box_kind,
             rule,
-            cuboids: Vec::new(),
-            units: Vec::new(),
+            cuboids: Vec::with_capacity(INITIAL_UNITS),
+            units: Vec::with_capacity(INITIAL_UNITS),
             eps: ExtremePoints::new(box_kind.dims, rule.priority, rule.min_reach),
             payload: 0.0,
             volume_left: box_kind.volume,
@@ -383,7 +396,8 @@ impl<'a> BoxFill<'a> {
             return self.failed.iter().any(|f| f.kind == kind);
         }
         let k = &kinds[kind];
-        self.failed.iter().any(|f| f.dominated_by(k, kinds))
+        let floor = floor_of(k);
+        self.failed.iter().any(|f| f.dominated_by(k, &floor, kinds))
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -429,7 +443,7 @@ impl<'a> BoxFill<'a> {
     /// every point first, then the rotations; otherwise all at once. A shape
     /// pinned by the orientation search, or best for this box type, goes
     /// first alone.
-    fn shape_order(&self, k: &Kind) -> ShapeOrder {
+    fn shape_order<'k>(&self, k: &'k Kind) -> ShapeOrder<'k> {
         let best_for_box = self
             .rule
             .placing
@@ -692,7 +706,7 @@ mod tests {
         }
         for (i, k) in kinds.iter().enumerate() {
             for f in 0..kinds.len() {
-                let memory = Failure::of(f, &kinds).dominated_by(k, &kinds);
+                let memory = Failure::of(f, &kinds).dominated_by(k, &floor_of(k), &kinds);
                 assert_eq!(memory, k.dominates(&kinds[f]), "kind {i} over {f}");
             }
         }

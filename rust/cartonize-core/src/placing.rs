@@ -281,25 +281,38 @@ pub fn grid_count(shape: &Vec3, dims: &Vec3) -> i128 {
 /// orientations its own shapes are tried at every point before the
 /// alternates (shapes of another volume than the first).
 #[derive(Debug, Clone)]
-pub struct ShapeOrder {
-    shapes: [(Vec3, Perm); 6],
-    len: usize,
-    split: usize,
-    /// For a varied kind: every shape in pass order, and where passes 2 and 3 begin.
-    varied: Vec<(Vec3, Perm)>,
-    splits: [usize; 2],
+// Lives on the stack for one placement: boxing the large variant would
+// allocate for each placement under best-for-box orientation.
+#[allow(clippy::large_enum_variant)]
+pub enum ShapeOrder<'k> {
+    /// The kind's own shapes in their order, the first `split` in the first
+    /// pass: borrowed, as placement asks for the order of every unit it
+    /// tries (copying the shapes was 5 % of the engine's instructions on MPV).
+    Given {
+        shapes: &'k [(Vec3, Perm)],
+        split: usize,
+    },
+    /// The shape best for the box first, alone in the first pass.
+    BestFirst {
+        shapes: [(Vec3, Perm); 6],
+        len: usize,
+    },
+    /// A varied kind's shapes in pass order, and where passes 2 and 3 begin.
+    Varied {
+        shapes: Vec<(Vec3, Perm)>,
+        splits: [usize; 2],
+    },
 }
 
-impl ShapeOrder {
-    pub fn new(k: &Kind, prefer_given: bool, best_for_box: Option<&Vec3>) -> Self {
+impl<'k> ShapeOrder<'k> {
+    pub fn new(k: &'k Kind, prefer_given: bool, best_for_box: Option<&Vec3>) -> Self {
         if k.varied {
             return Self::of_varied(k, prefer_given, best_for_box);
         }
-        let mut shapes = [([0; 3], [0, 1, 2]); 6];
         let len = k.shapes.len().min(6);
-        shapes[..len].copy_from_slice(&k.shapes[..len]);
-        let mut split = if prefer_given || k.pinned { 1 } else { len };
         if let Some(dims) = best_for_box.filter(|_| !k.pinned && len > 1) {
+            let mut shapes = [([0; 3], [0, 1, 2]); 6];
+            shapes[..len].copy_from_slice(&k.shapes[..len]);
             // The first shape with the highest count; ties keep the given order.
             let mut best = 0;
             for i in 1..len {
@@ -308,14 +321,12 @@ impl ShapeOrder {
                 }
             }
             shapes[..=best].rotate_right(1);
-            split = 1;
+            return ShapeOrder::BestFirst { shapes, len };
         }
-        ShapeOrder {
-            shapes,
-            len,
+        let split = if prefer_given || k.pinned { 1 } else { len };
+        ShapeOrder::Given {
+            shapes: &k.shapes[..len],
             split: split.min(len),
-            varied: Vec::new(),
-            splits: [0, 0],
         }
     }
 
@@ -343,24 +354,26 @@ impl ShapeOrder {
                 .count();
             splits = [1, same];
         }
-        ShapeOrder {
-            shapes: [([0; 3], [0, 1, 2]); 6],
-            len: 0,
-            split: 0,
-            varied: shapes,
-            splits,
-        }
+        ShapeOrder::Varied { shapes, splits }
     }
 
     /// The passes, the later ones possibly empty.
     pub fn passes(&self) -> [&[(Vec3, Perm)]; 3] {
-        if !self.varied.is_empty() {
-            let (a, rest) = self.varied.split_at(self.splits[0]);
-            let (b, c) = rest.split_at(self.splits[1] - self.splits[0]);
-            return [a, b, c];
+        match self {
+            ShapeOrder::Given { shapes, split } => {
+                let (a, b) = shapes.split_at(*split);
+                [a, b, &[]]
+            }
+            ShapeOrder::BestFirst { shapes, len } => {
+                let (a, b) = shapes[..*len].split_at(1.min(*len));
+                [a, b, &[]]
+            }
+            ShapeOrder::Varied { shapes, splits } => {
+                let (a, rest) = shapes.split_at(splits[0]);
+                let (b, c) = rest.split_at(splits[1] - splits[0]);
+                [a, b, c]
+            }
         }
-        let (a, b) = self.shapes[..self.len].split_at(self.split);
-        [a, b, &[]]
     }
 }
 

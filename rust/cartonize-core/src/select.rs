@@ -534,15 +534,18 @@ fn best_fit_into<'a>(
 
 /// The open boxes whose type can take a unit of `kind`, fullest first, so space
 /// left in nearly full boxes gets used; the index keeps ties deterministic.
-pub(crate) fn fullest_first(
-    open: &[(usize, BoxFill<'_>)],
+pub(crate) fn fullest_first<'a, F: std::borrow::Borrow<BoxFill<'a>>>(
+    open: &[(usize, F)],
     kind: usize,
     ctx: &Context<'_>,
     out: &mut Vec<usize>,
 ) {
     out.clear();
     out.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
-    out.sort_by(|&a, &b| cmp_f64(open[b].1.volume_used(), open[a].1.volume_used()).then(a.cmp(&b)));
+    out.sort_by(|&a, &b| {
+        let used = |i: usize| open[i].1.borrow().volume_used();
+        cmp_f64(used(b), used(a)).then(a.cmp(&b))
+    });
 }
 
 /// The box type best-fit opens for a unit of `kind`: the lowest cost per
