@@ -79,6 +79,11 @@ struct FailedMemory {
 impl FailedMemory {
     #[inline(always)]
     fn remember(&mut self, failure: Failure) {
+        if self.failures.capacity() == 0 {
+            // Room for all at the first failure: grown one at a time, the
+            // list was reallocated four times per box that remembers any.
+            self.failures.reserve_exact(FAILED_MEMORY);
+        }
         if self.failures.len() < FAILED_MEMORY {
             self.failures.push(failure);
         } else {
@@ -100,7 +105,7 @@ impl FailedMemory {
     }
 }
 
-/// Room for this many units in a new box before its lists grow.
+/// Room for this many units (and item sets) in a new box before its lists grow.
 const INITIAL_UNITS: usize = 8;
 
 /// Weight comparisons allow this much rounding in the caller's sums.
@@ -193,8 +198,8 @@ impl<'a> BoxFill<'a> {
             payload: 0.0,
             volume_left: box_kind.volume,
             failed: FailedMemory::default(),
-            stack: Stack::default(),
-            sets: Vec::new(),
+            stack: Stack::with_capacity(INITIAL_UNITS),
+            sets: Vec::with_capacity(INITIAL_UNITS),
             fixed_kinds: Vec::new(),
             tally: Tally::new(box_kind),
             reference2: match rule.placing.styling {

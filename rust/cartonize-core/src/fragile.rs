@@ -72,6 +72,14 @@ pub struct Stack {
 }
 
 impl Stack {
+    /// An empty stack with room for `units` placements.
+    pub fn with_capacity(units: usize) -> Self {
+        Stack {
+            placed: Vec::with_capacity(units),
+            fragile: Vec::new(),
+        }
+    }
+
     fn load_above(&self, c: &Cuboid) -> f64 {
         self.placed
             .iter()

@@ -275,12 +275,12 @@ fn reinsert<'a>(
     ctx: &Context<'a>,
     rule: PlacementRule,
 ) -> bool {
-    let mut candidates: Vec<usize> = Vec::new();
+    let mut candidates: Vec<(f64, usize)> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
         fullest_first(open, kind, ctx, &mut candidates);
         let mut placed = false;
-        for &i in &candidates {
+        for &(_, i) in &candidates {
             if let Some(spot) = open[i].1.find_spot(kind, ctx.kinds) {
                 if i < kept && !backups.iter().any(|(j, _)| *j == i) {
                     backups.push((i, open[i].1.clone()));

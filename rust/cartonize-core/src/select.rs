@@ -492,11 +492,14 @@ fn best_fit_into<'a>(
     leftovers: &mut Vec<(usize, String)>,
     spread: &mut Spread,
 ) {
+    let mut fullest: Vec<(f64, usize)> = Vec::new();
     let mut candidates: Vec<usize> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
         let k = &ctx.kinds[kind];
-        fullest_first(open, kind, ctx, &mut candidates);
+        fullest_first(open, kind, ctx, &mut fullest);
+        candidates.clear();
+        candidates.extend(fullest.iter().map(|&(_, i)| i));
         // Under lookback only the last boxes opened are still open.
         let oldest_open = ctx
             .choice
@@ -534,18 +537,23 @@ fn best_fit_into<'a>(
 
 /// The open boxes whose type can take a unit of `kind`, fullest first, so space
 /// left in nearly full boxes gets used; the index keeps ties deterministic.
+/// Each entry is (volume used, index): read once per box, not once per
+/// comparison (the sort runs for every unit the search reinserts).
 pub(crate) fn fullest_first<'a, F: std::borrow::Borrow<BoxFill<'a>>>(
     open: &[(usize, F)],
     kind: usize,
     ctx: &Context<'_>,
-    out: &mut Vec<usize>,
+    out: &mut Vec<(f64, usize)>,
 ) {
     out.clear();
-    out.extend((0..open.len()).filter(|&i| ctx.holds[open[i].0][kind]));
-    out.sort_by(|&a, &b| {
-        let used = |i: usize| open[i].1.borrow().volume_used();
-        cmp_f64(used(b), used(a)).then(a.cmp(&b))
-    });
+    out.extend(
+        open.iter()
+            .enumerate()
+            .filter(|(_, (b, _))| ctx.holds[*b][kind])
+            .map(|(i, (_, fill))| (fill.borrow().volume_used(), i)),
+    );
+    // The index makes the order total, so an unstable sort gives the one order.
+    out.sort_unstable_by(|a, b| cmp_f64(b.0, a.0).then(a.1.cmp(&b.1)));
 }
 
 /// The box type best-fit opens for a unit of `kind`: the lowest cost per
