@@ -8,7 +8,8 @@ use std::cmp::Ordering;
 use crate::fill::PlacementRule;
 use crate::model::Goal;
 use crate::select::{
-    cheapest_box_for_rest, choose_actual, fill_box, slots_of, tiebreak, Context, Trial, UnitRef,
+    cheapest_box_for_rest, choose_actual, empty_costs, fill_box, slots_of, tiebreak, Context,
+    Trial, UnitRef,
 };
 use crate::sort::cmp_f64;
 
@@ -140,10 +141,11 @@ pub(crate) fn choose_estimated<'a>(
         .iter()
         .map(|e| e.cost / e.volume.max(f64::MIN_POSITIVE))
         .fold(f64::INFINITY, f64::min);
+    let costs = empty_costs(ctx);
     for e in &mut estimates {
         if e.units < remaining.len() {
             e.placed.sort_unstable();
-            let cheapest = cheapest_box_for_rest(&e.placed, order, remaining, ctx);
+            let cheapest = cheapest_box_for_rest(&e.placed, order, remaining, ctx, &costs);
             e.projected = e.cost + ((remaining_volume - e.volume) * best_rate).max(cheapest);
         }
     }

@@ -672,11 +672,13 @@ pub(crate) fn choose_actual<'a>(
         .iter()
         .map(|t| t.cost / t.fill.volume_used().max(f64::MIN_POSITIVE))
         .fold(f64::INFINITY, f64::min);
+    let mut costs: Option<Vec<f64>> = None;
     for t in &mut trials {
         if t.fill.units.len() < remaining.len() {
             let left_volume = remaining_volume - t.fill.volume_used();
             let placed = slots_of(&t.fill);
-            let cheapest_box = cheapest_box_for_rest(&placed, order, remaining, ctx);
+            let costs = costs.get_or_insert_with(|| empty_costs(ctx));
+            let cheapest_box = cheapest_box_for_rest(&placed, order, remaining, ctx, costs);
             t.projected = t.cost + (left_volume * best_rate).max(cheapest_box);
         }
     }
@@ -740,10 +742,10 @@ pub(crate) fn cheapest_box_for_rest(
     order: &[UnitRef],
     remaining: &[usize],
     ctx: &Context<'_>,
+    empty_costs: &[f64],
 ) -> f64 {
     let mut cheapest = f64::INFINITY;
-    for (b, bk) in ctx.boxes[..ctx.openable].iter().enumerate() {
-        let c = bk.cost(bk.weight_tare);
+    for (b, &c) in empty_costs.iter().enumerate().take(ctx.openable) {
         if c < cheapest
             && remaining
                 .iter()
@@ -757,6 +759,16 @@ pub(crate) fn cheapest_box_for_rest(
     } else {
         0.0
     }
+}
+
+/// What an empty box of each type costs, for [`cheapest_box_for_rest`]: worked
+/// out once per box chosen rather than once per trial and type (with many box
+/// types and a rate table, 3 % of the engine's work).
+pub(crate) fn empty_costs(ctx: &Context<'_>) -> Vec<f64> {
+    ctx.boxes[..ctx.openable]
+        .iter()
+        .map(|bk| bk.cost(bk.weight_tare))
+        .collect()
 }
 
 /// Orders trials best first under the request's goal.
@@ -787,12 +799,24 @@ pub(crate) fn tiebreak(a: usize, b: usize, ctx: &Context<'_>) -> Ordering {
 /// the order of empty boxes: under it the first type that fits can be
 /// dearer than a later one.
 pub(crate) fn by_cost_at(types: &mut [usize], payload: f64, ctx: &Context<'_>) {
-    let cost = |b: usize| ctx.boxes[b].cost(ctx.boxes[b].weight_tare + payload);
-    types.sort_by(|&a, &b| {
-        cmp_f64(cost(a), cost(b))
-            .then(cmp_f64(ctx.boxes[a].volume, ctx.boxes[b].volume))
-            .then(a.cmp(&b))
+    // Each type's cost once, not once per comparison: under a rate table a
+    // cost is a lookup with dimensional weight (5 % of the engine's work on
+    // an order with 79 box types). Stable, as before, with the same keys.
+    let mut keyed: Vec<(f64, f64, usize)> = types
+        .iter()
+        .map(|&b| {
+            let bk = &ctx.boxes[b];
+            (bk.cost(bk.weight_tare + payload), bk.volume, b)
+        })
+        .collect();
+    keyed.sort_by(|a, b| {
+        cmp_f64(a.0, b.0)
+            .then(cmp_f64(a.1, b.1))
+            .then(a.2.cmp(&b.2))
     });
+    for (t, (_, _, b)) in types.iter_mut().zip(keyed) {
+        *t = b;
+    }
 }
 
 /// Moves each box's contents into the cheapest box type that takes them
