@@ -234,6 +234,128 @@ fn project_corners(corners: &[Vec3; 3], active: [bool; 3], all: &[Cuboid]) -> [[
 mod tests {
     use super::*;
 
+    /// The update as first written: one pass over the items per corner and
+    /// per new point, tests short-circuiting per axis. `add_item` must give
+    /// exactly this (same points, reaches and order).
+    fn add_item_plainly(eps: &mut ExtremePoints, placed: &Cuboid, all: &[Cuboid]) {
+        let within = |c: &Cuboid, p: &Vec3| -> [bool; 3] {
+            std::array::from_fn(|a| c.origin[a] <= p[a] && p[a] < c.end(a))
+        };
+        let min_reach = eps.min_reach;
+        eps.points.retain_mut(|ep| {
+            let inside = within(placed, &ep.point);
+            if inside == [true; 3] {
+                return false;
+            }
+            for a in 0..3 {
+                if inside[(a + 1) % 3] && inside[(a + 2) % 3] && placed.origin[a] >= ep.point[a] {
+                    ep.residual[a] = ep.residual[a].min(placed.origin[a] - ep.point[a]);
+                }
+            }
+            (0..3).all(|a| ep.residual[a] >= min_reach[a])
+        });
+        let kept = eps.points.len();
+        for a in 0..3 {
+            let mut corner = placed.origin;
+            corner[a] = placed.end(a);
+            if corner[a] >= eps.bounds[a] {
+                continue;
+            }
+            for axis in [(a + 1) % 3, (a + 2) % 3] {
+                let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+                let mut to = 0;
+                for c in all {
+                    let inside = within(c, &corner);
+                    let end = c.end(axis);
+                    if inside[u] && inside[v] && end <= corner[axis] && end > to {
+                        to = end;
+                    }
+                }
+                let mut p = corner;
+                p[axis] = to;
+                if eps.known(&p, kept) || eps.points[kept..].iter().any(|ep| ep.point == p) {
+                    continue;
+                }
+                let mut residual: Vec3 = std::array::from_fn(|b| eps.bounds[b] - p[b]);
+                let mut covered = false;
+                for c in all {
+                    let inside = within(c, &p);
+                    if inside == [true; 3] {
+                        covered = true;
+                        break;
+                    }
+                    for b in 0..3 {
+                        if inside[(b + 1) % 3] && inside[(b + 2) % 3] && c.origin[b] >= p[b] {
+                            residual[b] = residual[b].min(c.origin[b] - p[b]);
+                        }
+                    }
+                }
+                if !covered && (0..3).all(|b| residual[b] >= min_reach[b]) {
+                    eps.points.push(ExtremePoint { point: p, residual });
+                }
+            }
+        }
+        let priority = eps.priority;
+        let mut new: Vec<ExtremePoint> = eps.points.split_off(kept);
+        new.sort_by_key(|ep| key(&ep.point, &priority));
+        for ep in new {
+            let k = key(&ep.point, &priority);
+            let at = eps
+                .points
+                .partition_point(|other| key(&other.point, &priority) < k);
+            eps.points.insert(at, ep);
+        }
+    }
+
+    #[test]
+    fn the_update_matches_the_plain_one_on_random_fills() {
+        // Items of random sizes go to random points of each set (any point
+        // where they fit, so items float and overhang as a search may leave
+        // them), under every axis priority and two reach minimums.
+        let mut rng = crate::improve::Rng::new(11);
+        let priorities = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0]];
+        let mut updates = 0;
+        for round in 0..400 {
+            let bounds: Vec3 = std::array::from_fn(|_| 20 + rng.below(40) as Len);
+            let priority = priorities[round % priorities.len()];
+            let min_reach: Vec3 = [1 + (round % 2) as Len * 2; 3];
+            let mut fast = ExtremePoints::new(bounds, priority, min_reach);
+            let mut plain = fast.clone();
+            let mut all: Vec<Cuboid> = Vec::new();
+            for _ in 0..30 {
+                let size: Vec3 =
+                    std::array::from_fn(|a| 1 + rng.below(bounds[a] as usize / 2) as Len);
+                let fitting: Vec<Vec3> = fast
+                    .iter()
+                    .filter(|ep| (0..3).all(|a| size[a] <= ep.residual[a]))
+                    .map(|ep| ep.point)
+                    .filter(|p| {
+                        let c = Cuboid { origin: *p, size };
+                        all.iter().all(|o| !o.overlaps(&c))
+                    })
+                    .collect();
+                if fitting.is_empty() {
+                    continue;
+                }
+                let placed = Cuboid {
+                    origin: fitting[rng.below(fitting.len())],
+                    size,
+                };
+                all.push(placed);
+                fast.add_item(&placed, &all);
+                add_item_plainly(&mut plain, &placed, &all);
+                assert_eq!(
+                    fast.points,
+                    plain.points,
+                    "round {round}, item {}",
+                    all.len()
+                );
+                updates += 1;
+            }
+        }
+        assert!(updates > 4000, "{updates} updates compared");
+    }
+
     #[test]
     fn first_item_yields_three_corner_points() {
         let mut eps = ExtremePoints::new([10, 10, 10], [0, 1, 2], [1, 1, 1]);
