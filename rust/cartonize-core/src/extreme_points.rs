@@ -185,7 +185,9 @@ enum Outside {
 /// are beside most points, and this runs for every item and new point.
 #[inline(always)]
 fn outside_axis(c: &Cuboid, p: &Vec3) -> Outside {
-    let inside = |a: usize| (c.origin[a] <= p[a]) & (p[a] < c.end(a));
+    // origin <= p < origin + size as one unsigned comparison: below the
+    // origin, the difference wraps to a huge number.
+    let inside = |a: usize| (p[a].wrapping_sub(c.origin[a]) as u64) < c.size[a] as u64;
     let mask = inside(0) as u8 | (inside(1) as u8) << 1 | (inside(2) as u8) << 2;
     match mask {
         0b111 => Outside::Covered,
