@@ -356,15 +356,15 @@ fn pack_box_types_once(
     // Re-boxing chooses cartons again for the boxes of one packing, and
     // which packing it starts from matters: a runner-up of about the best's
     // cost may re-box below it (the box-by-box choice of both was off).
-    // Only without a timed search (which has time for the best alone), and
-    // where there are box types to choose between.
-    let timed_search = opts.improve.unwrap_or(opts.timeout.is_some());
+    // Only where there are box types to choose between. A timed search
+    // does it too (after improving the best), so a `timeout` never loses
+    // what the default finds this way.
     let runner_up = found.runners_up.into_iter().next().filter(|(p, _)| {
         let close = found
             .best
             .as_ref()
             .is_some_and(|(b, _)| portfolio::close_to(p, b, opts.goal));
-        several && reboxed && !timed_search && openable > 1 && close
+        several && reboxed && openable > 1 && close
     });
     let best = found
         .best
