@@ -305,7 +305,9 @@ fn pack_box_types_once(
         strategies.extend(extra);
     }
     let timed_out = found.timed_out;
-    let best = found.best.map(|(packing, i)| {
+    // The search after the portfolio on strategy `i`'s packing; a runner-up
+    // is only re-boxed, with less work (`runner_up`).
+    let polish_one = |packing: Packing, i: usize, runner_up: bool| {
         let s = &strategies[i];
         // Improvement reshuffles whole boxes and knows no box-count limits.
         let free = !limits.counts_boxes() && !ctx.order_bound();
@@ -321,7 +323,7 @@ fn pack_box_types_once(
                 improve::improve_on_all_cores(packing, &s.order, &ctx, rule, &until, seed)
             }
             // Without a time budget: a short search of fixed work, on small requests.
-            None if free && polish && !unbeatable(&packing) => {
+            None if free && polish && !unbeatable(&packing) && !runner_up => {
                 let mut rng = improve::Rng::new(seed);
                 let work = match fewest {
                     Some(_) => improve::BOUNDED_WORK,
@@ -338,16 +340,49 @@ fn pack_box_types_once(
         // A few units left over under `boxesMax: 1`: an exact search may fit them all.
         let packing = exact_one_box(packing, &s.order, &ctx, deadline);
         // Cheaper box types, merged and emptied boxes, which box-by-box choice misses.
-        let packing = match reboxed && !unbeatable(&packing) {
+        match reboxed && !unbeatable(&packing) {
             true => {
                 let depth = opts.orientation_search_depth.min(orient::MAX_DEPTH) as usize;
-                let mut refit = rebox::Refitter::new(&ctx, &quantities, rebox::WORK, seed, depth);
+                let work = match runner_up {
+                    true => rebox::RUNNER_UP_WORK,
+                    false => rebox::WORK,
+                };
+                let mut refit = rebox::Refitter::new(&ctx, &quantities, work, seed, depth);
                 rebox::rebox(packing, &s.order, &ctx, &mut refit, deadline)
             }
             false => packing,
-        };
-        (packing, &s.order, s.sort, s.reverse)
+        }
+    };
+    // Re-boxing chooses cartons again for the boxes of one packing, and
+    // which packing it starts from matters: a runner-up of about the best's
+    // cost may re-box below it (the box-by-box choice of both was off).
+    // Only where there are box types to choose between. A timed search
+    // does it too (after improving the best), so a `timeout` never loses
+    // what the default finds this way.
+    let runner_up = found.runners_up.into_iter().next().filter(|(p, _)| {
+        let close = found
+            .best
+            .as_ref()
+            .is_some_and(|(b, _)| portfolio::close_to(p, b, opts.goal));
+        several && reboxed && openable > 1 && close
     });
+    let best = found
+        .best
+        .map(|(packing, i)| (polish_one(packing, i, false), i))
+        .map(|best| match runner_up {
+            Some((packing, i)) => {
+                let other = (polish_one(packing, i, true), i);
+                match compare_packings(&other.0, &best.0, opts.goal) {
+                    Ordering::Less => other,
+                    _ => best,
+                }
+            }
+            None => best,
+        })
+        .map(|(packing, i)| {
+            let s = &strategies[i];
+            (packing, &s.order, s.sort, s.reverse)
+        });
     let Some((mut packing, order, sort, reverse)) = best else {
         if let Some(timeout) = opts.timeout.filter(|_| deadline.hard_expired()) {
             let grace = deadline::grace(timeout);

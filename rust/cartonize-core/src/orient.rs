@@ -218,6 +218,7 @@ mod tests {
             packs.set(packs.get() + 1);
             Ok(Found {
                 best: None,
+                runners_up: Vec::new(),
                 timed_out: false,
             })
         };

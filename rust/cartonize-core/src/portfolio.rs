@@ -189,23 +189,75 @@ pub fn extra_strategies(
     out
 }
 
+/// Distinct packings besides the best that [`Found`] keeps, best first:
+/// re-boxing may take a runner-up below the best.
+const RUNNERS_UP: usize = 1;
+
+/// How much dearer than the best a runner-up may be and still be re-boxed
+/// (a share of the best's cost): most runners-up that re-boxed below the
+/// best on the e-commerce orders were within it, and farther ones cost
+/// re-boxing work on every multi-box order.
+const RUNNER_UP_GAP: f64 = 0.02;
+
+/// True when runner-up `p` is close enough to `best` to be worth re-boxing:
+/// as many leftovers, a cost within [`RUNNER_UP_GAP`] of the best's and,
+/// under `most-items`, no more boxes.
+pub fn close_to(p: &Packing, best: &Packing, goal: Goal) -> bool {
+    p.leftovers.len() == best.leftovers.len()
+        && p.cost <= best.cost + RUNNER_UP_GAP * best.cost.abs()
+        && (goal == Goal::LowestCost || p.boxes.len() <= best.boxes.len())
+}
+
 /// What running a list of strategies found.
 pub struct Found {
     /// The best packing and its strategy's index; earlier strategies win ties.
     pub best: Option<(Packing, usize)>,
+    /// Up to [`RUNNERS_UP`] other packings with their strategies' indices,
+    /// best first, none with the same boxes as the best or as each other.
+    pub runners_up: Vec<(Packing, usize)>,
     /// Some strategy was cut short by the deadline.
     pub timed_out: bool,
 }
 
 impl Found {
-    /// Takes `other`'s best when strictly better (its strategies are numbered
-    /// from `offset`), so earlier strategies still win ties.
+    /// Takes `other`'s packings (its strategies are numbered from
+    /// `offset`); earlier strategies still win ties.
     pub fn absorb(&mut self, other: Found, offset: usize, goal: Goal) {
         self.timed_out |= other.timed_out;
-        if let Some((p, i)) = other.best {
-            if self.is_beaten_by(&p, goal) {
-                self.best = Some((p, offset + i));
-            }
+        for (p, i) in other.best.into_iter().chain(other.runners_up) {
+            self.offer(p, offset + i, goal);
+        }
+    }
+
+    /// Records strategy `i`'s packing: the best when strictly better than
+    /// the best so far, else perhaps a runner-up.
+    fn offer(&mut self, p: Packing, i: usize, goal: Goal) {
+        let beaten = self.is_beaten_by(&p, goal);
+        let other = match beaten {
+            true => self.best.replace((p, i)),
+            false => Some((p, i)),
+        };
+        if let Some((q, j)) = other {
+            self.keep_runner_up(q, j, goal);
+        }
+    }
+
+    fn keep_runner_up(&mut self, p: Packing, i: usize, goal: Goal) {
+        let known = |q: &Packing| same_boxes(&p, q);
+        if self.best.as_ref().is_some_and(|(b, _)| known(b))
+            || self.runners_up.iter().any(|(q, _)| known(q))
+        {
+            return;
+        }
+        // After every runner-up that is no worse: earlier strategies first.
+        let at = self
+            .runners_up
+            .iter()
+            .position(|(q, _)| compare_packings(&p, q, goal) == Ordering::Less)
+            .unwrap_or(self.runners_up.len());
+        if at < RUNNERS_UP {
+            self.runners_up.insert(at, (p, i));
+            self.runners_up.truncate(RUNNERS_UP);
         }
     }
 
@@ -214,6 +266,29 @@ impl Found {
             .as_ref()
             .is_none_or(|(b, _)| compare_packings(p, b, goal) == Ordering::Less)
     }
+}
+
+/// True when `a` and `b` have the same leftovers and cost and boxes of the
+/// same types holding the same kinds (in any order): polishing one would
+/// repeat the other's work.
+fn same_boxes(a: &Packing, b: &Packing) -> bool {
+    let contents = |p: &Packing| {
+        let mut boxes: Vec<(usize, Vec<usize>)> = p
+            .boxes
+            .iter()
+            .map(|f| {
+                let mut kinds: Vec<usize> = f.units.iter().map(|u| u.kind).collect();
+                kinds.sort_unstable();
+                (f.box_type, kinds)
+            })
+            .collect();
+        boxes.sort_unstable();
+        boxes
+    };
+    a.leftovers.len() == b.leftovers.len()
+        && a.cost.to_bits() == b.cost.to_bits()
+        && a.boxes.len() == b.boxes.len()
+        && contents(a) == contents(b)
 }
 
 /// Below this much work (units × box types) one thread packs every ordering;
@@ -233,13 +308,12 @@ pub fn run(
     let results = run_all(strategies, ctx, deadline, work, first_must_finish);
     let mut found = Found {
         best: None,
+        runners_up: Vec::new(),
         timed_out: results.iter().any(Option::is_none),
     };
     for (i, packing) in results.into_iter().enumerate() {
         let Some(packing) = packing else { continue };
-        if found.is_beaten_by(&packing, ctx.goal) {
-            found.best = Some((packing, i));
-        }
+        found.offer(packing, i, ctx.goal);
     }
     found
 }
@@ -323,6 +397,66 @@ mod tests {
             })
             .collect();
         (kinds, vec![units], boxes)
+    }
+
+    fn packing(cost: f64, box_types: &[usize]) -> Packing {
+        Packing {
+            boxes: box_types
+                .iter()
+                .map(|&box_type| crate::select::FilledBox {
+                    box_type,
+                    units: Vec::new(),
+                    payload: 0.0,
+                })
+                .collect(),
+            leftovers: Vec::new(),
+            cost,
+        }
+    }
+
+    #[test]
+    fn found_keeps_the_best_and_a_distinct_runner_up() {
+        // Packings offered in strategy order (cost, box types), the best's
+        // strategy, the runner-up's.
+        type Offered<'a> = &'a [(f64, &'a [usize])];
+        let cases: [(Offered<'_>, usize, Option<usize>); 5] = [
+            (&[(10.0, &[0])], 0, None),
+            (&[(10.0, &[0]), (12.0, &[1])], 0, Some(1)),
+            // A better packing later: the old best becomes the runner-up.
+            (&[(12.0, &[1]), (10.0, &[0])], 1, Some(0)),
+            // Ties: the earlier strategy wins, the later one is runner-up.
+            (&[(10.0, &[0]), (10.0, &[1]), (10.0, &[2])], 0, Some(1)),
+            // The same boxes again are no runner-up.
+            (
+                &[(10.0, &[0, 1]), (10.0, &[1, 0]), (11.0, &[2])],
+                0,
+                Some(2),
+            ),
+        ];
+        for (offered, best, runner_up) in cases {
+            let mut found = Found {
+                best: None,
+                runners_up: Vec::new(),
+                timed_out: false,
+            };
+            for (i, (cost, types)) in offered.iter().enumerate() {
+                found.offer(packing(*cost, types), i, Goal::LowestCost);
+            }
+            assert_eq!(found.best.map(|(_, i)| i), Some(best), "{offered:?}");
+            assert_eq!(found.runners_up.first().map(|(_, i)| *i), runner_up);
+        }
+    }
+
+    #[test]
+    fn a_runner_up_is_close_within_the_gap() {
+        let best = packing(100.0, &[0, 1]);
+        assert!(close_to(&packing(101.0, &[2, 2]), &best, Goal::LowestCost));
+        assert!(!close_to(&packing(103.0, &[2, 2]), &best, Goal::LowestCost));
+        assert!(!close_to(
+            &packing(101.0, &[2, 2, 2]),
+            &best,
+            Goal::MostItems
+        ));
     }
 
     #[test]
