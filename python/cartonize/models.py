@@ -252,15 +252,21 @@ def assemble_whole(cls: type[_R], fields: dict[str, Any], fields_set: set[str]) 
     packed item and the points in it, built several times faster. Only for models
     without private attributes (`Point`, `Dimensions`, `Item`, `ItemEntry`)."""
     model = _new(cls)
-    _set(model, "__dict__", fields)
-    _set(model, "__pydantic_fields_set__", fields_set)
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, fields)
+    _set_fields_set(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 
 _new = object.__new__
 _set = object.__setattr__
+# The setters of BaseModel's slots, called directly: `object.__setattr__(model, name, v)`
+# looks each one up by name first, and a packed item takes five models (a fifth less).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _assembled(
