@@ -267,7 +267,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     numbered: list[_Kind] = []
     for p, (k, item_set) in enumerate(zip(both, effects.item_sets, strict=True)):
         alternates = tuple(effects.alternates.get(p, ()))
-        numbered.append(_Kind(k.ref_id, item_set, firsts[p], k.dimension_set, alternates))
+        if item_set is k.item_set and firsts[p] == k.first_unit and not alternates:
+            numbered.append(k)  # as the rules found it
+        else:
+            numbered.append(_Kind(k.ref_id, item_set, firsts[p], k.dimension_set, alternates))
     packed_anew = len(kinds)
     kinds = numbered
     box_types = effects.box_types
@@ -346,8 +349,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             **_placement_options(req),
         },
     }
+    engine_json = _ENGINE_JSON.encode(engine_input)
+    # Not kept alive while the response is built: every container alive brings Python's
+    # next garbage collection nearer (the engine input holds a few per item set).
+    del engine_input
     try:
-        out = json.loads(_core.pack_json(_ENGINE_JSON.encode(engine_input)))
+        out = json.loads(_core.pack_json(engine_json))
     except _core.InvalidInput as exc:
         raise InvalidRequest("invalid pack request", str(exc)) from exc
     warnings += out["warnings"]
