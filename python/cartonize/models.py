@@ -36,6 +36,7 @@ from cartonize.errors import BadRequest, InvalidRequest
 
 __all__ = [
     "MAX_ITEM_ORIENTATION_SEARCH_DEPTH",
+    "XYZ",
     "Box",
     "BoxEntry",
     "BoxMatch",
@@ -466,7 +467,14 @@ class Point(RequestModel):
     @classmethod
     def of(cls, x: float, y: float, z: float) -> Self:
         """The point (x, y, z) as `model_construct` builds it, unchecked, only faster."""
-        return assemble_whole(cls, {"x": x, "y": y, "z": z}, {"x", "y", "z"})
+        return assemble_whole(cls, {"x": x, "y": y, "z": z}, XYZ)
+
+
+#: The fields set of the points `pack()` builds, one set for all (a container less per
+#: point: each one alive brings Python's next garbage collection nearer). Sharing is safe
+#: because a point sets every field: assigning one adds a name the set holds already,
+#: and copies take their own set.
+XYZ = {"x", "y", "z"}
 
 
 class Dimensions(Point):
@@ -955,7 +963,7 @@ class PackRequest(RequestModel):
                 f"itemOrientationSearchDepth {depth} is above the maximum "
                 f"{MAX_ITEM_ORIENTATION_SEARCH_DEPTH}; using {MAX_ITEM_ORIENTATION_SEARCH_DEPTH}"
             )
-        self._normalisation_warnings += self._ignored_option_warnings()
+        self._normalisation_warnings.extend(self._ignored_option_warnings())
         problems = [*self._box_type_problems(), *self._png_color_problems()]
         if problems:
             # The paths are inside the message because this error belongs to the whole request.
