@@ -369,14 +369,18 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             return _as_given(packed, box_types[packed["boxType"]])
         return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
-    boxes = []
+    boxes: list[Box] = []
     # Every packed item has a response-wide `index`; 0 is reserved for box outlines.
     first_index = 1
     # Boxes of one type repeat the same fields of it (by the type's identity: trimmed
     # generated types are new objects).
     type_fields: dict[int, dict[str, Any]] = {}
-    for i, engine_box in enumerate(out["boxes"]):
-        packed, box_type = box_and_type(engine_box)
+    # Taken one by one, so that each engine box is dropped once its response box is built:
+    # fewer containers alive at once, fewer garbage collections.
+    engine_boxes = out.pop("boxes")[::-1]
+    while engine_boxes:
+        i = len(boxes)
+        packed, box_type = box_and_type(engine_boxes.pop())
         fixed = _fixed_units(packed, prepacked, packed_anew)
         repeated = type_fields.get(id(box_type))
         if repeated is None:
