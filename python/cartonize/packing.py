@@ -135,7 +135,6 @@ class _Kind:
     # Cached by hand, not with functools.cached_property: that takes a lock on each first
     # read (Python 3.11), and most kinds of a large order are read once (one unit each).
     _echo_fields: dict[str, Any] | None = field(default=None, init=False, repr=False)
-    _packed_fields: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     @property
     def eaches(self) -> int:
@@ -145,14 +144,6 @@ class _Kind:
     def unique_id(self, unit: int) -> str:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
-
-    @property
-    def packed_fields(self) -> dict[str, Any]:
-        """Every field of a packed unit of this kind with its default or the kind's value,
-        in the order `assemble` puts them; `_item` adds the unit's own."""
-        if self._packed_fields is None:
-            self._packed_fields = {**_ITEM_DEFAULTS, **self.echo}
-        return self._packed_fields
 
     @property
     def echo(self) -> dict[str, Any]:
@@ -882,7 +873,10 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -
     return assemble_whole(
         Item,
         {
-            **kind.packed_fields,
+            # Every field, in the order `assemble` puts them: defaults, the kind's, the unit's.
+            # Not cached per kind: most kinds of MPV-like requests have one unit.
+            **_ITEM_DEFAULTS,
+            **kind.echo,
             "unique_id": f"{kind.ref_id}-{kind.first_unit + placement['unit']}",
             "dimensions": dimensions,
             "origin": origin,
