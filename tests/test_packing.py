@@ -36,3 +36,24 @@ def test_units_set_their_fields_and_are_numbered_across_boxes() -> None:
         "2-0",
         "2-1",
     ]
+
+
+def test_points_share_one_fields_set_that_nothing_changes() -> None:
+    # pack() gives the points it builds one fields set (models.XYZ); that is only safe while
+    # assignment adds nothing new to it and copies take their own.
+    cube = {"dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 1.0}
+    response = cartonize.pack(
+        {
+            "orderId": "shared",
+            "includeImages": False,
+            "itemSets": [{"refId": 1, **cube, "quantity": 2}],
+            "boxTypes": [{"refId": 9, "dimensions": {"x": 2, "y": 2, "z": 4}, "weightMax": 10}],
+        }
+    )
+    first, second = (e.item for e in response.boxes[0].box.items)
+    assert first.origin is not None and second.origin is not None
+    copied = first.origin.model_copy(update={"y": 1.0})
+    first.origin.x = 5.0
+    assert copied.model_fields_set is not first.origin.model_fields_set
+    assert second.origin.model_fields_set == {"x", "y", "z"}
+    assert second.origin.x == 0.0

@@ -7,7 +7,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +20,6 @@ from cartonize.generators import GeneratedBoxTypes, generate_box_types, trim_pac
 from cartonize.grouping import has_group_pack, pack_grouped
 from cartonize.items import (
     allowed_turns,
-    box_center_of_mass,
     placed_center_of_mass,
     point_string,
     property_amount,
@@ -29,8 +28,10 @@ from cartonize.items import (
     sequence_order,
     sequence_sort_warnings,
     unit_ladder,
+    weighted_center_of_mass,
 )
 from cartonize.models import (
+    XYZ,
     Box,
     BoxEntry,
     BoxProperties,
@@ -63,6 +64,10 @@ __all__ = ["max_timeout", "pack"]
 
 #: Compute cap for one request in seconds; real-time callers expect 30 s.
 DEFAULT_MAX_TIMEOUT = 30.0
+
+#: `json.dumps` without its check for circular references: pack() builds the engine's
+#: input as a tree (the check cost a sixth of the encoding).
+_ENGINE_JSON = json.JSONEncoder(check_circular=False)
 
 
 def _refuse_prepacked_with_parts(req: PackRequest) -> None:
@@ -113,8 +118,9 @@ def max_timeout() -> float:
 
 
 # Not frozen: a frozen dataclass sets each field through object.__setattr__, and pack()
-# makes two kinds per item set (several times the cost of a plain one). Never changed.
-@dataclass(eq=False)
+# makes a kind per item set (several times the cost of a plain one). Never changed. With
+# slots, no instance dict: one container less alive per kind (fewer garbage collections).
+@dataclass(eq=False, slots=True)
 class _Kind:
     """An item set as the engine sees it, with the refId it answers to and the
     number of its first unit (item sets sharing a refId number their units on); with
@@ -126,6 +132,9 @@ class _Kind:
     dimension_set: DimensionSet | None = None
     #: Further dimensions (x, y, z as given) a unit may take (alternate-dimensions).
     alternates: tuple[tuple[float, float, float], ...] = ()
+    # Cached by hand, not with functools.cached_property: that takes a lock on each first
+    # read (Python 3.11), and most kinds of a large order are read once (one unit each).
+    _echo_fields: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     @property
     def eaches(self) -> int:
@@ -136,25 +145,12 @@ class _Kind:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
 
-    # Cached by hand, not with functools.cached_property: that takes a lock on each first
-    # read (Python 3.11), and most kinds of a large order are read once (one unit each).
-
-    @property
-    def packed_fields(self) -> dict[str, Any]:
-        """Every field of a packed unit of this kind with its default or the kind's value,
-        in the order `assemble` puts them; `_item` adds the unit's own."""
-        cached: dict[str, Any] | None = self.__dict__.get("_packed_fields")
-        if cached is None:
-            cached = self.__dict__["_packed_fields"] = {**_ITEM_DEFAULTS, **self.echo}
-        return cached
-
     @property
     def echo(self) -> dict[str, Any]:
         """The item set's fields that every unit of this kind repeats in the response."""
-        cached: dict[str, Any] | None = self.__dict__.get("_echo")
-        if cached is None:
-            cached = self.__dict__["_echo"] = self._echo()
-        return cached
+        if self._echo_fields is None:
+            self._echo_fields = self._echo()
+        return self._echo_fields
 
     def _echo(self) -> dict[str, Any]:
         s = self.item_set
@@ -263,7 +259,10 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     numbered: list[_Kind] = []
     for p, (k, item_set) in enumerate(zip(both, effects.item_sets, strict=True)):
         alternates = tuple(effects.alternates.get(p, ()))
-        numbered.append(_Kind(k.ref_id, item_set, firsts[p], k.dimension_set, alternates))
+        if item_set is k.item_set and firsts[p] == k.first_unit and not alternates:
+            numbered.append(k)  # as the rules found it
+        else:
+            numbered.append(_Kind(k.ref_id, item_set, firsts[p], k.dimension_set, alternates))
     packed_anew = len(kinds)
     kinds = numbered
     box_types = effects.box_types
@@ -342,8 +341,12 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             **_placement_options(req),
         },
     }
+    engine_json = _ENGINE_JSON.encode(engine_input)
+    # Not kept alive while the response is built: every container alive brings Python's
+    # next garbage collection nearer (the engine input holds a few per item set).
+    del engine_input
     try:
-        out = json.loads(_core.pack_json(json.dumps(engine_input)))
+        out = json.loads(_core.pack_json(engine_json))
     except _core.InvalidInput as exc:
         raise InvalidRequest("invalid pack request", str(exc)) from exc
     warnings += out["warnings"]
@@ -357,14 +360,18 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             return _as_given(packed, box_types[packed["boxType"]])
         return _trimmed(packed, box_types, generated, len(requested_box_types), weights, req)
 
-    boxes = []
+    boxes: list[Box] = []
     # Every packed item has a response-wide `index`; 0 is reserved for box outlines.
     first_index = 1
     # Boxes of one type repeat the same fields of it (by the type's identity: trimmed
     # generated types are new objects).
     type_fields: dict[int, dict[str, Any]] = {}
-    for i, engine_box in enumerate(out["boxes"]):
-        packed, box_type = box_and_type(engine_box)
+    # Taken one by one, so that each engine box is dropped once its response box is built:
+    # fewer containers alive at once, fewer garbage collections.
+    engine_boxes = out.pop("boxes")[::-1]
+    while engine_boxes:
+        i = len(boxes)
+        packed, box_type = box_and_type(engine_boxes.pop())
         fixed = _fixed_units(packed, prepacked, packed_anew)
         repeated = type_fields.get(id(box_type))
         if repeated is None:
@@ -691,33 +698,37 @@ def _box(
     items are numbered from `first_index` on; `type_fields` are those it repeats from
     `box_type` (`_box_type_fields`)."""
     items: list[Item] = []
-    entries: list[ItemEntry] = []
     cost_so_far = 0.0
-    fixed = [
-        (kinds[kind], {**placement, "unit": unit, "packedIndex": None})
-        for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
-    ]
-    new = [(kinds[placement["item"]], placement) for placement in packed["items"]]
-    for number, (kind, placement) in enumerate([*fixed, *new] if fixed else new, first_index):
-        # Rounded running totals keep the integer deltas summing to the box price.
-        before = round(cost_so_far)
+    # Rounded running totals keep the integer deltas summing to the box price.
+    rounded = 0
+    placed = [(kinds[placement["item"]], placement) for placement in packed["items"]]
+    if fixed_units or packed.get("fixed"):
+        fixed = [
+            (kinds[kind], {**placement, "unit": unit, "packedIndex": None})
+            for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
+        ]
+        placed = [*fixed, *placed]
+    for number, (kind, placement) in enumerate(placed, first_index):
+        before = rounded
         cost_so_far += placement["deltaCost"]
-        item = _item(kind, placement, round(cost_so_far) - before, number)
-        items.append(item)
-        entries.append(assemble_whole(ItemEntry, {"item": item}, {"item"}))
+        rounded = round(cost_so_far)
+        items.append(_item(kind, placement, rounded - before, number))
+    # One fields set for all the entries, as XYZ is for points: an entry sets its one field.
+    entries = [assemble_whole(ItemEntry, {"item": item}, _ITEM_ENTRY_FIELDS) for item in items]
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
-    volume_net = sum([_volume(i.dimensions) for i in items])
+    volume_net = sum([i.dimensions.x * i.dimensions.y * i.dimensions.z for i in items])
     if box_type.reserved_space is not None:
         reserved_space = box_type.reserved_space
     volume_reserved = reserved_space * volume_max
     volume_used = volume_net + volume_reserved
-    weight_net = sum([i.weight for i in items])
+    weights = [i.weight for i in items]
+    weight_net = sum(weights)
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
     real = [i for i in items if not i.virtual]
-    center = box_center_of_mass(items)
+    center = weighted_center_of_mass(items, weights, weight_net)
     # What Box.model_construct(**values) does, without the keyword round trip.
     values = {
         **type_fields,
@@ -752,6 +763,8 @@ def _box(
     }
     return assemble(Box, values, set(values))
 
+
+_ITEM_ENTRY_FIELDS = {"item"}
 
 #: Box type fields a packed box sets itself (`_box`), not copied from its box type.
 _OVERRIDDEN = frozenset(
@@ -837,9 +850,9 @@ _LEFTOVER_FIELDS = _UNIT_FIELDS | {"dimensions", "message"}
 
 #: Item's fields with an immutable default (all but weight and dimensions), in order.
 _ITEM_DEFAULTS = {
-    name: field.default
-    for name, field in Item.model_fields.items()
-    if field.default is not PydanticUndefined
+    name: info.default
+    for name, info in Item.model_fields.items()
+    if info.default is not PydanticUndefined
 }
 
 
@@ -847,14 +860,12 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -
     """A packed unit, numbered `index`, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
-    origin = assemble_whole(Point, {"x": ox, "y": oy, "z": oz}, {"x", "y", "z"})
-    dimensions = assemble_whole(Dimensions, {"x": dx, "y": dy, "z": dz}, {"x", "y", "z"})
+    origin = assemble_whole(Point, {"x": ox, "y": oy, "z": oz}, XYZ)
+    dimensions = assemble_whole(Dimensions, {"x": dx, "y": dy, "z": dz}, XYZ)
     s = kind.item_set
     if not kind.alternates and s.center_of_mass is None:
         # The geometric centre (placed_center_of_mass without an offset).
-        center = assemble_whole(
-            Point, {"x": ox + dx / 2, "y": oy + dy / 2, "z": oz + dz / 2}, {"x", "y", "z"}
-        )
+        center = assemble_whole(Point, {"x": ox + dx / 2, "y": oy + dy / 2, "z": oz + dz / 2}, XYZ)
     else:
         given, offset = _shape_of(kind, dimensions)
         center = placed_center_of_mass(given, offset, origin, dimensions)
@@ -862,7 +873,10 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -
     return assemble_whole(
         Item,
         {
-            **kind.packed_fields,
+            # Every field, in the order `assemble` puts them: defaults, the kind's, the unit's.
+            # Not cached per kind: most kinds of MPV-like requests have one unit.
+            **_ITEM_DEFAULTS,
+            **kind.echo,
             "unique_id": f"{kind.ref_id}-{kind.first_unit + placement['unit']}",
             "dimensions": dimensions,
             "origin": origin,
@@ -962,10 +976,6 @@ def _choice_warnings(req: PackRequest) -> list[str]:
 
 def _xyz(p: Point) -> list[float]:
     return [p.x, p.y, p.z]
-
-
-def _volume(p: Point) -> float:
-    return p.x * p.y * p.z
 
 
 def _now_iso() -> str:

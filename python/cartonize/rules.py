@@ -581,6 +581,8 @@ def _add_as_is_boxes(
 ) -> None:
     """Gives every pack-as-is item set a box type of its own dimensions that nothing else
     enters, which it alone may use, one unit at a time, as given."""
+    if not as_is_by:
+        return  # no carton of its own: every item set may enter every box type
     for own, p in enumerate(sorted(as_is_by), start=first_own_box):
         effects.box_types.append(_as_is_box(effects.item_sets[p], ref_ids[p], defaults))
         effects.as_is[p] = own
