@@ -106,10 +106,10 @@ impl ExtremePoints {
         }
         let reach = reach_of(&fresh[..count], self.bounds, all);
         for (p, r) in fresh[..count].iter().zip(reach) {
-            if r.is_some_and(|r| (0..3).all(|a| r[a] >= self.min_reach[a])) {
+            if let Some(residual) = r.filter(|r| (0..3).all(|a| r[a] >= self.min_reach[a])) {
                 self.points.push(ExtremePoint {
                     point: *p,
-                    residual: r.unwrap_or_default(),
+                    residual,
                 });
             }
         }
