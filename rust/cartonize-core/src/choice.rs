@@ -141,11 +141,12 @@ pub(crate) fn choose_estimated<'a>(
         .iter()
         .map(|e| e.cost / e.volume.max(f64::MIN_POSITIVE))
         .fold(f64::INFINITY, f64::min);
-    let costs = empty_costs(ctx);
+    let mut costs: Option<Vec<f64>> = None;
     for e in &mut estimates {
         if e.units < remaining.len() {
             e.placed.sort_unstable();
-            let cheapest = cheapest_box_for_rest(&e.placed, order, remaining, ctx, &costs);
+            let costs = costs.get_or_insert_with(|| empty_costs(ctx));
+            let cheapest = cheapest_box_for_rest(&e.placed, order, remaining, ctx, costs);
             e.projected = e.cost + ((remaining_volume - e.volume) * best_rate).max(cheapest);
         }
     }

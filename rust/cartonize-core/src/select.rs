@@ -492,24 +492,21 @@ fn best_fit_into<'a>(
     leftovers: &mut Vec<(usize, String)>,
     spread: &mut Spread,
 ) {
-    let mut fullest: Vec<(f64, usize)> = Vec::new();
-    let mut candidates: Vec<usize> = Vec::new();
+    let mut candidates: Vec<(f64, usize)> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
         let k = &ctx.kinds[kind];
-        fullest_first(open, kind, ctx, &mut fullest);
-        candidates.clear();
-        candidates.extend(fullest.iter().map(|&(_, i)| i));
+        fullest_first(open, kind, ctx, &mut candidates);
         // Under lookback only the last boxes opened are still open.
         let oldest_open = ctx
             .choice
             .lookback
             .map_or(0, |n| open.len().saturating_sub(n as usize + 1));
-        candidates.retain(|&i| i >= oldest_open && spread.refuses(k, i).is_none());
-        if let Some(&i) = candidates
-            .iter()
-            .find(|&&i| open[i].1.try_add(slot, kind, ctx.kinds))
-        {
+        if let Some(&(_, i)) = candidates.iter().find(|&&(_, i)| {
+            i >= oldest_open
+                && spread.refuses(k, i).is_none()
+                && open[i].1.try_add(slot, kind, ctx.kinds)
+        }) {
             spread.record(k, i);
             continue;
         }
