@@ -226,6 +226,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut generated_per_group = 0u64;
     let mut repeat = 1u32;
     let mut list = false;
+    let mut classes: Vec<u32> = CLASSES.to_vec();
+    let mut only: Option<u64> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
@@ -235,6 +237,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--generated" => generated_per_group = value()?.parse()?,
             "--repeat" => repeat = value()?.parse()?,
             "--list" => list = true,
+            "--class" => classes = vec![value()?.parse()?],
+            "--instance" => only = Some(value()?.parse()?),
             _ => dir = PathBuf::from(a),
         }
     }
@@ -248,11 +252,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut instances = 0u32;
     for (ci, class) in CLASSES.iter().enumerate() {
         for (ni, n) in SIZES.iter().enumerate() {
-            if !sizes.contains(n) {
+            if !sizes.contains(n) || !classes.contains(class) {
                 continue;
             }
             let (mut bins, mut sum_ms, mut max_ms) = (0u32, 0.0f64, 0.0f64);
             for k in 1..=per_group {
+                if only.is_some_and(|o| o != k) {
+                    continue;
+                }
                 let (inst, name) = if generated_per_group > 0 {
                     (
                         generated(*class, *n as usize, 1000 + k),
