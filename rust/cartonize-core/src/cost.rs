@@ -36,6 +36,26 @@ impl Rate {
             } => base_price + price_increase_rate * weight,
         }
     }
+
+    /// The least rate at any weight from `weight` up: a bound below what a
+    /// box rated at `weight` or more can cost, whatever it holds.
+    pub fn least_from(&self, weight: f64) -> f64 {
+        match self {
+            Rate::Breakpoints { weights, rates } => {
+                let i = weights.partition_point(|w| *w < weight);
+                let i = i.min(rates.len().saturating_sub(1));
+                let rest = rates
+                    .get(i..)
+                    .and_then(|r| r.iter().copied().reduce(f64::min));
+                rest.unwrap_or(0.0)
+            }
+            Rate::Linear {
+                price_increase_rate,
+                ..
+            } if *price_increase_rate < 0.0 => f64::NEG_INFINITY,
+            Rate::Linear { .. } => self.at(weight),
+        }
+    }
 }
 
 /// A box type's rate table, lowered.
@@ -83,6 +103,14 @@ pub fn box_cost(price: Option<f64>, volume: f64, rating: Option<&Rating>, gross:
     }
 }
 
+/// The least [`box_cost`] of the box at any gross weight from `gross` up.
+pub fn least_box_cost(price: Option<f64>, volume: f64, rating: Option<&Rating>, gross: f64) -> f64 {
+    match rating.and_then(|r| r.rate.as_ref().map(|rate| (r, rate))) {
+        Some((r, rate)) => price.unwrap_or(0.0) + rate.least_from(r.rating_weight(gross).0),
+        None => price.unwrap_or(volume),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +139,36 @@ mod tests {
         for (weight, expected) in cases {
             assert_eq!(rate.at(weight), expected, "weight {weight}");
         }
+    }
+
+    #[test]
+    fn least_rate_from_a_weight_is_the_least_of_the_rates_that_apply_from_it() {
+        // A table whose rates fall after a peak: the least from 1.5 is the
+        // last rate, below the rate at 1.5 itself.
+        let falling = Rate::Breakpoints {
+            weights: vec![1.0, 2.0, 3.0],
+            rates: vec![10.0, 25.0, 12.0],
+        };
+        assert_eq!(falling.least_from(0.0), 10.0);
+        assert_eq!(falling.least_from(1.5), 12.0);
+        assert_eq!(falling.least_from(40.0), 12.0);
+        assert_eq!(breakpoints().least_from(1.5), 15.0);
+        let empty = Rate::Breakpoints {
+            weights: vec![],
+            rates: vec![],
+        };
+        assert_eq!(empty.least_from(3.0), empty.at(3.0));
+        // A rate that falls with weight has no least.
+        let falling_line = Rate::Linear {
+            base_price: 5.0,
+            price_increase_rate: -1.0,
+        };
+        assert_eq!(falling_line.least_from(2.0), f64::NEG_INFINITY);
+        let rising_line = Rate::Linear {
+            base_price: 5.0,
+            price_increase_rate: 2.0,
+        };
+        assert_eq!(rising_line.least_from(2.0), 9.0);
     }
 
     #[test]

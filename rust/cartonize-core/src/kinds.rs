@@ -1,7 +1,7 @@
 //! Item kinds and box types lowered to fixed point, with what the search needs
 //! precomputed once per pack.
 
-use crate::cost::{box_cost, Rating};
+use crate::cost::{box_cost, least_box_cost, Rating};
 use crate::fragile::{FragileInput, FragileLimit};
 use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
 use crate::limits::{BoxCaps, BoxExtra};
@@ -176,6 +176,17 @@ impl BoxKind {
     /// (so lowest cost means least volume). See [`crate::cost`].
     pub fn cost(&self, gross_weight: f64) -> f64 {
         box_cost(self.price, self.volume, self.rating.as_ref(), gross_weight)
+    }
+
+    /// No box of this type costs less than this, whatever it holds: a bound
+    /// that lets box choice skip trial fills that cannot win.
+    pub fn least_cost(&self) -> f64 {
+        least_box_cost(
+            self.price,
+            self.volume,
+            self.rating.as_ref(),
+            self.weight_tare,
+        )
     }
 
     /// True when an empty box of this type can hold one unit of `kind`.

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 
 use crate::deadline::Deadline;
 use crate::fill::{BoxFill, Merit, PlacedUnit, PlacementRule};
+use crate::geometry::volume_f64;
 use crate::kinds::{BoxKind, Kind};
 use crate::limits::{boxes_max_reason, Limits, Spread};
 use crate::model::{ChoiceStyle, Goal, ValueTiebreaker};
@@ -642,13 +643,32 @@ pub(crate) fn choose_actual<'a>(
     stop: bool,
     lookahead: u32,
 ) -> Option<Trial<'a>> {
+    let skipping = boxes_left.is_none() && lookahead == 0;
+    choose_actual_among(
+        order, remaining, ctx, rule, boxes_left, stop, lookahead, skipping,
+    )
+}
+
+/// [`choose_actual`], with trials that cannot win left out when `skipping`.
+#[allow(clippy::too_many_arguments)]
+fn choose_actual_among<'a>(
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    boxes_left: Option<usize>,
+    stop: bool,
+    lookahead: u32,
+    skipping: bool,
+) -> Option<Trial<'a>> {
     let remaining_volume: f64 = remaining
         .iter()
         .map(|s| ctx.kinds[order[*s].kind].volume)
         .sum();
     let mut trials: Vec<Trial<'a>> = Vec::with_capacity(ctx.openable);
-    for b in 0..ctx.openable {
-        if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) {
+    let (types, mut skip) = Skip::new(order, remaining, ctx, skipping);
+    for b in types {
+        if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) || skip.cannot_win(b, ctx) {
             continue;
         }
         let fill = fill_box(b, order, remaining, ctx, rule, stop);
@@ -656,6 +676,7 @@ pub(crate) fn choose_actual<'a>(
             continue;
         }
         let cost = ctx.boxes[b].cost(ctx.boxes[b].weight_tare + fill.payload);
+        skip.note(&fill, cost, remaining.len());
         trials.push(Trial {
             fill,
             box_type: b,
@@ -723,6 +744,87 @@ pub(crate) fn choose_actual<'a>(
             .then_with(|| compare_trials(a, b, ctx))
     })?;
     Some(trials.swap_remove(best))
+}
+
+/// Which trial fills [`choose_actual`] may leave out: with no lookahead and
+/// no box-count limit, a box type that costs more, whatever it holds, than a
+/// trial that took every remaining unit loses to that trial, and it changes
+/// no other trial's projection when even full it could not pack volume more
+/// cheaply than a trial already made. Types are tried from the least they can
+/// cost up, so such a trial comes early; the choice is the same as with
+/// every trial made (the order of trials does not decide it).
+struct Skip {
+    /// Each type's least cost (empty when not skipping).
+    least: Vec<f64>,
+    /// Most volume the remaining units can take.
+    volume_cap: f64,
+    /// Cost of the cheapest trial so far that took every unit.
+    took_all: f64,
+    /// Lowest cost per packed volume of a trial so far.
+    best_rate: f64,
+}
+
+impl Skip {
+    /// The box types in the order to try them, and the rule that skips some.
+    fn new(
+        order: &[UnitRef],
+        remaining: &[usize],
+        ctx: &Context<'_>,
+        on: bool,
+    ) -> (Vec<usize>, Self) {
+        let mut types: Vec<usize> = (0..ctx.openable).collect();
+        let least: Vec<f64> = match on {
+            true => ctx.boxes[..ctx.openable]
+                .iter()
+                .map(BoxKind::least_cost)
+                .collect(),
+            false => Vec::new(),
+        };
+        if on {
+            types.sort_by(|&a, &b| cmp_f64(least[a], least[b]).then(a.cmp(&b)));
+        }
+        let volume_cap = remaining
+            .iter()
+            .map(|s| {
+                let k = &ctx.kinds[order[*s].kind];
+                match k.varied {
+                    true => k
+                        .shapes
+                        .iter()
+                        .map(|(d, _)| volume_f64(d))
+                        .fold(k.volume, f64::max),
+                    false => k.volume,
+                }
+            })
+            .sum();
+        let skip = Skip {
+            least,
+            volume_cap,
+            took_all: f64::INFINITY,
+            best_rate: f64::INFINITY,
+        };
+        (types, skip)
+    }
+
+    /// True when a trial of type `b` could neither be chosen nor change the
+    /// projection of the trial that is.
+    fn cannot_win(&self, b: usize, ctx: &Context<'_>) -> bool {
+        let Some(&least) = self.least.get(b) else {
+            return false;
+        };
+        let most_volume = ctx.boxes[b].volume.min(self.volume_cap) * (1.0 + 1e-9);
+        least > self.took_all && least / most_volume >= self.best_rate
+    }
+
+    /// Records a trial of `cost` that took `fill`.
+    fn note(&mut self, fill: &BoxFill<'_>, cost: f64, remaining: usize) {
+        self.best_rate = self
+            .best_rate
+            .min(cost / fill.volume_used().max(f64::MIN_POSITIVE));
+        if fill.units.len() == remaining {
+            self.took_all = self.took_all.min(cost);
+        }
+    }
 }
 
 /// The slots a fill holds, sorted.
@@ -1030,5 +1132,130 @@ mod tests {
         // 0.85 x 648 holds two cubes, 0.85 x 1000 all three: the 10-cube is chosen.
         assert_eq!(first_box(ChoiceStyle::Estimated, 0.85), Some((0, 1)));
         assert_eq!(first_box(ChoiceStyle::Estimated, 1.0), Some((1, 3)));
+    }
+
+    #[test]
+    fn skipped_trials_never_change_the_choice() {
+        // Random catalogues, priced, volume-costed and rated (tables that
+        // fall with weight and negative slopes included), and random unit
+        // sets: the choice with trials skipped is the choice with every
+        // trial made, box type, units and projection alike.
+        use crate::cost::{Rate, Rating};
+        let mut rng = crate::improve::Rng::new(7);
+        let mut draw = |lo: f64, hi: f64| lo + (hi - lo) * rng.unit();
+        let mut skipped_any = false;
+        for case in 0..400 {
+            let quantity = |i: usize| 1 + (case + i) as u32 % 4;
+            let kinds: Vec<Kind> = (0..1 + case % 5)
+                .map(|i| {
+                    Kind::new(&ItemKindInput {
+                        dimensions: [draw(1.0, 9.0), draw(1.0, 9.0), draw(1.0, 9.0)],
+                        weight: draw(0.0, 5.0),
+                        quantity: quantity(i),
+                        free_axes: if i % 2 == 0 { None } else { Some(vec![]) },
+                    })
+                })
+                .collect();
+            let boxes: Vec<BoxKind> = (0..2 + case % 7)
+                .map(|i| {
+                    let side = [draw(3.0, 16.0), draw(3.0, 16.0), draw(3.0, 16.0)];
+                    let rate = match (case + i) % 4 {
+                        0 => None,
+                        1 => Some(Rate::Breakpoints {
+                            weights: vec![2.0, 6.0, 12.0],
+                            rates: vec![draw(0.0, 9.0), draw(0.0, 9.0), draw(0.0, 9.0)],
+                        }),
+                        2 => Some(Rate::Linear {
+                            base_price: draw(0.0, 9.0),
+                            price_increase_rate: draw(-1.0, 2.0),
+                        }),
+                        _ => Some(Rate::Breakpoints {
+                            weights: vec![],
+                            rates: vec![],
+                        }),
+                    };
+                    BoxKind::new(&BoxTypeInput {
+                        dimensions: side,
+                        weight_max: if i % 3 == 0 { draw(5.0, 30.0) } else { 0.0 },
+                        weight_tare: draw(0.0, 1.0),
+                        // Whole prices: ties between box types are common.
+                        price: match (case + i) % 5 {
+                            0 => None,
+                            1 | 2 => Some(draw(1.0, 6.0).floor()),
+                            _ => Some(draw(1.0, 20.0)),
+                        },
+                        rating: rate.map(|rate| Rating {
+                            volume: side.iter().product(),
+                            dim_factor: if i % 2 == 0 {
+                                Some(draw(50.0, 500.0))
+                            } else {
+                                None
+                            },
+                            rate: Some(rate),
+                        }),
+                    })
+                })
+                .collect();
+            let goal = if case % 3 == 0 {
+                Goal::MostItems
+            } else {
+                Goal::LowestCost
+            };
+            let ctx = crate::testkit::context(&kinds, &boxes, goal);
+            let order: Vec<UnitRef> = (0..kinds.len())
+                .flat_map(|kind| (0..quantity(kind)).map(move |unit| UnitRef { kind, unit }))
+                .collect();
+            let mut remaining: Vec<usize> = (0..order.len()).collect();
+            // Box by box, as a sequential pack does, until nothing is chosen.
+            while !remaining.is_empty() {
+                let choose = |skipping| {
+                    choose_actual_among(
+                        &order, &remaining, &ctx, ctx.rule, None, false, 0, skipping,
+                    )
+                    .map(|t| (t.box_type, slots_of(&t.fill), t.cost, t.projected))
+                };
+                let (all, some) = (choose(false), choose(true));
+                assert_eq!(all, some, "case {case}");
+                let (types, mut skip) = Skip::new(&order, &remaining, &ctx, true);
+                for b in types {
+                    if skip.cannot_win(b, &ctx) {
+                        skipped_any = true;
+                        continue;
+                    }
+                    let fill = fill_box(b, &order, &remaining, &ctx, ctx.rule, false);
+                    if !fill.is_empty() {
+                        let cost = ctx.boxes[b].cost(ctx.boxes[b].weight_tare + fill.payload);
+                        skip.note(&fill, cost, remaining.len());
+                    }
+                }
+                let Some((_, placed, _, _)) = all else { break };
+                remaining.retain(|s| placed.binary_search(s).is_err());
+            }
+        }
+        assert!(
+            skipped_any,
+            "no case skipped a trial: the test proves nothing"
+        );
+    }
+
+    #[test]
+    fn a_box_type_that_ties_a_trial_that_took_everything_is_still_tried() {
+        // Both boxes take the slab at the same price; the tie goes to the
+        // smaller one (valueTiebreaker volume), tried after the larger.
+        let priced = |side: f64| {
+            BoxKind::new(&BoxTypeInput {
+                dimensions: [side; 3],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: Some(4.0),
+                rating: None,
+            })
+        };
+        let boxes = [priced(20.0), priced(10.0)];
+        let kinds = [slab(1.0)];
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        let order = [UnitRef { kind: 0, unit: 0 }];
+        let chosen = choose_actual(&order, &[0], &ctx, ctx.rule, None, false, 0);
+        assert_eq!(chosen.map(|t| t.box_type), Some(1));
     }
 }
