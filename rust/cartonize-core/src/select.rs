@@ -661,14 +661,10 @@ fn choose_actual_among<'a>(
     lookahead: u32,
     skipping: bool,
 ) -> Option<Trial<'a>> {
-    let remaining_volume: f64 = remaining
-        .iter()
-        .map(|s| ctx.kinds[order[*s].kind].volume)
-        .sum();
     let mut trials: Vec<Trial<'a>> = Vec::with_capacity(ctx.openable);
     let (types, mut skip) = Skip::new(order, remaining, ctx, skipping);
     for b in types {
-        if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) || skip.cannot_win(b, ctx) {
+        if skip.cannot_win(b, ctx) || !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) {
             continue;
         }
         let fill = fill_box(b, order, remaining, ctx, rule, stop);
@@ -676,7 +672,7 @@ fn choose_actual_among<'a>(
             continue;
         }
         let cost = ctx.boxes[b].cost(ctx.boxes[b].weight_tare + fill.payload);
-        skip.note(&fill, cost, remaining.len());
+        skip.note(&fill, cost, (order, remaining), ctx);
         trials.push(Trial {
             fill,
             box_type: b,
@@ -686,17 +682,9 @@ fn choose_actual_among<'a>(
     }
     // The cheapest cost per packed volume any box achieves bounds what the
     // units left behind will cost; a left-behind unit needs at least one box.
-    let best_rate = trials
-        .iter()
-        .map(|t| t.cost / t.fill.volume_used().max(f64::MIN_POSITIVE))
-        .fold(f64::INFINITY, f64::min);
-    let mut costs: Option<Vec<f64>> = None;
-    for t in &mut trials {
-        if t.fill.units.len() < remaining.len() {
-            let left_volume = remaining_volume - t.fill.volume_used();
-            let placed = slots_of(&t.fill);
-            let costs = costs.get_or_insert_with(|| empty_costs(ctx));
-            let cheapest_box = cheapest_box_for_rest(&placed, order, remaining, ctx, costs);
+    let (best_rate, remaining_volume) = (skip.best_rate, skip.remaining_volume);
+    for (t, &(_, left_volume, rest)) in trials.iter_mut().zip(&skip.made) {
+        if let Some(cheapest_box) = rest {
             t.projected = t.cost + (left_volume * best_rate).max(cheapest_box);
         }
     }
@@ -746,22 +734,43 @@ fn choose_actual_among<'a>(
     Some(trials.swap_remove(best))
 }
 
-/// Which trial fills [`choose_actual`] may leave out: with no lookahead and
-/// no box-count limit, a box type that costs more, whatever it holds, than a
-/// trial that took every remaining unit loses to that trial, and it changes
-/// no other trial's projection when even full it could not pack volume more
-/// cheaply than a trial already made. Types are tried from the least they can
-/// cost up, so such a trial comes early; the choice is the same as with
-/// every trial made (the order of trials does not decide it).
+/// Which trial fills [`choose_actual`] may leave out (with no lookahead and
+/// no box-count limit), so the choice is the same as with every trial made.
+/// A trial is judged by its projection: its cost plus, for what it leaves,
+/// the left volume at the best cost per volume of any trial (or the
+/// cheapest box that takes some of it). A box type is skipped when, even
+/// full, it could not pack volume more cheaply than a trial already made
+/// (so it would not lower that rate), and the least it can cost plus the
+/// least its leftover can be projected at is above what a trial already
+/// made is projected at, at most (the rate only falls as trials are added,
+/// never below the least rate of the types still to try). Under `most-items`
+/// the unit count decides first, so only a trial that took every unit
+/// skips others. Types that can take everything by volume are tried from
+/// the least they can cost up (the cheapest that takes everything comes
+/// early); otherwise from the least cost per volume up.
 struct Skip {
-    /// Each type's least cost (empty when not skipping).
+    on: bool,
+    /// Each type's least cost.
     least: Vec<f64>,
+    /// Each type's least cost per volume it could take, a little low.
+    floor: Vec<f64>,
+    /// `later[i]`: the least of `floor` from the `i`th type tried on.
+    later: Vec<f64>,
+    /// Types tried or skipped so far.
+    tried: usize,
     /// Most volume the remaining units can take.
     volume_cap: f64,
-    /// Cost of the cheapest trial so far that took every unit.
-    took_all: f64,
+    remaining_volume: f64,
+    /// Whether a unit's volume depends on its shape (alternate dimensions).
+    varied: bool,
+    goal: Goal,
+    /// Of each trial made: its cost, the volume it left, and the cheapest
+    /// box that takes some of it (`None` when it took every unit).
+    made: Vec<(f64, f64, Option<f64>)>,
     /// Lowest cost per packed volume of a trial so far.
     best_rate: f64,
+    /// What an empty box of each type costs, once needed.
+    empty: Option<Vec<f64>>,
 }
 
 impl Skip {
@@ -772,58 +781,107 @@ impl Skip {
         ctx: &Context<'_>,
         on: bool,
     ) -> (Vec<usize>, Self) {
-        let mut types: Vec<usize> = (0..ctx.openable).collect();
-        let least: Vec<f64> = match on {
-            true => ctx.boxes[..ctx.openable]
-                .iter()
-                .map(BoxKind::least_cost)
-                .collect(),
-            false => Vec::new(),
-        };
-        if on {
-            types.sort_by(|&a, &b| cmp_f64(least[a], least[b]).then(a.cmp(&b)));
-        }
-        let volume_cap = remaining
-            .iter()
-            .map(|s| {
-                let k = &ctx.kinds[order[*s].kind];
-                match k.varied {
-                    true => k
-                        .shapes
-                        .iter()
-                        .map(|(d, _)| volume_f64(d))
-                        .fold(k.volume, f64::max),
-                    false => k.volume,
-                }
+        let kinds = remaining.iter().map(|s| &ctx.kinds[order[*s].kind]);
+        let remaining_volume: f64 = kinds.clone().map(|k| k.volume).sum();
+        let volume_cap: f64 = kinds
+            .clone()
+            .map(|k| match k.varied {
+                true => k
+                    .shapes
+                    .iter()
+                    .map(|(d, _)| volume_f64(d))
+                    .fold(k.volume, f64::max),
+                false => k.volume,
             })
             .sum();
-        let skip = Skip {
-            least,
+        let mut skip = Skip {
+            on,
+            least: Vec::new(),
+            floor: Vec::new(),
+            later: Vec::new(),
+            tried: 0,
             volume_cap,
-            took_all: f64::INFINITY,
+            remaining_volume,
+            varied: kinds.clone().any(|k| k.varied),
+            goal: ctx.goal,
+            made: Vec::new(),
             best_rate: f64::INFINITY,
+            empty: None,
         };
+        let mut types: Vec<usize> = (0..ctx.openable).collect();
+        if !on {
+            return (types, skip);
+        }
+        let boxes = &ctx.boxes[..ctx.openable];
+        skip.least = boxes.iter().map(BoxKind::least_cost).collect();
+        skip.floor = boxes
+            .iter()
+            .zip(&skip.least)
+            .map(|(bk, least)| least / (bk.volume.min(volume_cap) * (1.0 + 1e-9)))
+            .collect();
+        let one_box = boxes.iter().any(|bk| bk.volume >= volume_cap);
+        let key = match one_box {
+            true => &skip.least,
+            false => &skip.floor,
+        };
+        types.sort_by(|&a, &b| cmp_f64(key[a], key[b]).then(a.cmp(&b)));
+        skip.later = vec![f64::INFINITY; types.len() + 1];
+        for i in (0..types.len()).rev() {
+            skip.later[i] = skip.later[i + 1].min(skip.floor[types[i]]);
+        }
         (types, skip)
     }
 
-    /// True when a trial of type `b` could neither be chosen nor change the
-    /// projection of the trial that is.
-    fn cannot_win(&self, b: usize, ctx: &Context<'_>) -> bool {
-        let Some(&least) = self.least.get(b) else {
+    /// True when a trial of type `b`, the next type in the order, could
+    /// neither be chosen nor change the projection of the trial that is.
+    fn cannot_win(&mut self, b: usize, ctx: &Context<'_>) -> bool {
+        if !self.on {
             return false;
+        }
+        let position = self.tried;
+        self.tried += 1;
+        if self.floor[b] < self.best_rate {
+            return false;
+        }
+        // The least this trial could be projected at: its least cost, plus
+        // the volume it must leave at the least rate the trials can end on.
+        let least_rate = self.best_rate.min(self.later[position]);
+        let most_volume = ctx.boxes[b].volume.min(self.volume_cap);
+        let must_leave = (self.remaining_volume - most_volume).max(0.0) * (1.0 - 1e-9);
+        let at_least = match least_rate >= 0.0 && !self.varied {
+            true => self.least[b] + must_leave * least_rate,
+            false => self.least[b],
         };
-        let most_volume = ctx.boxes[b].volume.min(self.volume_cap) * (1.0 + 1e-9);
-        least > self.took_all && least / most_volume >= self.best_rate
+        // The most a trial made could be projected at.
+        let rate = self.best_rate;
+        let at_most = self
+            .made
+            .iter()
+            .filter(|(_, _, rest)| rest.is_none() || self.goal == Goal::LowestCost)
+            .map(|&(cost, left, rest)| match rest {
+                None => cost,
+                Some(cheapest) => cost + (left * rate).max(cheapest),
+            })
+            .fold(f64::INFINITY, f64::min);
+        at_least > at_most + 1e-9 * at_most.abs()
     }
 
-    /// Records a trial of `cost` that took `fill`.
-    fn note(&mut self, fill: &BoxFill<'_>, cost: f64, remaining: usize) {
-        self.best_rate = self
-            .best_rate
-            .min(cost / fill.volume_used().max(f64::MIN_POSITIVE));
-        if fill.units.len() == remaining {
-            self.took_all = self.took_all.min(cost);
-        }
+    /// Records a trial of `cost` that took `fill` (in the order of trials).
+    fn note(
+        &mut self,
+        fill: &BoxFill<'_>,
+        cost: f64,
+        (order, remaining): (&[UnitRef], &[usize]),
+        ctx: &Context<'_>,
+    ) {
+        let used = fill.volume_used();
+        self.best_rate = self.best_rate.min(cost / used.max(f64::MIN_POSITIVE));
+        let rest = (fill.units.len() < remaining.len()).then(|| {
+            let placed = slots_of(fill);
+            let costs = self.empty.get_or_insert_with(|| empty_costs(ctx));
+            cheapest_box_for_rest(&placed, order, remaining, ctx, costs)
+        });
+        self.made.push((cost, self.remaining_volume - used, rest));
     }
 }
 
@@ -1144,7 +1202,7 @@ mod tests {
         let mut rng = crate::improve::Rng::new(7);
         let mut draw = |lo: f64, hi: f64| lo + (hi - lo) * rng.unit();
         let mut skipped_any = false;
-        for case in 0..400 {
+        for case in 0..1_000 {
             let quantity = |i: usize| 1 + (case + i) as u32 % 4;
             let kinds: Vec<Kind> = (0..1 + case % 5)
                 .map(|i| {
@@ -1225,7 +1283,7 @@ mod tests {
                     let fill = fill_box(b, &order, &remaining, &ctx, ctx.rule, false);
                     if !fill.is_empty() {
                         let cost = ctx.boxes[b].cost(ctx.boxes[b].weight_tare + fill.payload);
-                        skip.note(&fill, cost, remaining.len());
+                        skip.note(&fill, cost, (&order, &remaining), &ctx);
                     }
                 }
                 let Some((_, placed, _, _)) = all else { break };
