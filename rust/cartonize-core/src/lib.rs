@@ -300,6 +300,8 @@ fn pack_box_types_once(
         extra
             .iter_mut()
             .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
+        // An extra that packs like a strategy already packed changes nothing.
+        portfolio::drop_known(&mut extra, &strategies);
         let more = portfolio::run(&extra, &ctx, deadline, work, false);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);

@@ -21,6 +21,14 @@ pub struct Strategy {
     pub reverse: bool,
 }
 
+impl Strategy {
+    /// True when `self` and `other` pack the same units in the same order
+    /// under the same plan, and so give the same packing.
+    fn packs_like(&self, other: &Strategy) -> bool {
+        self.plan == other.plan && self.order == other.order
+    }
+}
+
 /// Extra strategies are tried, in priority order, while the work of all
 /// strategies (units × box types each) stays within this. Requests whose
 /// requested orderings alone exceed it get no extras, so big orders keep
@@ -325,10 +333,14 @@ fn run_all(
     work: u64,
     first_must_finish: bool,
 ) -> Vec<Option<Packing>> {
+    // Each distinct strategy is packed once; a strategy like an earlier one
+    // gets a copy of its packing.
+    let first = first_alike(strategies);
+    let distinct: Vec<usize> = (0..strategies.len()).filter(|&i| first[i] == i).collect();
     let threads = if work > PARALLEL_WORK {
         std::thread::available_parallelism()
             .map_or(1, |n| n.get())
-            .min(strategies.len())
+            .min(distinct.len())
     } else {
         1
     };
@@ -337,40 +349,67 @@ fn run_all(
         let s = &strategies[i];
         pack_order(&s.order, ctx, s.plan, deadline, must(i))
     };
-    if threads <= 1 {
-        return (0..strategies.len()).map(run).collect();
-    }
-    let next = AtomicUsize::new(0);
     let mut results: Vec<Option<Packing>> = vec![None; strategies.len()];
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                        if i >= strategies.len() {
-                            break;
+    if threads <= 1 {
+        for &i in &distinct {
+            results[i] = run(i);
+        }
+    } else {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let n = next.fetch_add(1, AtomicOrdering::Relaxed);
+                            let Some(&i) = distinct.get(n) else {
+                                break;
+                            };
+                            done.push((i, run(i)));
                         }
-                        done.push((i, run(i)));
-                    }
-                    done
+                        done
+                    })
                 })
-            })
-            .collect();
-        for handle in handles {
-            // A worker only panics on a bug; its strategies then count as not finished.
-            if let Ok(done) = handle.join() {
-                for (i, packing) in done {
-                    results[i] = packing;
+                .collect();
+            for handle in handles {
+                // A worker only panics on a bug; its strategies then count as not finished.
+                if let Ok(done) = handle.join() {
+                    for (i, packing) in done {
+                        results[i] = packing;
+                    }
                 }
             }
+        });
+        if first_must_finish && results.first().is_some_and(Option::is_none) {
+            results[0] = run(0);
         }
-    });
-    if first_must_finish && results.first().is_some_and(Option::is_none) {
-        results[0] = run(0);
+    }
+    for (i, &f) in first.iter().enumerate() {
+        if f != i {
+            results[i] = results[f].clone();
+        }
     }
     results
+}
+
+/// For each strategy, the first one packing the same units in the same
+/// order under the same plan (itself when none before it does): such
+/// strategies give the same packing. Sorts often agree on small orders
+/// (one or two of the four requested orderings, up to half the extras).
+fn first_alike(strategies: &[Strategy]) -> Vec<usize> {
+    (0..strategies.len())
+        .map(|i| {
+            (0..i)
+                .find(|&j| strategies[j].packs_like(&strategies[i]))
+                .unwrap_or(i)
+        })
+        .collect()
+}
+
+/// Removes from `extra` the strategies that pack like one of `known`.
+pub fn drop_known(extra: &mut Vec<Strategy>, known: &[Strategy]) {
+    extra.retain(|e| !known.iter().any(|k| k.packs_like(e)));
 }
 
 #[cfg(test)]
@@ -412,6 +451,72 @@ mod tests {
             leftovers: Vec::new(),
             cost,
         }
+    }
+
+    #[test]
+    fn strategies_alike_are_packed_once_and_get_the_same_packing() {
+        // Three kinds; strategy 2 repeats strategy 0's order and plan under
+        // another sort's name, strategy 3 the same order under another plan.
+        let kind = |d: [f64; 3], quantity: u32| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight: 0.0,
+                quantity,
+                free_axes: None,
+            })
+        };
+        let kinds = vec![
+            kind([4.0, 5.0, 6.0], 6),
+            kind([2.0, 7.0, 3.0], 5),
+            kind([9.0, 1.0, 2.0], 4),
+        ];
+        let quantities = [6, 5, 4];
+        let boxes = setup(1, 3).2;
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        let strategy = |kind_order: &[usize], plan: Plan, sort: ItemSort| Strategy {
+            order: expand(kind_order, &quantities),
+            plan,
+            sort,
+            reverse: false,
+        };
+        let best_fit = Plan {
+            mode: Mode::BestFit,
+            merit: Merit::FirstPoint,
+        };
+        let strategies = [
+            strategy(&[0, 1, 2], Plan::BASE, ItemSort::SetVolume),
+            strategy(&[2, 1, 0], Plan::BASE, ItemSort::SetVolume),
+            strategy(&[0, 1, 2], Plan::BASE, ItemSort::Weight),
+            strategy(&[0, 1, 2], best_fit, ItemSort::SetVolume),
+        ];
+        assert_eq!(first_alike(&strategies), vec![0, 1, 0, 3]);
+        let deadline = Deadline::after(None);
+        let alone = |s: &Strategy| {
+            let p = pack_order(&s.order, &ctx, s.plan, &deadline, true);
+            format!("{:?}", p.map(|p| p.boxes))
+        };
+        // One thread and, above PARALLEL_WORK, the machine's threads.
+        for work in [0, PARALLEL_WORK + 1] {
+            let results = run_all(&strategies, &ctx, &deadline, work, true);
+            for (s, r) in strategies.iter().zip(&results) {
+                assert_eq!(
+                    format!("{:?}", r.as_ref().map(|p| &p.boxes)),
+                    alone(s),
+                    "work {work}"
+                );
+            }
+        }
+        let mut extra: Vec<Strategy> = strategies[1..]
+            .iter()
+            .map(|s| Strategy {
+                order: s.order.clone(),
+                ..*s
+            })
+            .collect();
+        drop_known(&mut extra, &strategies[..1]);
+        let left: Vec<ItemSort> = extra.iter().map(|s| s.sort).collect();
+        assert_eq!(left, vec![ItemSort::SetVolume, ItemSort::SetVolume]);
+        assert!(extra[1].plan == best_fit);
     }
 
     #[test]
