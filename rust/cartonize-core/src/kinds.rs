@@ -97,6 +97,19 @@ impl Kind {
         }
     }
 
+    /// The least volume a unit of this kind takes, in any of its shapes.
+    pub fn least_volume(&self) -> f64 {
+        match self.varied {
+            true => self
+                .shapes
+                .iter()
+                .map(|(s, _)| volume_f64(s))
+                .fold(f64::INFINITY, f64::min)
+                .min(self.volume),
+            false => self.volume,
+        }
+    }
+
     /// The volume a unit placed as `at` takes: its kind's, or with alternate
     /// dimensions the volume of the shape it took.
     pub fn placed_volume(&self, at: &crate::geometry::Cuboid) -> f64 {

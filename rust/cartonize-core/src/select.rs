@@ -990,6 +990,12 @@ pub(crate) fn downsize(
         let current = filled.cost(ctx);
         let mut slots: Vec<usize> = filled.units.iter().map(|u| u.slot).collect();
         slots.sort_unstable();
+        // The least volume the units can take: a box of less cannot hold them.
+        let volume: f64 = filled
+            .units
+            .iter()
+            .map(|u| ctx.kinds[u.kind].least_volume())
+            .sum();
         by_cost_at(&mut by_cost, filled.payload, ctx);
         for &b in &by_cost {
             if b == filled.box_type {
@@ -1000,6 +1006,9 @@ pub(crate) fn downsize(
                 continue;
             }
             if !slots.iter().all(|s| ctx.holds[b][order[*s].kind]) {
+                continue;
+            }
+            if volume > bk.volume * (1.0 + 1e-9) {
                 continue;
             }
             let fill = fill_box(b, order, &slots, ctx, rule, false);
@@ -1294,6 +1303,34 @@ mod tests {
             skipped_any,
             "no case skipped a trial: the test proves nothing"
         );
+    }
+
+    #[test]
+    fn downsize_moves_units_into_a_cheaper_box_they_fill_exactly() {
+        // Two 5-thick slabs fill the 10-cube exactly; the 20-cube they sit in
+        // costs more. Volume alone rules out nothing here.
+        let priced = |side: f64, price: f64| {
+            BoxKind::new(&BoxTypeInput {
+                dimensions: [side; 3],
+                weight_max: 0.0,
+                weight_tare: 0.0,
+                price: Some(price),
+                rating: None,
+            })
+        };
+        let boxes = [priced(20.0, 9.0), priced(9.0, 1.0), priced(10.0, 4.0)];
+        let kinds = [slab(5.0)];
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        let order: Vec<UnitRef> = (0..2).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let fill = fill_box(0, &order, &[0, 1], &ctx, ctx.rule, false);
+        let mut packed = [FilledBox {
+            box_type: 0,
+            units: fill.units,
+            payload: fill.payload,
+        }];
+        downsize(&mut packed, &order, &ctx, ctx.rule);
+        assert_eq!(packed[0].box_type, 2);
+        assert_eq!(packed[0].units.len(), 2);
     }
 
     #[test]
