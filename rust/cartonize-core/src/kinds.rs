@@ -14,6 +14,7 @@ use crate::orientation::{allowed_perms, distinct_shapes, Perm};
 pub struct Kind {
     pub dims: Vec3,
     pub weight: f64,
+    /// Volume of one unit; with alternate dimensions, of its smallest shape.
     pub volume: f64,
     /// Allowed placed shapes, the as-given orientation first when allowed.
     pub shapes: Vec<(Vec3, Perm)>,
@@ -94,19 +95,6 @@ impl Kind {
                 .iter()
                 .map(|(s, _)| volume_f64(s))
                 .fold(f64::INFINITY, f64::min);
-        }
-    }
-
-    /// The least volume a unit of this kind takes, in any of its shapes.
-    pub fn least_volume(&self) -> f64 {
-        match self.varied {
-            true => self
-                .shapes
-                .iter()
-                .map(|(s, _)| volume_f64(s))
-                .fold(f64::INFINITY, f64::min)
-                .min(self.volume),
-            false => self.volume,
         }
     }
 

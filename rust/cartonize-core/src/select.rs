@@ -990,12 +990,9 @@ pub(crate) fn downsize(
         let current = filled.cost(ctx);
         let mut slots: Vec<usize> = filled.units.iter().map(|u| u.slot).collect();
         slots.sort_unstable();
-        // The least volume the units can take: a box of less cannot hold them.
-        let volume: f64 = filled
-            .units
-            .iter()
-            .map(|u| ctx.kinds[u.kind].least_volume())
-            .sum();
+        // The least volume the units can take (a kind's volume is its
+        // smallest shape's): a box of less cannot hold them.
+        let volume: f64 = filled.units.iter().map(|u| ctx.kinds[u.kind].volume).sum();
         by_cost_at(&mut by_cost, filled.payload, ctx);
         for &b in &by_cost {
             if b == filled.box_type {
