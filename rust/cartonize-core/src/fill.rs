@@ -672,7 +672,10 @@ mod tests {
         while fill.try_add(slot, slot % kinds.len(), &kinds) {
             slot += 1;
         }
-        assert!(fill.cuboids.len() >= HINTED_ITEMS, "too few items to use the hint");
+        assert!(
+            fill.cuboids.len() >= HINTED_ITEMS,
+            "too few items to use the hint"
+        );
         let mut rng = crate::improve::Rng::new(3);
         let unit = crate::geometry::len_ceil(1.0);
         let mut kept_out = 0;
@@ -686,7 +689,10 @@ mod tests {
             assert_eq!(fill.fits_placed(&cand), plain, "{cand:?}");
             kept_out += usize::from(!plain);
         }
-        assert!(kept_out > 1_000, "the candidates hardly ever overlap: {kept_out}");
+        assert!(
+            kept_out > 1_000,
+            "the candidates hardly ever overlap: {kept_out}"
+        );
     }
 
     #[test]
