@@ -1088,6 +1088,17 @@ mod tests {
         }
     }
 
+    /// A cube-shaped box type at a fixed price.
+    fn priced(side: f64, price: f64) -> BoxKind {
+        BoxKind::new(&BoxTypeInput {
+            dimensions: [side; 3],
+            weight_max: 0.0,
+            weight_tare: 0.0,
+            price: Some(price),
+            rating: None,
+        })
+    }
+
     fn slab(thickness: f64) -> Kind {
         Kind::new(&ItemKindInput {
             dimensions: [10.0, 10.0, thickness],
@@ -1306,15 +1317,6 @@ mod tests {
     fn downsize_moves_units_into_a_cheaper_box_they_fill_exactly() {
         // Two 5-thick slabs fill the 10-cube exactly; the 20-cube they sit in
         // costs more. Volume alone rules out nothing here.
-        let priced = |side: f64, price: f64| {
-            BoxKind::new(&BoxTypeInput {
-                dimensions: [side; 3],
-                weight_max: 0.0,
-                weight_tare: 0.0,
-                price: Some(price),
-                rating: None,
-            })
-        };
         let boxes = [priced(20.0, 9.0), priced(9.0, 1.0), priced(10.0, 4.0)];
         let kinds = [slab(5.0)];
         let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
@@ -1334,16 +1336,7 @@ mod tests {
     fn a_box_type_that_ties_a_trial_that_took_everything_is_still_tried() {
         // Both boxes take the slab at the same price; the tie goes to the
         // smaller one (valueTiebreaker volume), tried after the larger.
-        let priced = |side: f64| {
-            BoxKind::new(&BoxTypeInput {
-                dimensions: [side; 3],
-                weight_max: 0.0,
-                weight_tare: 0.0,
-                price: Some(4.0),
-                rating: None,
-            })
-        };
-        let boxes = [priced(20.0), priced(10.0)];
+        let boxes = [priced(20.0, 4.0), priced(10.0, 4.0)];
         let kinds = [slab(1.0)];
         let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
         let order = [UnitRef { kind: 0, unit: 0 }];
