@@ -117,7 +117,7 @@ const INITIAL_UNITS: usize = 8;
 const WEIGHT_SLACK: f64 = 1e-9;
 
 /// How the extreme point for a unit is chosen among the feasible ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Merit {
     /// The first feasible point in priority order (fills floor layers).
     #[default]

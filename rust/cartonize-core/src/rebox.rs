@@ -19,7 +19,7 @@
 //! work is counted in units offered, not in time.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::deadline::Deadline;
 use crate::fill::{BoxFill, Merit, PlacementRule};
@@ -84,6 +84,12 @@ pub struct Refitter {
     /// request's search depth; 0 when it prefers orientations as given).
     pin_depth: usize,
     rng: Rng,
+    /// Plain attempts made so far (box type, merit, unit order) and what each
+    /// gave. Re-boxing meets the same sets again after every move it applies
+    /// (about half its plain attempts on small orders repeat one), and an
+    /// attempt depends on nothing else: a refitter serves one context and one
+    /// unit order. Repeats still count as work, so no answer changes.
+    known: HashMap<(usize, Merit, Vec<usize>), Option<FilledBox>>,
 }
 
 impl Refitter {
@@ -143,6 +149,7 @@ impl Refitter {
                 search_depth
             },
             rng: Rng::new(seed),
+            known: HashMap::new(),
         }
     }
 
@@ -181,6 +188,26 @@ impl Refitter {
         offers
     }
 
+    /// [`attempt`] with the request's kinds and placement rule under `merit`,
+    /// from what an earlier attempt of the same gave when there was one.
+    fn attempt_plain(
+        &mut self,
+        b: usize,
+        order: &[UnitRef],
+        offer: &[usize],
+        merit: Merit,
+        ctx: &Context<'_>,
+    ) -> Option<FilledBox> {
+        let key = (b, merit, offer.to_vec());
+        if let Some(known) = self.known.get(&key) {
+            return known.clone();
+        }
+        let rule = PlacementRule { merit, ..ctx.rule };
+        let done = attempt(b, order, offer, rule, ctx, ctx.kinds);
+        self.known.insert(key, done.clone());
+        done
+    }
+
     /// Every unit at `slots` in one box of type `b`, or `None` when no
     /// attempt within the work left places them all. Attempts, cheapest
     /// first: extreme points for each unit order under both merits, the
@@ -209,8 +236,7 @@ impl Refitter {
                 if !self.spend(offer.len()) {
                     return None;
                 }
-                let rule = PlacementRule { merit, ..ctx.rule };
-                if let Some(done) = attempt(b, order, offer, rule, ctx, ctx.kinds) {
+                if let Some(done) = self.attempt_plain(b, order, offer, merit, ctx) {
                     return Some(done);
                 }
             }
@@ -379,11 +405,8 @@ impl Refitter {
                 }
             }
             offer.sort_by_key(|&s| offered_last(ctx, order[s].kind));
-            let rule = PlacementRule {
-                merit: [Merit::FirstPoint, Merit::ResidualSpace][self.rng.below(2)],
-                ..ctx.rule
-            };
-            if let Some(done) = attempt(b, order, &offer, rule, ctx, ctx.kinds) {
+            let merit = [Merit::FirstPoint, Merit::ResidualSpace][self.rng.below(2)];
+            if let Some(done) = self.attempt_plain(b, order, &offer, merit, ctx) {
                 return Some(done);
             }
         }
@@ -1153,6 +1176,55 @@ mod tests {
         assert!(fits(&ctx, 1));
         ctx.rule.prefer_given = true;
         assert!(!fits(&ctx, 1));
+    }
+
+    #[test]
+    fn a_known_attempt_gives_what_a_fresh_one_would() {
+        // Random unit orders into two box types under both merits, many of
+        // them repeated: each answer is the one a fresh attempt gives, and
+        // the two merits do not share answers (they differ on some orders).
+        let mut rng = Rng::new(11);
+        let mut draw = |lo: f64, hi: f64| lo + (hi - lo) * rng.unit();
+        let kinds: Vec<Kind> = (0..8)
+            .map(|i| kind([draw(2.0, 7.0), draw(2.0, 7.0), draw(2.0, 7.0)], i % 2 == 0))
+            .collect();
+        let boxes = vec![
+            box_type([10.0, 12.0, 9.0], 1.0),
+            box_type([9.0, 9.0, 14.0], 2.0),
+        ];
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        let order: Vec<UnitRef> = (0..kinds.len())
+            .map(|kind| UnitRef { kind, unit: 0 })
+            .collect();
+        let mut refit = Refitter::new(&ctx, &vec![1; kinds.len()], WORK, 7, 0);
+        let mut pick = Rng::new(5);
+        let mut merits_differ = false;
+        for _ in 0..600 {
+            let b = pick.below(2);
+            let mut offer: Vec<usize> = (0..kinds.len()).filter(|_| pick.below(2) == 0).collect();
+            // Few distinct orders, so that most of them repeat.
+            if pick.below(2) == 0 {
+                offer.reverse();
+            }
+            let fresh = |merit: Merit| {
+                let rule = PlacementRule { merit, ..ctx.rule };
+                format!("{:?}", attempt(b, &order, &offer, rule, &ctx, ctx.kinds))
+            };
+            let (first, residual) = (fresh(Merit::FirstPoint), fresh(Merit::ResidualSpace));
+            merits_differ |= first != residual;
+            for (merit, expected) in [
+                (Merit::FirstPoint, &first),
+                (Merit::ResidualSpace, &residual),
+            ] {
+                let known = refit.attempt_plain(b, &order, &offer, merit, &ctx);
+                assert_eq!(&format!("{known:?}"), expected, "{b} {offer:?} {merit:?}");
+            }
+        }
+        assert!(
+            merits_differ,
+            "the merits never differ: the test proves nothing about them"
+        );
+        assert!(refit.known.len() < 1_200, "no attempt repeated");
     }
 
     #[test]
