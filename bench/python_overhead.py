@@ -4,11 +4,12 @@ responses (issue 3: a change to the Python layer must not change one byte of out
 Run from the repository root:
 
 - ``python -m bench.python_overhead record OUT.jsonl --corpus CORPUS.json``: pack every
-  request of the corpus (MPV n=50 and n=100, e-commerce orders, pack_speed small, deep
-  and large orders, orders with pictures, the tests' hypothesis strategies, unusual and
-  invalid bodies) and write, per request, `pack()`'s `model_dump(by_alias=True,
-  exclude_none=True)` and the HTTP API's status and body (falcon test client), timings
-  and uuids masked. The requests are saved to CORPUS.json on first use and read from it afterwards.
+  request of the corpus (MPV n=50 and n=100, e-commerce orders, also against 30, 60 and
+  100 generated cartons, two full containers, pack_speed small, deep and large orders,
+  orders with pictures, the tests' hypothesis strategies, unusual and invalid bodies)
+  and write, per request, `pack()`'s `model_dump(by_alias=True, exclude_none=True)` and
+  the HTTP API's status and body (falcon test client), timings and uuids masked. The
+  requests are saved to CORPUS.json on first use and read from it afterwards.
 - ``python -m bench.python_overhead compare A.jsonl B.jsonl``: the requests whose records
   differ (exit status 1 if any).
 - ``python -m bench.python_overhead time [--baseline DIR]``: CPU ms per request of
@@ -69,7 +70,7 @@ def _drawn(strategy: Any, count: int) -> list[Wire]:
 
 def corpus() -> Iterator[tuple[str, Any]]:
     """(name, request) pairs; a request is a wire dict or, for a malformed body, bytes."""
-    from bench import ecommerce, pack_speed
+    from bench import container, ecommerce, pack_speed
     from bench.common import mpv_instances, mpv_request
     from tests import strategies
 
@@ -86,6 +87,13 @@ def corpus() -> Iterator[tuple[str, Any]]:
             f"deep small order {seed}",
             {**pack_speed.small_order(seed), **pack_speed.DEEP_OPTIONS},
         )
+    # Large catalogues (box choice over many types) and full containers (boxes of
+    # many items).
+    for cartons in (30, 60, 100):
+        for n, order in enumerate(ecommerce.orders(20, 5, ecommerce.generated_cartons(cartons))):
+            yield f"ecommerce {cartons} cartons {n}", order
+    for types, seed in [(5, 1), (12, 2)]:
+        yield f"container {types} types {seed}", container.instance(types, seed)[0]
     yield "large order 1", pack_speed.large_order(1)
     for seed in range(1, 16):
         yield f"svg order {seed}", {**pack_speed.small_order(seed), "includeImages": True}
