@@ -46,6 +46,32 @@ impl ExtremePoints {
         }
     }
 
+    /// No points at all and no memory: a placeholder.
+    pub fn empty() -> Self {
+        ExtremePoints {
+            bounds: [0; 3],
+            priority: [0, 1, 2],
+            min_reach: [1; 3],
+            points: Vec::new(),
+        }
+    }
+
+    /// [`ExtremePoints::new`], keeping the memory of `self`'s point list.
+    pub fn renew(&mut self, bounds: Vec3, priority: [usize; 3], min_reach: Vec3) {
+        let mut points = std::mem::take(&mut self.points);
+        points.clear();
+        points.push(ExtremePoint {
+            point: [0, 0, 0],
+            residual: bounds,
+        });
+        *self = ExtremePoints {
+            bounds,
+            priority,
+            min_reach: min_reach.map(|r| r.max(1)),
+            points,
+        };
+    }
+
     /// Points in priority order.
     pub fn iter(&self) -> impl Iterator<Item = &ExtremePoint> {
         self.points.iter()

@@ -217,6 +217,51 @@ impl<'a> BoxFill<'a> {
         }
     }
 
+    /// Makes this box what [`BoxFill::new`] gives for `box_kind` and `rule`,
+    /// keeping the memory of its lists (the search opens and drops boxes
+    /// many times a millisecond).
+    pub fn renew(&mut self, box_kind: &'a BoxKind, rule: PlacementRule) {
+        let (mut cuboids, mut units) = (
+            std::mem::take(&mut self.cuboids),
+            std::mem::take(&mut self.units),
+        );
+        let (mut sets, mut fixed_kinds) = (
+            std::mem::take(&mut self.sets),
+            std::mem::take(&mut self.fixed_kinds),
+        );
+        let (mut eps, mut failed, mut stack) = (
+            std::mem::replace(&mut self.eps, ExtremePoints::empty()),
+            std::mem::take(&mut self.failed),
+            std::mem::replace(&mut self.stack, Stack::with_capacity(0)),
+        );
+        cuboids.clear();
+        units.clear();
+        sets.clear();
+        fixed_kinds.clear();
+        eps.renew(box_kind.dims, rule.priority, rule.min_reach);
+        failed.clear();
+        stack.clear();
+        *self = BoxFill {
+            box_kind,
+            rule,
+            cuboids,
+            units,
+            eps,
+            payload: 0.0,
+            volume_left: box_kind.volume,
+            failed,
+            stack,
+            sets,
+            fixed_kinds,
+            tally: Tally::new(box_kind),
+            reference2: match rule.placing.styling {
+                true => rule.placing.anchor.resolve(box_kind.dims).reference2,
+                false => None,
+            },
+            last_hit: std::cell::Cell::new(0),
+        };
+    }
+
     /// A box holding exactly `units` where they already are (placed under
     /// any rule), ready to take more under `rule`.
     pub fn rebuild(
@@ -693,6 +738,48 @@ mod tests {
             kept_out > 1_000,
             "the candidates hardly ever overlap: {kept_out}"
         );
+    }
+
+    #[test]
+    fn a_renewed_box_is_a_new_one() {
+        // A box filled with units (some failing, so its memory is not empty),
+        // renewed as another box type under another rule: the same state as a
+        // new box of that type, and the same placements from there on.
+        let kinds: Vec<Kind> = (0..5)
+            .map(|i| {
+                Kind::new(&ItemKindInput {
+                    dimensions: [3.0 + f64::from(i), 4.0, 2.0 + f64::from(i % 3)],
+                    weight: 1.0,
+                    quantity: 1,
+                    free_axes: None,
+                })
+            })
+            .collect();
+        let boxes = [
+            crate::testkit::cube_box(9.0),
+            crate::testkit::cube_box(13.0),
+        ];
+        let other = PlacementRule {
+            priority: [2, 0, 1],
+            merit: Merit::ResidualSpace,
+            ..rule()
+        };
+        let mut used = BoxFill::new(&boxes[0], rule());
+        for slot in 0..40 {
+            let _ = used.try_add(slot, slot % kinds.len(), &kinds);
+        }
+        assert!(!used.failed.failures.is_empty() && used.units.len() > 4);
+        used.renew(&boxes[1], other);
+        let mut fresh = BoxFill::new(&boxes[1], other);
+        assert_eq!(format!("{used:?}"), format!("{fresh:?}"));
+        for slot in 0..40 {
+            let kind = slot % kinds.len();
+            assert_eq!(
+                used.try_add(slot, kind, &kinds),
+                fresh.try_add(slot, kind, &kinds)
+            );
+        }
+        assert_eq!(format!("{used:?}"), format!("{fresh:?}"));
     }
 
     #[test]

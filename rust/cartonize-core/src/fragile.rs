@@ -80,6 +80,12 @@ impl Stack {
         }
     }
 
+    /// Empties the stack, keeping its memory.
+    pub fn clear(&mut self) {
+        self.placed.clear();
+        self.fragile.clear();
+    }
+
     fn load_above(&self, c: &Cuboid) -> f64 {
         self.placed
             .iter()

@@ -43,6 +43,12 @@ const MAX_RUINED: usize = 4;
 /// and moving the list's tail was 2 % of the engine's instructions on MPV.
 type OpenBox<'a> = (usize, Box<BoxFill<'a>>);
 
+/// Boxes changed by an iteration, as they were before (position, box).
+type Backups<'a> = Vec<(usize, Box<BoxFill<'a>>)>;
+
+/// Boxes the search dropped, whose memory new boxes reuse ([`BoxFill::renew`]).
+type Spare<'a> = Vec<Box<BoxFill<'a>>>;
+
 /// A small deterministic generator (SplitMix64); the seed comes from the input.
 pub struct Rng(u64);
 
@@ -190,6 +196,7 @@ pub fn improve(
     let mut history = vec![score.concentration; LATE_ACCEPTANCE];
     let mut step = 0usize;
     let mut work_left = work;
+    let mut spare: Spare<'_> = Vec::new();
     while stall < STALL_LIMIT && open.len() > floor && !until.expired() && work_left > 0 {
         stall += 1;
         step += 1;
@@ -210,11 +217,11 @@ pub fn improve(
         // then pays off exactly when it needs fewer of them.
         let new_type = removed.first().map(|(_, (b, _))| *b);
         let kept = open.len();
-        let mut backups: Vec<(usize, Box<BoxFill<'_>>)> = Vec::new();
+        let mut backups: Backups<'_> = Vec::new();
         let complete = reinsert(
             &mut open,
             kept,
-            &mut backups,
+            (&mut backups, &mut spare),
             (order, &slots),
             new_type,
             ctx,
@@ -229,12 +236,14 @@ pub fn improve(
                 *late = score.concentration;
             }
             score = candidate;
+            spare.extend(backups.into_iter().map(|(_, f)| f));
+            spare.extend(removed.into_iter().map(|(_, (_, f))| f));
         } else {
             *late = score.concentration;
             // Undo: drop new boxes, restore changed ones, put the ruined back.
-            open.truncate(kept);
+            spare.extend(open.drain(kept..).map(|(_, f)| f));
             for (i, fill) in backups {
-                open[i].1 = fill;
+                spare.push(std::mem::replace(&mut open[i].1, fill));
             }
             for (i, entry) in removed.into_iter().rev() {
                 open.insert(i, entry);
@@ -265,11 +274,12 @@ pub fn improve(
 /// Best-fit of `slots` (positions in `order`) into `open` (fullest first) and
 /// new boxes, of type `new_type` when it can hold the unit. Each of the first
 /// `kept` boxes is copied to `backups` before its first change, so the caller
-/// can undo. Returns false when some unit found no box at all.
+/// can undo; new boxes reuse the memory of boxes in `spare`. Returns false
+/// when some unit found no box at all.
 fn reinsert<'a>(
     open: &mut Vec<OpenBox<'a>>,
     kept: usize,
-    backups: &mut Vec<(usize, Box<BoxFill<'a>>)>,
+    (backups, spare): (&mut Backups<'a>, &mut Spare<'a>),
     (order, slots): (&[UnitRef], &[usize]),
     new_type: Option<usize>,
     ctx: &Context<'a>,
@@ -297,11 +307,17 @@ fn reinsert<'a>(
         let Some(b) = preferred.or_else(|| type_for_new_box(kind, ctx)) else {
             return false;
         };
-        let mut fill = BoxFill::new(&ctx.boxes[b], rule);
+        let mut fill = match spare.pop() {
+            Some(mut f) => {
+                f.renew(&ctx.boxes[b], rule);
+                f
+            }
+            None => Box::new(BoxFill::new(&ctx.boxes[b], rule)),
+        };
         if !fill.try_add(slot, kind, ctx.kinds) {
             return false;
         }
-        open.push((b, Box::new(fill)));
+        open.push((b, fill));
     }
     true
 }
