@@ -46,16 +46,6 @@ impl ExtremePoints {
         }
     }
 
-    /// No points at all and no memory: a placeholder.
-    pub fn empty() -> Self {
-        ExtremePoints {
-            bounds: [0; 3],
-            priority: [0, 1, 2],
-            min_reach: [1; 3],
-            points: Vec::new(),
-        }
-    }
-
     /// [`ExtremePoints::new`], keeping the memory of `self`'s point list.
     pub fn renew(&mut self, bounds: Vec3, priority: [usize; 3], min_reach: Vec3) {
         let mut points = std::mem::take(&mut self.points);
@@ -256,6 +246,19 @@ fn project_corners(corners: &[Vec3; 3], active: [bool; 3], all: &[Cuboid]) -> [[
         }
     }
     to
+}
+
+/// No points at all and no memory: a placeholder for lists taken over by
+/// another box ([`crate::fill::BoxMemory`]).
+impl Default for ExtremePoints {
+    fn default() -> Self {
+        ExtremePoints {
+            bounds: [0; 3],
+            priority: [0, 1, 2],
+            min_reach: [1; 3],
+            points: Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -168,6 +168,19 @@ pub struct Spot {
     pub perm: Perm,
 }
 
+/// The lists of a box, emptied: what a new box can take over from a dropped
+/// one instead of allocating its own ([`BoxFill::with_memory`]).
+#[derive(Debug, Default)]
+pub struct BoxMemory {
+    cuboids: Vec<Cuboid>,
+    units: Vec<PlacedUnit>,
+    eps: ExtremePoints,
+    failed: FailedMemory,
+    stack: Stack,
+    sets: Vec<u32>,
+    fixed_kinds: Vec<usize>,
+}
+
 /// A box being filled.
 #[derive(Debug, Clone)]
 pub struct BoxFill<'a> {
@@ -221,27 +234,29 @@ impl<'a> BoxFill<'a> {
     /// keeping the memory of its lists (the search opens and drops boxes
     /// many times a millisecond).
     pub fn renew(&mut self, box_kind: &'a BoxKind, rule: PlacementRule) {
-        let (mut cuboids, mut units) = (
-            std::mem::take(&mut self.cuboids),
-            std::mem::take(&mut self.units),
-        );
-        let (mut sets, mut fixed_kinds) = (
-            std::mem::take(&mut self.sets),
-            std::mem::take(&mut self.fixed_kinds),
-        );
-        let (mut eps, mut failed, mut stack) = (
-            std::mem::replace(&mut self.eps, ExtremePoints::empty()),
-            std::mem::take(&mut self.failed),
-            std::mem::replace(&mut self.stack, Stack::with_capacity(0)),
-        );
+        let memory = self.take_memory();
+        *self = BoxFill::with_memory(box_kind, rule, memory);
+    }
+
+    /// [`BoxFill::new`] in the memory of `memory`'s lists.
+    pub fn with_memory(box_kind: &'a BoxKind, rule: PlacementRule, memory: BoxMemory) -> Self {
+        let BoxMemory {
+            mut cuboids,
+            mut units,
+            mut eps,
+            mut failed,
+            mut stack,
+            mut sets,
+            mut fixed_kinds,
+        } = memory;
         cuboids.clear();
         units.clear();
-        sets.clear();
-        fixed_kinds.clear();
         eps.renew(box_kind.dims, rule.priority, rule.min_reach);
         failed.clear();
         stack.clear();
-        *self = BoxFill {
+        sets.clear();
+        fixed_kinds.clear();
+        BoxFill {
             box_kind,
             rule,
             cuboids,
@@ -259,7 +274,20 @@ impl<'a> BoxFill<'a> {
                 false => None,
             },
             last_hit: std::cell::Cell::new(0),
-        };
+        }
+    }
+
+    /// The memory of this box's lists, leaving it without any.
+    pub fn take_memory(&mut self) -> BoxMemory {
+        BoxMemory {
+            cuboids: std::mem::take(&mut self.cuboids),
+            units: std::mem::take(&mut self.units),
+            eps: std::mem::take(&mut self.eps),
+            failed: std::mem::take(&mut self.failed),
+            stack: std::mem::take(&mut self.stack),
+            sets: std::mem::take(&mut self.sets),
+            fixed_kinds: std::mem::take(&mut self.fixed_kinds),
+        }
     }
 
     /// A box holding exactly `units` where they already are (placed under

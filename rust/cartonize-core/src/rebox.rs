@@ -22,7 +22,7 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use crate::deadline::Deadline;
-use crate::fill::{BoxFill, Merit, PlacementRule};
+use crate::fill::{BoxFill, BoxMemory, Merit, PlacementRule};
 use crate::geometry::{len_to_f64, Vec3};
 use crate::improve::Rng;
 use crate::kinds::Kind;
@@ -90,6 +90,8 @@ pub struct Refitter {
     /// attempt depends on nothing else: a refitter serves one context and one
     /// unit order. Repeats still count as work, so no answer changes.
     known: HashMap<(usize, Merit, Vec<usize>), Option<FilledBox>>,
+    /// The lists of the last attempt's box, for the next attempt's.
+    memory: BoxMemory,
 }
 
 impl Refitter {
@@ -150,6 +152,7 @@ impl Refitter {
             },
             rng: Rng::new(seed),
             known: HashMap::new(),
+            memory: BoxMemory::default(),
         }
     }
 
@@ -203,7 +206,7 @@ impl Refitter {
             return known.clone();
         }
         let rule = PlacementRule { merit, ..ctx.rule };
-        let done = attempt(b, order, offer, rule, ctx, ctx.kinds);
+        let done = attempt(&mut self.memory, b, order, offer, rule, ctx, ctx.kinds);
         self.known.insert(key, done.clone());
         done
     }
@@ -344,7 +347,7 @@ impl Refitter {
                 kinds[*g].shapes[..=shapes[c]].rotate_right(1);
                 kinds[*g].pinned = true;
             }
-            if let Some(done) = attempt(b, order, offer, ctx.rule, ctx, &kinds) {
+            if let Some(done) = attempt(&mut self.memory, b, order, offer, ctx.rule, ctx, &kinds) {
                 return Some(done);
             }
             // Next combination, the last group fastest.
@@ -459,7 +462,9 @@ fn offered_last(ctx: &Context<'_>, kind: usize) -> bool {
 
 /// The units at `offer`, in that order, into an empty box of type `b` under
 /// `rule`, with the shapes of `kinds`; `None` at the first that does not fit.
+/// The box is made in `memory`'s lists and gives them back.
 fn attempt(
+    memory: &mut BoxMemory,
     b: usize,
     order: &[UnitRef],
     offer: &[usize],
@@ -467,17 +472,17 @@ fn attempt(
     ctx: &Context<'_>,
     kinds: &[Kind],
 ) -> Option<FilledBox> {
-    let mut fill = BoxFill::new(&ctx.boxes[b], rule);
-    for &slot in offer {
-        if !fill.try_add(slot, order[slot].kind, kinds) {
-            return None;
-        }
-    }
-    Some(FilledBox {
+    let mut fill = BoxFill::with_memory(&ctx.boxes[b], rule, std::mem::take(memory));
+    let placed_all = offer
+        .iter()
+        .all(|&slot| fill.try_add(slot, order[slot].kind, kinds));
+    let done = placed_all.then(|| FilledBox {
         box_type: b,
-        units: fill.units,
+        units: fill.units.clone(),
         payload: fill.payload,
-    })
+    });
+    *memory = fill.take_memory();
+    done
 }
 
 /// Cheap necessary conditions for one box of type `b` to take every unit:
@@ -1208,7 +1213,11 @@ mod tests {
             }
             let fresh = |merit: Merit| {
                 let rule = PlacementRule { merit, ..ctx.rule };
-                format!("{:?}", attempt(b, &order, &offer, rule, &ctx, ctx.kinds))
+                let mut memory = BoxMemory::default();
+                format!(
+                    "{:?}",
+                    attempt(&mut memory, b, &order, &offer, rule, &ctx, ctx.kinds)
+                )
             };
             let (first, residual) = (fresh(Merit::FirstPoint), fresh(Merit::ResidualSpace));
             merits_differ |= first != residual;
