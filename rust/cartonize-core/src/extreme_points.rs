@@ -31,18 +31,16 @@ impl ExtremePoints {
     /// The points of an empty box: only its origin. `min_reach` is the
     /// smallest extent along each axis of any item that may still come.
     pub fn new(bounds: Vec3, priority: [usize; 3], min_reach: Vec3) -> Self {
+        let mut eps = ExtremePoints::with_capacity();
+        eps.renew(bounds, priority, min_reach);
+        eps
+    }
+
+    /// No points yet, with room for a few ([`ExtremePoints::renew`] sets them).
+    pub fn with_capacity() -> Self {
         ExtremePoints {
-            bounds,
-            priority,
-            min_reach: min_reach.map(|r| r.max(1)),
-            points: {
-                let mut points = Vec::with_capacity(INITIAL_POINTS);
-                points.push(ExtremePoint {
-                    point: [0, 0, 0],
-                    residual: bounds,
-                });
-                points
-            },
+            points: Vec::with_capacity(INITIAL_POINTS),
+            ..ExtremePoints::default()
         }
     }
 

@@ -181,6 +181,21 @@ pub struct BoxMemory {
     fixed_kinds: Vec<usize>,
 }
 
+impl BoxMemory {
+    /// Lists with room for a few units, for a box of its own.
+    fn new() -> Self {
+        BoxMemory {
+            cuboids: Vec::with_capacity(INITIAL_UNITS),
+            units: Vec::with_capacity(INITIAL_UNITS),
+            eps: ExtremePoints::with_capacity(),
+            failed: FailedMemory::default(),
+            stack: Stack::with_capacity(INITIAL_UNITS),
+            sets: Vec::with_capacity(INITIAL_UNITS),
+            fixed_kinds: Vec::new(),
+        }
+    }
+}
+
 /// A box being filled.
 #[derive(Debug, Clone)]
 pub struct BoxFill<'a> {
@@ -209,25 +224,7 @@ pub struct BoxFill<'a> {
 impl<'a> BoxFill<'a> {
     /// An empty box.
     pub fn new(box_kind: &'a BoxKind, rule: PlacementRule) -> Self {
-        BoxFill {
-            box_kind,
-            rule,
-            cuboids: Vec::with_capacity(INITIAL_UNITS),
-            units: Vec::with_capacity(INITIAL_UNITS),
-            eps: ExtremePoints::new(box_kind.dims, rule.priority, rule.min_reach),
-            payload: 0.0,
-            volume_left: box_kind.volume,
-            failed: FailedMemory::default(),
-            stack: Stack::with_capacity(INITIAL_UNITS),
-            sets: Vec::with_capacity(INITIAL_UNITS),
-            fixed_kinds: Vec::new(),
-            tally: Tally::new(box_kind),
-            reference2: match rule.placing.styling {
-                true => rule.placing.anchor.resolve(box_kind.dims).reference2,
-                false => None,
-            },
-            last_hit: std::cell::Cell::new(0),
-        }
+        BoxFill::with_memory(box_kind, rule, BoxMemory::new())
     }
 
     /// Makes this box what [`BoxFill::new`] gives for `box_kind` and `rule`,
