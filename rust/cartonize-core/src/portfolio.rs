@@ -305,7 +305,10 @@ const PARALLEL_WORK: u64 = 2_000;
 
 /// Packs every strategy; with `first_must_finish` the first always completes,
 /// the others give up once the deadline has passed. The choice depends only on
-/// the strategies' positions, never on thread timing.
+/// the strategies' positions, never on thread timing. A strategy that packs
+/// like an earlier one is not packed: its packing could neither beat the
+/// earlier one's (ties go to the earlier strategy) nor join it as a runner-up
+/// (runners-up differ from the best and from each other).
 pub fn run(
     strategies: &[Strategy],
     ctx: &Context<'_>,
@@ -317,26 +320,26 @@ pub fn run(
     let mut found = Found {
         best: None,
         runners_up: Vec::new(),
-        timed_out: results.iter().any(Option::is_none),
+        timed_out: results.iter().any(|(_, p)| p.is_none()),
     };
-    for (i, packing) in results.into_iter().enumerate() {
-        let Some(packing) = packing else { continue };
-        found.offer(packing, i, ctx.goal);
+    for (i, packing) in results {
+        if let Some(packing) = packing {
+            found.offer(packing, i, ctx.goal);
+        }
     }
     found
 }
 
+/// Each distinct strategy's index and packing (`None` when the deadline cut it
+/// short), in strategy order.
 fn run_all(
     strategies: &[Strategy],
     ctx: &Context<'_>,
     deadline: &Deadline,
     work: u64,
     first_must_finish: bool,
-) -> Vec<Option<Packing>> {
-    // Each distinct strategy is packed once; a strategy like an earlier one
-    // gets a copy of its packing.
-    let first = first_alike(strategies);
-    let distinct: Vec<usize> = (0..strategies.len()).filter(|&i| first[i] == i).collect();
+) -> Vec<(usize, Option<Packing>)> {
+    let distinct = distinct(strategies);
     let threads = if work > PARALLEL_WORK {
         std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -385,25 +388,19 @@ fn run_all(
             results[0] = run(0);
         }
     }
-    for (i, &f) in first.iter().enumerate() {
-        if f != i {
-            results[i] = results[f].clone();
-        }
-    }
-    results
+    distinct
+        .into_iter()
+        .map(|i| (i, results[i].take()))
+        .collect()
 }
 
-/// For each strategy, the first one packing the same units in the same
-/// order under the same plan (itself when none before it does): such
-/// strategies give the same packing. Sorts often agree on small orders
-/// (one or two of the four requested orderings, up to half the extras).
-fn first_alike(strategies: &[Strategy]) -> Vec<usize> {
+/// The strategies that pack like no earlier one (same units in the same
+/// order under the same plan give the same packing). Sorts often agree on
+/// small orders: one or two of the four requested orderings, up to half the
+/// extras.
+fn distinct(strategies: &[Strategy]) -> Vec<usize> {
     (0..strategies.len())
-        .map(|i| {
-            (0..i)
-                .find(|&j| strategies[j].packs_like(&strategies[i]))
-                .unwrap_or(i)
-        })
+        .filter(|&i| !strategies[..i].iter().any(|s| s.packs_like(&strategies[i])))
         .collect()
 }
 
@@ -454,7 +451,7 @@ mod tests {
     }
 
     #[test]
-    fn strategies_alike_are_packed_once_and_get_the_same_packing() {
+    fn strategies_alike_are_packed_once() {
         // Three kinds; strategy 2 repeats strategy 0's order and plan under
         // another sort's name, strategy 3 the same order under another plan.
         let kind = |d: [f64; 3], quantity: u32| {
@@ -489,7 +486,7 @@ mod tests {
             strategy(&[0, 1, 2], Plan::BASE, ItemSort::Weight),
             strategy(&[0, 1, 2], best_fit, ItemSort::SetVolume),
         ];
-        assert_eq!(first_alike(&strategies), vec![0, 1, 0, 3]);
+        assert_eq!(distinct(&strategies), vec![0, 1, 3]);
         let deadline = Deadline::after(None);
         let alone = |s: &Strategy| {
             let p = pack_order(&s.order, &ctx, s.plan, &deadline, true);
@@ -498,10 +495,12 @@ mod tests {
         // One thread and, above PARALLEL_WORK, the machine's threads.
         for work in [0, PARALLEL_WORK + 1] {
             let results = run_all(&strategies, &ctx, &deadline, work, true);
-            for (s, r) in strategies.iter().zip(&results) {
+            let packed: Vec<usize> = results.iter().map(|(i, _)| *i).collect();
+            assert_eq!(packed, vec![0, 1, 3], "work {work}");
+            for (i, r) in &results {
                 assert_eq!(
                     format!("{:?}", r.as_ref().map(|p| &p.boxes)),
-                    alone(s),
+                    alone(&strategies[*i]),
                     "work {work}"
                 );
             }
