@@ -182,12 +182,12 @@ impl BoxKind {
     /// No box of this type costs less than this, whatever it holds: a bound
     /// that lets box choice skip trial fills that cannot win.
     pub fn least_cost(&self) -> f64 {
-        least_box_cost(
-            self.price,
-            self.volume,
-            self.rating.as_ref(),
-            self.weight_tare,
-        )
+        self.least_cost_from(self.weight_tare)
+    }
+
+    /// The least cost of a box of this type at any gross weight from `gross` up.
+    pub fn least_cost_from(&self, gross: f64) -> f64 {
+        least_box_cost(self.price, self.volume, self.rating.as_ref(), gross)
     }
 
     /// True when an empty box of this type can hold one unit of `kind`.

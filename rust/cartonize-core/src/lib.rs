@@ -234,11 +234,6 @@ fn pack_box_types_once(
     let polish =
         total_units <= POLISH_UNITS_MAX && opts.box_type_choice_style == model::ChoiceStyle::Actual;
     let reboxed = polish && opts.lookback.is_none() && input.boxes.is_empty();
-    let pack_base = |ks: &[Kind], must_finish: bool| -> Result<portfolio::Found, CoreError> {
-        let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], ks, rule)?;
-        let ctx = context(ks, &boxes, rule, opts, openable, prepacked);
-        Ok(portfolio::run(&base, &ctx, deadline, work, must_finish))
-    };
     // Under `most-items` with one box type of fixed cost, a packing of
     // every unit at the lower bound cannot be beaten, not even in cost. The
     // request's own shapes count: re-boxing may turn units that the
@@ -248,6 +243,29 @@ fn pack_box_types_once(
             bounds::fixed_shapes(&kinds, &quantities).map(|s| bounds::box_count(&s, &only.dims))
         }
         _ => None,
+    };
+    // A one-box packing of every unit at the least cost any packing could
+    // have cannot be beaten either, under either goal.
+    let cheapest = match input.boxes.is_empty() {
+        true => bounds::CostBound::new(&kinds, &quantities, &boxes[..openable]),
+        false => None,
+    };
+    let unbeatable = |p: &select::Packing| {
+        p.leftovers.is_empty()
+            && (fewest.is_some_and(|f| p.boxes.len() <= f)
+                || (p.boxes.len() == 1 && cheapest.as_ref().is_some_and(|c| c.is_least(p.cost))))
+    };
+    let pack_base = |ks: &[Kind], must_finish: bool| -> Result<portfolio::Found, CoreError> {
+        let prepacked = prepacked::fixed_contents(&input.boxes, &boxes[openable..], ks, rule)?;
+        let ctx = context(ks, &boxes, rule, opts, openable, prepacked);
+        Ok(portfolio::run(
+            &base,
+            &ctx,
+            deadline,
+            work,
+            must_finish,
+            &unbeatable,
+        ))
     };
     let first_order = base.first().map_or(&[][..], |s| &s.order[..]);
     let searched = orient::search(&kinds, first_order, opts, deadline, reboxed, &pack_base)?;
@@ -259,11 +277,9 @@ fn pack_box_types_once(
     // The orientation search packed the requested orderings already.
     let mut found = match searched.found {
         Some(found) => found,
-        None => portfolio::run(&base, &ctx, deadline, work, true),
+        None => portfolio::run(&base, &ctx, deadline, work, true, &unbeatable),
     };
     let mut strategies = base;
-    let unbeatable =
-        |p: &select::Packing| fewest.is_some_and(|f| p.leftovers.is_empty() && p.boxes.len() <= f);
     // Extra strategies only pay off when several boxes are needed; a
     // one-box answer keeps the speed of the requested orderings.
     // Under a box limit a one-box answer with leftovers can improve too.
@@ -285,7 +301,14 @@ fn pack_box_types_once(
             sort: strategies[0].sort,
             reverse: strategies[0].reverse,
         };
-        let more = portfolio::run(std::slice::from_ref(&layered), &ctx, deadline, 0, false);
+        let more = portfolio::run(
+            std::slice::from_ref(&layered),
+            &ctx,
+            deadline,
+            0,
+            false,
+            &unbeatable,
+        );
         found.absorb(more, strategies.len(), opts.goal);
         strategies.push(layered);
     }
@@ -302,7 +325,7 @@ fn pack_box_types_once(
             .for_each(|s| fragile::offer_last(&mut s.order, &fragile_limits));
         // An extra that packs like a strategy already packed changes nothing.
         portfolio::drop_known(&mut extra, &strategies);
-        let more = portfolio::run(&extra, &ctx, deadline, work, false);
+        let more = portfolio::run(&extra, &ctx, deadline, work, false, &unbeatable);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);
     }

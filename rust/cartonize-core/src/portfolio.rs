@@ -308,15 +308,18 @@ const PARALLEL_WORK: u64 = 2_000;
 /// the strategies' positions, never on thread timing. A strategy that packs
 /// like an earlier one is not packed: its packing could neither beat the
 /// earlier one's (ties go to the earlier strategy) nor join it as a runner-up
-/// (runners-up differ from the best and from each other).
+/// (runners-up differ from the best and from each other). Once a packing
+/// is `final` (nothing can beat it), no later strategy is packed: ties go
+/// to the earlier strategy, so it is the best.
 pub fn run(
     strategies: &[Strategy],
     ctx: &Context<'_>,
     deadline: &Deadline,
     work: u64,
     first_must_finish: bool,
+    done: &Final<'_>,
 ) -> Found {
-    let results = run_all(strategies, ctx, deadline, work, first_must_finish);
+    let results = run_all(strategies, ctx, deadline, work, first_must_finish, done);
     let mut found = Found {
         best: None,
         runners_up: Vec::new(),
@@ -330,16 +333,21 @@ pub fn run(
     found
 }
 
+/// True of a packing nothing can beat (it has every unit in as few boxes, or
+/// at as low a cost, as any packing could).
+pub type Final<'a> = dyn Fn(&Packing) -> bool + Sync + 'a;
+
 /// Each distinct strategy's index and packing (`None` when the deadline cut it
-/// short), in strategy order.
+/// short), in strategy order, up to the first whose packing is `done`.
 fn run_all(
     strategies: &[Strategy],
     ctx: &Context<'_>,
     deadline: &Deadline,
     work: u64,
     first_must_finish: bool,
+    done: &Final<'_>,
 ) -> Vec<(usize, Option<Packing>)> {
-    let distinct = distinct(strategies);
+    let mut distinct = distinct(strategies);
     let threads = if work > PARALLEL_WORK {
         std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -353,9 +361,21 @@ fn run_all(
         pack_order(&s.order, ctx, s.plan, deadline, must(i))
     };
     let mut results: Vec<Option<Packing>> = vec![None; strategies.len()];
+    // The first strategy whose packing is final; later ones are not packed,
+    // or dropped when another thread packed them already.
+    let last = AtomicUsize::new(usize::MAX);
+    let finish = |i: usize, packing: &Option<Packing>| {
+        if packing.as_ref().is_some_and(done) {
+            last.fetch_min(i, AtomicOrdering::Relaxed);
+        }
+    };
     if threads <= 1 {
         for &i in &distinct {
             results[i] = run(i);
+            finish(i, &results[i]);
+            if last.load(AtomicOrdering::Relaxed) == i {
+                break;
+            }
         }
     } else {
         let next = AtomicUsize::new(0);
@@ -363,22 +383,27 @@ fn run_all(
             let handles: Vec<_> = (0..threads)
                 .map(|_| {
                     scope.spawn(|| {
-                        let mut done = Vec::new();
+                        let mut packed = Vec::new();
                         loop {
                             let n = next.fetch_add(1, AtomicOrdering::Relaxed);
                             let Some(&i) = distinct.get(n) else {
                                 break;
                             };
-                            done.push((i, run(i)));
+                            if i > last.load(AtomicOrdering::Relaxed) {
+                                break;
+                            }
+                            let packing = run(i);
+                            finish(i, &packing);
+                            packed.push((i, packing));
                         }
-                        done
+                        packed
                     })
                 })
                 .collect();
             for handle in handles {
                 // A worker only panics on a bug; its strategies then count as not finished.
-                if let Ok(done) = handle.join() {
-                    for (i, packing) in done {
+                if let Ok(packed) = handle.join() {
+                    for (i, packing) in packed {
                         results[i] = packing;
                     }
                 }
@@ -388,6 +413,8 @@ fn run_all(
             results[0] = run(0);
         }
     }
+    let last = last.into_inner();
+    distinct.retain(|&i| i <= last);
     distinct
         .into_iter()
         .map(|i| (i, results[i].take()))
@@ -494,7 +521,7 @@ mod tests {
         };
         // One thread and, above PARALLEL_WORK, the machine's threads.
         for work in [0, PARALLEL_WORK + 1] {
-            let results = run_all(&strategies, &ctx, &deadline, work, true);
+            let results = run_all(&strategies, &ctx, &deadline, work, true, &|_| false);
             let packed: Vec<usize> = results.iter().map(|(i, _)| *i).collect();
             assert_eq!(packed, vec![0, 1, 3], "work {work}");
             for (i, r) in &results {
@@ -516,6 +543,60 @@ mod tests {
         let left: Vec<ItemSort> = extra.iter().map(|s| s.sort).collect();
         assert_eq!(left, vec![ItemSort::SetVolume, ItemSort::SetVolume]);
         assert!(extra[1].plan == best_fit);
+    }
+
+    #[test]
+    fn no_strategy_is_packed_after_a_final_packing() {
+        let kind = |d: [f64; 3], quantity: u32| {
+            Kind::new(&ItemKindInput {
+                dimensions: d,
+                weight: 0.0,
+                quantity,
+                free_axes: None,
+            })
+        };
+        let kinds = vec![kind([4.0, 5.0, 6.0], 6), kind([2.0, 7.0, 3.0], 5)];
+        let quantities = [6, 5];
+        let boxes = setup(1, 3).2;
+        let ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        let best_fit = Plan {
+            mode: Mode::BestFit,
+            merit: Merit::FirstPoint,
+        };
+        let strategies: Vec<Strategy> = [[0, 1], [1, 0], [0, 1], [1, 0]]
+            .iter()
+            .zip([Plan::BASE, Plan::BASE, best_fit, best_fit])
+            .map(|(kind_order, plan)| Strategy {
+                order: expand(kind_order, &quantities),
+                plan,
+                sort: ItemSort::SetVolume,
+                reverse: false,
+            })
+            .collect();
+        let deadline = Deadline::after(None);
+        let boxes_of = |p: Option<&Packing>| format!("{:?}", p.map(|p| &p.boxes));
+        let alone: Vec<String> = strategies
+            .iter()
+            .map(|s| boxes_of(pack_order(&s.order, &ctx, s.plan, &deadline, true).as_ref()))
+            .collect();
+        let everything = run(&strategies, &ctx, &deadline, 0, true, &|_| false);
+        let best = everything.best.map(|(p, i)| (boxes_of(Some(&p)), i));
+        assert!(best.is_some());
+        for work in [0, PARALLEL_WORK + 1] {
+            // Final: the best packing of them all, then the second strategy's.
+            let best_boxes = best.as_ref().map(|(b, _)| b.clone());
+            let done = |p: &Packing| Some(boxes_of(Some(p))) == best_boxes;
+            let stopped = run(&strategies, &ctx, &deadline, work, true, &done);
+            let found = stopped.best.map(|(p, i)| (boxes_of(Some(&p)), i));
+            assert_eq!(found, best, "work {work}");
+            let done = |p: &Packing| boxes_of(Some(p)) == alone[1];
+            let packed: Vec<usize> = run_all(&strategies, &ctx, &deadline, work, true, &done)
+                .into_iter()
+                .map(|(i, _)| i)
+                .collect();
+            let first_final = alone.iter().position(|b| *b == alone[1]).unwrap_or(1);
+            assert_eq!(packed, (0..=first_final).collect::<Vec<_>>(), "work {work}");
+        }
     }
 
     #[test]
