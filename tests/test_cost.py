@@ -244,3 +244,22 @@ def test_validator_recomputes_the_rated_cost() -> None:
     # Rated on the 5 lb gross weight instead of the 7.19 lb dimensional weight.
     response["boxes"][0]["box"]["price"] = response["totalCost"] = 800
     assert validate(request, response) == ["box-cost: box 0: price 800, expected 1019.42"]
+
+
+def test_tables_alike_are_lowered_once_and_each_request_keeps_its_own_fields() -> None:
+    # The same breakpoints in three requests (lowered once per process): each request's
+    # own dimFactor and rates still decide its cost, and a bad table in a later request
+    # is named at its own path.
+    table = {"weights": [10, 20], "rates": [500, 1500]}
+    cube = [box(1, point(10, 10, 10), price=100, rateTable=table)]
+    assert pack(one_cube(weight=5), cube)["totalCost"] == 600
+    # Dimensional weight 1000 / 40 = 25 lb: over the last breakpoint, the last rate.
+    dim = [box(1, point(10, 10, 10), price=100, rateTable={**table, "dimFactor": 40})]
+    assert pack(one_cube(weight=5), dim)["totalCost"] == 1600
+    dearer = {"weights": [10, 20], "rates": [700, 1500]}
+    assert (
+        pack(one_cube(weight=5), [box(1, point(10, 10, 10), rateTable=dearer)])["totalCost"] == 700
+    )
+    with pytest.raises(InvalidRequest) as info:
+        pack(one_cube(), [*cube, box(2, point(10, 10, 10), rateTable={"weights": [20, 10]})])
+    assert (info.value.details or "").startswith("boxTypes[1].rateTable.rates")

@@ -38,6 +38,17 @@ def outer_dimensions(box: BoxProperties) -> Point | None:
     return None
 
 
+#: A table's lowered rate and its carrier's default dimFactor, by the table's rating
+#: fields. A catalogue's box types often share one table, and a caller sends the same
+#: catalogue with every order; checking a table took about 4 µs. Only tables that passed
+#: the checks are kept (an invalid one raises every time, naming its own field), the
+#: lists are copies, and nothing changes a lowered rate after it is made.
+_LOWERED: dict[tuple[Any, ...], tuple[dict[str, Any] | None, float | None]] = {}
+
+#: Distinct tables kept at most; the cache starts over when it is full.
+_LOWERED_MAX = 1024
+
+
 def lower_rating(
     box: BoxProperties,
     path: str,
@@ -47,15 +58,16 @@ def lower_rating(
     """The engine's `rating` for `box` (at request path `path`), or None without a rate table.
 
     `resolved` remembers tables already checked (by identity) across the box types of
-    one request, which often share one table. Raises `InvalidRequest` naming the field
-    when the table is ambiguous, incomplete or names an unknown carrier, service or zone."""
+    one request; tables equal in every rating field are lowered once per process
+    (`_LOWERED`). Raises `InvalidRequest` naming the field when the table is ambiguous,
+    incomplete or names an unknown carrier, service or zone."""
     table = box.rate_table
     if table is None:
         return None
     if resolved is not None and id(table) in resolved:
         rate, default_dim_factor = resolved[id(table)]
     else:
-        rate, default_dim_factor = _rate(table, f"{path}.rateTable")
+        rate, default_dim_factor = _lowered(table, f"{path}.rateTable")
         if resolved is not None:
             resolved[id(table)] = (rate, default_dim_factor)
     dim_factor = table.dim_factor if table.dim_factor is not None else default_dim_factor
@@ -65,6 +77,29 @@ def lower_rating(
         "dimFactor": dim_factor if dim_factor is not None and dim_factor > 0 else None,
         "rate": rate,
     }
+
+
+def _lowered(table: RateTable, where: str) -> tuple[dict[str, Any] | None, float | None]:
+    """`_rate` of `table`, once per distinct table (`_LOWERED`)."""
+    key = (
+        table.carrier,
+        table.service,
+        table.zone,
+        None if table.weights is None else tuple(table.weights),
+        None if table.rates is None else tuple(table.rates),
+        table.base_price,
+        table.price_increase_rate,
+    )
+    known = _LOWERED.get(key)
+    if known is not None:
+        return known
+    rate, default_dim_factor = _rate(table, where)
+    if rate is not None and rate["method"] == "breakpoints":
+        rate = {**rate, "weights": list(rate["weights"]), "rates": list(rate["rates"])}
+    if len(_LOWERED) >= _LOWERED_MAX:
+        _LOWERED.clear()
+    _LOWERED[key] = (rate, default_dim_factor)
+    return rate, default_dim_factor
 
 
 def _rating_volume(box: BoxProperties, path: str, warnings: list[str]) -> float:
