@@ -311,3 +311,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("engine CPU per pass of the set: {cpu:.4} s (this thread; least noisy with --repeat)");
     Ok(())
 }
+
+/// The allocator of the Python extension (`cartonize-py`), so engine figures
+/// match the service's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -56,3 +56,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     Ok(())
 }
+
+/// The allocator of the Python extension (`cartonize-py`), so engine figures
+/// match the service's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
