@@ -10,7 +10,9 @@ WORKLOAD one of
 - ``large-order``: ``bench.pack_speed``'s large order (1,000 items, 3 box types);
 - ``small-order``: ``bench.pack_speed``'s small order of that seed (its run packs seeds
   1 to 200);
-- ``cartonization``: ``bench.cartonization_speed``'s order (no seed).
+- ``cartonization``: ``bench.cartonization_speed``'s order (no seed);
+- ``ecommerce``: order S (``order-S``, 1 to 100 are ``bench.peers``' orders) of
+  ``bench.ecommerce``'s seed-1 orders.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from pathlib import Path
 import cartonize
 from cartonize import _core
 
-from bench import cartonization_speed, pack_speed
+from bench import cartonization_speed, ecommerce, pack_speed
 from bench.common import Wire
 
 WORKLOADS: dict[str, Callable[[int], Wire]] = {
     "large-order": pack_speed.large_order,
     "small-order": pack_speed.small_order,
     "cartonization": lambda _seed: cartonization_speed.order(),
+    "ecommerce": lambda seed: ecommerce.orders(seed, seed=1)[seed - 1],
 }
 
 

@@ -13,8 +13,9 @@ Run from the repository root:
 - ``python -m bench.python_overhead compare A.jsonl B.jsonl``: the requests whose records
   differ (exit status 1 if any).
 - ``python -m bench.python_overhead time [--baseline DIR]``: CPU ms per request of
-  `pack()` on MPV n=50 and the small orders, Python (with the engine's answers replayed)
-  and engine (`_core.pack_json`, once per request); with `--baseline`, a directory
+  `pack()` on MPV n=50, the small orders and `bench.peers`' 100 e-commerce orders,
+  Python (with the engine's answers replayed) and engine (`_core.pack_json`, once per
+  request); with `--baseline`, a directory
   holding another copy of the `cartonize` package (e.g. main's, with the same `_core`
   build copied in) timed in alternation with this one.
 
@@ -241,12 +242,14 @@ def compare(a: Path, b: Path) -> int:
 
 
 def _workloads() -> dict[str, list[Wire]]:
-    from bench import pack_speed
+    from bench import ecommerce, pack_speed
     from bench.common import mpv_instances, mpv_request
 
     return {
         "MPV n=50": [mpv_request(inst, None) for inst in mpv_instances(False, sizes=[50])],
         "small orders": [pack_speed.small_order(seed) for seed in range(1, 61)],
+        # bench.peers' orders: 15 cartons sharing a carrier rate table.
+        "e-commerce": ecommerce.orders(100, seed=1),
     }
 
 
