@@ -257,65 +257,20 @@ mod tests {
         assert!(!cover_below(&boxes, 2.0, 2.0));
     }
 
-    /// A random unit set and catalogue: priced, volume-costed and rated
-    /// box types (rate tables that fall with weight and negative slopes
-    /// included), some with weight limits; some units may not turn.
+    /// A random unit set and catalogue ([`crate::testkit::random_box_type`]).
     fn random_case(
         rng: &mut crate::improve::Rng,
         case: usize,
     ) -> (Vec<Kind>, Vec<u32>, Vec<BoxKind>) {
-        use crate::cost::{Rate, Rating};
-        use crate::model::{BoxTypeInput, ItemKindInput};
-        let mut draw = |lo: f64, hi: f64| lo + (hi - lo) * rng.unit();
+        use crate::testkit::{random_box_type, random_kind};
         let quantities: Vec<u32> = (0..1 + case % 3)
             .map(|i| 1 + ((case + i) % 3) as u32)
             .collect();
-        let kinds = quantities
-            .iter()
-            .enumerate()
-            .map(|(i, &quantity)| {
-                Kind::new(&ItemKindInput {
-                    dimensions: [draw(1.0, 8.0), draw(1.0, 8.0), draw(1.0, 8.0)],
-                    weight: draw(0.0, 5.0),
-                    quantity,
-                    free_axes: if i % 2 == 0 { None } else { Some(vec![]) },
-                })
-            })
+        let kinds = (0..quantities.len())
+            .map(|i| random_kind(rng, i, quantities[i], 8.0))
             .collect();
         let boxes = (0..1 + case % 5)
-            .map(|i| {
-                let side = [draw(3.0, 14.0), draw(3.0, 14.0), draw(3.0, 14.0)];
-                let rate = match (case + i) % 4 {
-                    0 => None,
-                    1 => Some(Rate::Breakpoints {
-                        weights: vec![2.0, 6.0, 12.0],
-                        rates: vec![draw(0.0, 9.0), draw(0.0, 9.0), draw(0.0, 9.0)],
-                    }),
-                    _ => Some(Rate::Linear {
-                        base_price: draw(0.0, 9.0),
-                        price_increase_rate: draw(-0.5, 2.0),
-                    }),
-                };
-                BoxKind::new(&BoxTypeInput {
-                    dimensions: side,
-                    weight_max: if i % 3 == 0 { draw(5.0, 30.0) } else { 0.0 },
-                    weight_tare: draw(0.0, 1.0),
-                    price: match (case + i) % 5 {
-                        0 => None,
-                        1 | 2 => Some(draw(1.0, 6.0).floor()),
-                        _ => Some(draw(1.0, 20.0)),
-                    },
-                    rating: rate.map(|rate| Rating {
-                        volume: side.iter().product(),
-                        dim_factor: if i % 2 == 0 {
-                            Some(draw(50.0, 500.0))
-                        } else {
-                            None
-                        },
-                        rate: Some(rate),
-                    }),
-                })
-            })
+            .map(|i| random_box_type(rng, case, i, 14.0))
             .collect();
         (kinds, quantities, boxes)
     }

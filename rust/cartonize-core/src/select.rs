@@ -1215,61 +1215,16 @@ mod tests {
         // fall with weight and negative slopes included), and random unit
         // sets: the choice with trials skipped is the choice with every
         // trial made, box type, units and projection alike.
-        use crate::cost::{Rate, Rating};
+        use crate::testkit::{random_box_type, random_kind};
         let mut rng = crate::improve::Rng::new(7);
-        let mut draw = |lo: f64, hi: f64| lo + (hi - lo) * rng.unit();
         let mut skipped_any = false;
         for case in 0..1_000 {
             let quantity = |i: usize| 1 + (case + i) as u32 % 4;
             let kinds: Vec<Kind> = (0..1 + case % 5)
-                .map(|i| {
-                    Kind::new(&ItemKindInput {
-                        dimensions: [draw(1.0, 9.0), draw(1.0, 9.0), draw(1.0, 9.0)],
-                        weight: draw(0.0, 5.0),
-                        quantity: quantity(i),
-                        free_axes: if i % 2 == 0 { None } else { Some(vec![]) },
-                    })
-                })
+                .map(|i| random_kind(&mut rng, i, quantity(i), 9.0))
                 .collect();
             let boxes: Vec<BoxKind> = (0..2 + case % 7)
-                .map(|i| {
-                    let side = [draw(3.0, 16.0), draw(3.0, 16.0), draw(3.0, 16.0)];
-                    let rate = match (case + i) % 4 {
-                        0 => None,
-                        1 => Some(Rate::Breakpoints {
-                            weights: vec![2.0, 6.0, 12.0],
-                            rates: vec![draw(0.0, 9.0), draw(0.0, 9.0), draw(0.0, 9.0)],
-                        }),
-                        2 => Some(Rate::Linear {
-                            base_price: draw(0.0, 9.0),
-                            price_increase_rate: draw(-1.0, 2.0),
-                        }),
-                        _ => Some(Rate::Breakpoints {
-                            weights: vec![],
-                            rates: vec![],
-                        }),
-                    };
-                    BoxKind::new(&BoxTypeInput {
-                        dimensions: side,
-                        weight_max: if i % 3 == 0 { draw(5.0, 30.0) } else { 0.0 },
-                        weight_tare: draw(0.0, 1.0),
-                        // Whole prices: ties between box types are common.
-                        price: match (case + i) % 5 {
-                            0 => None,
-                            1 | 2 => Some(draw(1.0, 6.0).floor()),
-                            _ => Some(draw(1.0, 20.0)),
-                        },
-                        rating: rate.map(|rate| Rating {
-                            volume: side.iter().product(),
-                            dim_factor: if i % 2 == 0 {
-                                Some(draw(50.0, 500.0))
-                            } else {
-                                None
-                            },
-                            rate: Some(rate),
-                        }),
-                    })
-                })
+                .map(|i| random_box_type(&mut rng, case, i, 16.0))
                 .collect();
             let goal = if case % 3 == 0 {
                 Goal::MostItems
