@@ -308,9 +308,9 @@ const PARALLEL_WORK: u64 = 2_000;
 /// the strategies' positions, never on thread timing. A strategy that packs
 /// like an earlier one is not packed: its packing could neither beat the
 /// earlier one's (ties go to the earlier strategy) nor join it as a runner-up
-/// (runners-up differ from the best and from each other). Once a packing
-/// is `final` (nothing can beat it), no later strategy is packed: ties go
-/// to the earlier strategy, so it is the best.
+/// (runners-up differ from the best and from each other). Once `done`
+/// holds for a strategy's packing (nothing can beat it), no later strategy
+/// is packed: ties go to the earlier strategy, so that packing is the best.
 pub fn run(
     strategies: &[Strategy],
     ctx: &Context<'_>,
