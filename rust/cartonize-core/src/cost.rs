@@ -97,16 +97,25 @@ impl Rating {
 /// `rating`, holding `gross` weight (tare included). Without a price and a
 /// rate, the volume: then lowest cost means least volume.
 pub fn box_cost(price: Option<f64>, volume: f64, rating: Option<&Rating>, gross: f64) -> f64 {
-    match rating.and_then(|r| r.rate.as_ref().map(|rate| (r, rate))) {
-        Some((r, rate)) => price.unwrap_or(0.0) + rate.at(r.rating_weight(gross).0),
-        None => price.unwrap_or(volume),
-    }
+    priced(price, volume, rating, gross, Rate::at)
 }
 
 /// The least [`box_cost`] of the box at any gross weight from `gross` up.
 pub fn least_box_cost(price: Option<f64>, volume: f64, rating: Option<&Rating>, gross: f64) -> f64 {
+    priced(price, volume, rating, gross, Rate::least_from)
+}
+
+/// The price plus `charge` of the rate at the rating weight; without a
+/// rate, the price or else the volume.
+fn priced(
+    price: Option<f64>,
+    volume: f64,
+    rating: Option<&Rating>,
+    gross: f64,
+    charge: fn(&Rate, f64) -> f64,
+) -> f64 {
     match rating.and_then(|r| r.rate.as_ref().map(|rate| (r, rate))) {
-        Some((r, rate)) => price.unwrap_or(0.0) + rate.least_from(r.rating_weight(gross).0),
+        Some((r, rate)) => price.unwrap_or(0.0) + charge(rate, r.rating_weight(gross).0),
         None => price.unwrap_or(volume),
     }
 }
