@@ -8,6 +8,7 @@ rate table). None of it imports the engine, so it can judge any packer's output.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import statistics
@@ -261,9 +262,15 @@ def response_cost(request: Wire, response: Wire) -> float:
 def _pin_to_one_core(cores: Any) -> None:
     """Pool initializer: each worker on a core of its own (taken from the `cores` queue),
     so the engine, which starts one improvement chain per core it may use, runs one chain
-    and the workers do not compete for a core."""
+    and the workers do not compete for a core. Then, as the service's workers do after
+    loading (`api/gunicorn.conf.py`), a full collection and the survivors frozen: a full
+    collection in a request walks only what requests keep, so the timings are the
+    service's (without it, `bench.ecommerce`'s slowest order took 30-40 ms where it takes
+    8-9: a full collection inside it)."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {cores.get()})
+    gc.collect()
+    gc.freeze()
 
 
 def run_parallel(fn: Callable[[T], R], tasks: Sequence[T], processes: int) -> list[R]:
