@@ -125,9 +125,6 @@ pub enum Merit {
     /// The point whose residual space the unit fills most tightly (least
     /// slack summed over the axes; Crainic et al.'s RS merit), ties by priority.
     ResidualSpace,
-    /// The point and turn where the most of the unit's surface touches the
-    /// walls and the units placed (as a share of its surface), ties by priority.
-    Contact,
 }
 
 /// Rank of a candidate in [`BoxFill::find_general`], lowest best: distance
@@ -495,9 +492,6 @@ impl<'a> BoxFill<'a> {
         if self.rule.merit == Merit::ResidualSpace {
             return self.find_tightest(k);
         }
-        if self.rule.merit == Merit::Contact {
-            return self.find_touching(k);
-        }
         let order = self.shape_order(k);
         for pass in order.passes() {
             if pass.is_empty() {
@@ -707,67 +701,6 @@ impl<'a> BoxFill<'a> {
             }
         }
         None
-    }
-
-    /// [`Merit::Contact`]: the feasible point and turn whose surface touches
-    /// the walls and the placed units most, as a share of the unit's surface.
-    fn find_touching(&self, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
-        let order = self.shape_order(k);
-        for pass in order.passes() {
-            let mut best: Option<(f64, Vec3, Vec3, Perm)> = None;
-            for ep in self.eps.iter() {
-                for (shape, perm) in pass {
-                    if !self.fits(ep, shape)
-                        || !self.stacks(ep, shape, k)
-                        || !interlock_allows(k, ep.point[0], shape)
-                    {
-                        continue;
-                    }
-                    let cand = Cuboid {
-                        origin: ep.point,
-                        size: *shape,
-                    };
-                    let share = self.contact(&cand);
-                    if best.as_ref().is_none_or(|(b, ..)| share > *b) {
-                        best = Some((share, ep.point, *shape, *perm));
-                    }
-                }
-            }
-            if let Some((_, point, shape, perm)) = best {
-                return Some((point, shape, perm));
-            }
-        }
-        None
-    }
-
-    /// The share of `c`'s surface that touches the box's walls or placed units.
-    fn contact(&self, c: &Cuboid) -> f64 {
-        let dims = self.box_kind.dims;
-        let side = |a: usize| {
-            let (b, d) = ((a + 1) % 3, (a + 2) % 3);
-            c.size[b] as f64 * c.size[d] as f64
-        };
-        let mut touching = 0.0;
-        for a in 0..3 {
-            if c.origin[a] == 0 {
-                touching += side(a);
-            }
-            if c.end(a) == dims[a] {
-                touching += side(a);
-            }
-        }
-        for o in &self.cuboids {
-            for a in 0..3 {
-                if o.end(a) != c.origin[a] && o.origin[a] != c.end(a) {
-                    continue;
-                }
-                let (b, d) = ((a + 1) % 3, (a + 2) % 3);
-                let overlap =
-                    |x: usize| (o.end(x).min(c.end(x)) - o.origin[x].max(c.origin[x])).max(0);
-                touching += overlap(b) as f64 * overlap(d) as f64;
-            }
-        }
-        touching / (2.0 * (side(0) + side(1) + side(2))).max(f64::MIN_POSITIVE)
     }
 
     /// Item volume placed so far, in the caller's cubic units.

@@ -157,52 +157,7 @@ pub fn extra_strategies(
         return Vec::new();
     };
     if matches!(opts.item_sort, ItemSort::Combined | ItemSort::All) {
-        let exp = std::env::var("EXP").unwrap_or_default();
-        let contact = |p: Plan| Plan {
-            merit: Merit::Contact,
-            ..p
-        };
-        let mut extras: Vec<(ExtraOrder, Plan)> = EXTRAS.to_vec();
-        match exp.as_str() {
-            "1" => extras.iter_mut().for_each(|(_, p)| {
-                if p.merit == Merit::ResidualSpace {
-                    *p = contact(*p)
-                }
-            }),
-            "2" => {
-                extras.insert(
-                    0,
-                    (
-                        ExtraOrder::Wire(ItemSort::ShortestDimension, true),
-                        contact(BEST_FIT_RS),
-                    ),
-                );
-                extras.insert(
-                    2,
-                    (
-                        ExtraOrder::Wire(ItemSort::SetVolume, false),
-                        contact(BEST_FIT_RS),
-                    ),
-                );
-            }
-            "3" => {
-                extras.push((
-                    ExtraOrder::Wire(ItemSort::ShortestDimension, true),
-                    contact(BEST_FIT_RS),
-                ));
-                extras.push((
-                    ExtraOrder::Wire(ItemSort::SetVolume, false),
-                    contact(BEST_FIT_RS),
-                ));
-                extras.push((
-                    ExtraOrder::Extra(ExtraSort::ClusteredHeightArea(3)),
-                    contact(BEST_FIT_RS),
-                ));
-            }
-            _ => {}
-        }
-        let room = if exp == "3" { room + 3 } else { room };
-        return extras
+        return EXTRAS
             .into_iter()
             .take(room)
             .map(|(extra, plan)| {
