@@ -11,7 +11,9 @@ one (items left out). Cost is recomputed for every packer by the same function
 (``bench.common.box_cost``: price plus the rate at max(gross, dimensional weight)).
 Ratios are cartonize / peer over the instances both packed validly and completely: the
 sum of pack times, of boxes and of cost (below 1 means cartonize is faster, uses fewer
-boxes, costs less). Every packer's run starts after a full garbage collection, so no
+boxes, costs less). Each ratio line also gives the speed of cartonize's engine alone
+(its `packTime`, without the Python interface's validation and response models) against
+the peer's whole run. Every packer's run starts after a full garbage collection, so no
 packer pays for collections that another one's garbage set off.
 
 How each peer is driven (read from their source, their best multi-bin use):
@@ -94,6 +96,8 @@ class Run:
     leftovers: int
     cost: float
     problems: list[str] = field(default_factory=list)
+    #: cartonize only: the engine's own time (`packTime`), without the Python interface.
+    engine_seconds: float | None = None
 
     @property
     def counted(self) -> bool:
@@ -391,6 +395,7 @@ def judge(packer: str, request: Wire, locked: bool, run: Callable[..., tuple[Wir
         response["lenLeftovers"],
         response_cost(request, response),
         problems,
+        response.get("packTime"),
     )
 
 
@@ -449,6 +454,8 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
                 "boxes": sum(a.boxes for _, a, _ in pairs) / sum(b.boxes for _, _, b in pairs),
                 "cost": sum(a.cost for _, a, _ in pairs)
                 / max(sum(b.cost for _, _, b in pairs), 1e-9),
+                "engine_time": sum(a.engine_seconds or 0.0 for _, a, _ in pairs)
+                / max(sum(b.seconds for _, _, b in pairs), 1e-9),
                 "more_boxes": sum(1 for _, a, b in pairs if a.boxes > b.boxes),
                 "more_cost": sum(1 for _, a, b in pairs if a.cost > b.cost + 1e-6),
             }
@@ -458,9 +465,11 @@ def summarise(title: str, results: Sequence[tuple[str, list[Run]]]) -> dict[str,
                 if ratio["time"] <= 1
                 else f"{ratio['time']:.1f}x slower"
             )
+            engine = ratio["engine_time"]
             print(
                 f"  {variant} / {peer:<9} on {ratio['instances']:>3}: time {ratio['time']:.4f} "
-                f"({speed}), boxes {ratio['boxes']:.3f}, "
+                f"({speed}; engine alone {1 / max(engine, 1e-12):.1f}x faster), "
+                f"boxes {ratio['boxes']:.3f}, "
                 f"cost {ratio['cost']:.3f}; instances with more boxes {ratio['more_boxes']}, "
                 f"more cost {ratio['more_cost']}"
             )
