@@ -8,8 +8,7 @@ use std::cmp::Ordering;
 use crate::fill::PlacementRule;
 use crate::model::Goal;
 use crate::select::{
-    cheapest_box_for_rest, choose_actual, empty_costs, fill_box, slots_of, tiebreak, Context,
-    Trial, UnitRef,
+    cheapest_box_for_rest, choose_actual, fill_box, slots_of, tiebreak, Context, Trial, UnitRef,
 };
 use crate::sort::cmp_f64;
 
@@ -141,12 +140,10 @@ pub(crate) fn choose_estimated<'a>(
         .iter()
         .map(|e| e.cost / e.volume.max(f64::MIN_POSITIVE))
         .fold(f64::INFINITY, f64::min);
-    let mut costs: Option<Vec<f64>> = None;
     for e in &mut estimates {
         if e.units < remaining.len() {
             e.placed.sort_unstable();
-            let costs = costs.get_or_insert_with(|| empty_costs(ctx));
-            let cheapest = cheapest_box_for_rest(&e.placed, order, remaining, ctx, costs);
+            let cheapest = cheapest_box_for_rest(&e.placed, order, remaining, ctx);
             e.projected = e.cost + ((remaining_volume - e.volume) * best_rate).max(cheapest);
         }
     }

@@ -717,19 +717,10 @@ impl<'a> BoxFill<'a> {
 mod tests {
     use super::*;
     use crate::model::{BoxTypeInput, ItemKindInput};
+    use crate::testkit::free_kind;
 
     fn rule() -> PlacementRule {
         crate::testkit::first_point_rule()
-    }
-
-    /// A kind of one unit of `dims` and `weight`, free to turn.
-    fn free_kind(dims: [f64; 3], weight: f64) -> Kind {
-        Kind::new(&ItemKindInput {
-            dimensions: dims,
-            weight,
-            quantity: 1,
-            free_axes: None,
-        })
     }
 
     #[test]
@@ -737,7 +728,7 @@ mod tests {
         // A box filled with many small units, then random candidates: the
         // hinted test agrees with a plain scan whatever the last hit was.
         let kinds: Vec<Kind> = (0..4)
-            .map(|i| free_kind([2.0 + f64::from(i), 3.0, 1.0 + f64::from(i % 2)], 0.0))
+            .map(|i| free_kind([2.0 + f64::from(i), 3.0, 1.0 + f64::from(i % 2)], 0.0, 1))
             .collect();
         let boxes = [crate::testkit::cube_box(12.0)];
         let mut fill = BoxFill::new(&boxes[0], rule());
@@ -774,7 +765,7 @@ mod tests {
         // renewed as another box type under another rule: the same state as a
         // new box of that type, and the same placements from there on.
         let kinds: Vec<Kind> = (0..5)
-            .map(|i| free_kind([3.0 + f64::from(i), 4.0, 2.0 + f64::from(i % 3)], 1.0))
+            .map(|i| free_kind([3.0 + f64::from(i), 4.0, 2.0 + f64::from(i % 3)], 1.0, 1))
             .collect();
         let boxes = [
             crate::testkit::cube_box(9.0),

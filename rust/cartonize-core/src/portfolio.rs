@@ -481,7 +481,7 @@ mod tests {
     fn strategies_alike_are_packed_once() {
         // Three kinds; strategy 2 repeats strategy 0's order and plan under
         // another sort's name, strategy 3 the same order under another plan.
-        let kind = crate::testkit::weightless_kind;
+        let kind = |d, quantity| crate::testkit::free_kind(d, 0.0, quantity);
         let kinds = vec![
             kind([4.0, 5.0, 6.0], 6),
             kind([2.0, 7.0, 3.0], 5),
@@ -540,7 +540,7 @@ mod tests {
 
     #[test]
     fn no_strategy_is_packed_after_a_final_packing() {
-        let kind = crate::testkit::weightless_kind;
+        let kind = |d, quantity| crate::testkit::free_kind(d, 0.0, quantity);
         let kinds = vec![kind([4.0, 5.0, 6.0], 6), kind([2.0, 7.0, 3.0], 5)];
         let quantities = [6, 5];
         let boxes = setup(1, 3).2;

@@ -28,6 +28,11 @@ pub struct Context<'a> {
     pub tiebreaker: ValueTiebreaker,
     /// `holds[b][k]`: an empty box of type `b` can take one unit of kind `k`.
     pub holds: Vec<Vec<bool>>,
+    /// What an empty box of each type costs (for [`cheapest_box_for_rest`]).
+    pub empty_costs: Vec<f64>,
+    /// The least a box of each type can cost, whatever it holds
+    /// ([`BoxKind::least_cost`]).
+    pub least_costs: Vec<f64>,
     /// Limits across boxes (`boxesMax`, `boxesPerItemSetMax`, ...); none by default.
     pub limits: Limits,
     /// Box types `0..openable` may be opened; the ones after them are the
@@ -95,6 +100,8 @@ impl<'a> Context<'a> {
             goal,
             tiebreaker,
             holds,
+            empty_costs: boxes.iter().map(|bk| bk.cost(bk.weight_tare)).collect(),
+            least_costs: boxes.iter().map(BoxKind::least_cost).collect(),
             limits: Limits::default(),
             openable: boxes.len(),
             prepacked: Vec::new(),
@@ -644,23 +651,28 @@ pub(crate) fn choose_actual<'a>(
     lookahead: u32,
 ) -> Option<Trial<'a>> {
     let skipping = boxes_left.is_none() && lookahead == 0;
-    choose_actual_among(
-        order, remaining, ctx, rule, boxes_left, stop, lookahead, skipping,
-    )
+    let (trials, remaining_volume) = trial_fills(order, remaining, ctx, rule, stop, skipping);
+    let rest = crate::choice::Rest {
+        order,
+        remaining,
+        rule,
+        boxes_left,
+        stop,
+    };
+    best_trial(trials, remaining_volume, &rest, ctx, lookahead)
 }
 
-/// [`choose_actual`], with trials that cannot win left out when `skipping`.
-#[allow(clippy::too_many_arguments)]
-fn choose_actual_among<'a>(
+/// Each box type's trial fill of the remaining units, with its projection
+/// (without the trials that cannot win when `skipping`), and the remaining
+/// units' volume.
+fn trial_fills<'a>(
     order: &[UnitRef],
     remaining: &[usize],
     ctx: &Context<'a>,
     rule: PlacementRule,
-    boxes_left: Option<usize>,
     stop: bool,
-    lookahead: u32,
     skipping: bool,
-) -> Option<Trial<'a>> {
+) -> (Vec<Trial<'a>>, f64) {
     let mut trials: Vec<Trial<'a>> = Vec::with_capacity(ctx.openable);
     let (types, mut skip) = Skip::new(order, remaining, ctx, skipping);
     for b in types {
@@ -682,25 +694,29 @@ fn choose_actual_among<'a>(
     }
     // The cheapest cost per packed volume any box achieves bounds what the
     // units left behind will cost; a left-behind unit needs at least one box.
-    let (best_rate, remaining_volume) = (skip.best_rate, skip.remaining_volume);
     for (t, &(_, left_volume, rest)) in trials.iter_mut().zip(&skip.made) {
         if let Some(cheapest_box) = rest {
-            t.projected = t.cost + (left_volume * best_rate).max(cheapest_box);
+            t.projected = t.cost + (left_volume * skip.best_rate).max(cheapest_box);
         }
     }
+    (trials, skip.remaining_volume)
+}
+
+/// The trial to open: one that leaves what the box-count limit can still
+/// take, then (with `lookahead`) the best with the boxes that follow it,
+/// then the best under the goal.
+fn best_trial<'a>(
+    mut trials: Vec<Trial<'a>>,
+    remaining_volume: f64,
+    rest: &crate::choice::Rest<'_>,
+    ctx: &Context<'a>,
+    lookahead: u32,
+) -> Option<Trial<'a>> {
+    let boxes_left = rest.boxes_left;
     let ahead: Vec<Option<crate::choice::Ahead>> = if lookahead > 0 && trials.len() > 1 {
         trials
             .iter()
-            .map(|t| {
-                let rest = crate::choice::Rest {
-                    order,
-                    remaining,
-                    rule,
-                    boxes_left,
-                    stop,
-                };
-                Some(crate::choice::look_ahead(t, &rest, ctx, lookahead))
-            })
+            .map(|t| Some(crate::choice::look_ahead(t, rest, ctx, lookahead)))
             .collect()
     } else {
         Vec::new()
@@ -750,8 +766,6 @@ fn choose_actual_among<'a>(
 /// early); otherwise from the least cost per volume up.
 struct Skip {
     on: bool,
-    /// Each type's least cost.
-    least: Vec<f64>,
     /// Each type's least cost per volume it could take, a little low.
     floor: Vec<f64>,
     /// `later[i]`: the least of `floor` from the `i`th type tried on.
@@ -769,8 +783,6 @@ struct Skip {
     made: Vec<(f64, f64, Option<f64>)>,
     /// Lowest cost per packed volume of a trial so far.
     best_rate: f64,
-    /// What an empty box of each type costs, once needed.
-    empty: Option<Vec<f64>>,
 }
 
 impl Skip {
@@ -796,7 +808,6 @@ impl Skip {
             .sum();
         let mut skip = Skip {
             on,
-            least: Vec::new(),
             floor: Vec::new(),
             later: Vec::new(),
             tried: 0,
@@ -806,23 +817,22 @@ impl Skip {
             goal: ctx.goal,
             made: Vec::new(),
             best_rate: f64::INFINITY,
-            empty: None,
         };
         let mut types: Vec<usize> = (0..ctx.openable).collect();
         if !on {
             return (types, skip);
         }
         let boxes = &ctx.boxes[..ctx.openable];
-        skip.least = boxes.iter().map(BoxKind::least_cost).collect();
+        let least = &ctx.least_costs[..ctx.openable];
         skip.floor = boxes
             .iter()
-            .zip(&skip.least)
+            .zip(least)
             .map(|(bk, least)| least / (bk.volume.min(volume_cap) * (1.0 + 1e-9)))
             .collect();
         let one_box = boxes.iter().any(|bk| bk.volume >= volume_cap);
         let key = match one_box {
-            true => &skip.least,
-            false => &skip.floor,
+            true => least,
+            false => &skip.floor[..],
         };
         types.sort_by(|&a, &b| cmp_f64(key[a], key[b]).then(a.cmp(&b)));
         skip.later = vec![f64::INFINITY; types.len() + 1];
@@ -849,8 +859,8 @@ impl Skip {
         let most_volume = ctx.boxes[b].volume.min(self.volume_cap);
         let must_leave = (self.remaining_volume - most_volume).max(0.0) * (1.0 - 1e-9);
         let at_least = match least_rate >= 0.0 && !self.varied {
-            true => self.least[b] + must_leave * least_rate,
-            false => self.least[b],
+            true => ctx.least_costs[b] + must_leave * least_rate,
+            false => ctx.least_costs[b],
         };
         // The most a trial made could be projected at.
         let rate = self.best_rate;
@@ -876,11 +886,8 @@ impl Skip {
     ) {
         let used = fill.volume_used();
         self.best_rate = self.best_rate.min(cost / used.max(f64::MIN_POSITIVE));
-        let rest = (fill.units.len() < remaining.len()).then(|| {
-            let placed = slots_of(fill);
-            let costs = self.empty.get_or_insert_with(|| empty_costs(ctx));
-            cheapest_box_for_rest(&placed, order, remaining, ctx, costs)
-        });
+        let rest = (fill.units.len() < remaining.len())
+            .then(|| cheapest_box_for_rest(&slots_of(fill), order, remaining, ctx));
         self.made.push((cost, self.remaining_volume - used, rest));
     }
 }
@@ -899,10 +906,9 @@ pub(crate) fn cheapest_box_for_rest(
     order: &[UnitRef],
     remaining: &[usize],
     ctx: &Context<'_>,
-    empty_costs: &[f64],
 ) -> f64 {
     let mut cheapest = f64::INFINITY;
-    for (b, &c) in empty_costs.iter().enumerate().take(ctx.openable) {
+    for (b, &c) in ctx.empty_costs.iter().enumerate().take(ctx.openable) {
         if c < cheapest
             && remaining
                 .iter()
@@ -916,16 +922,6 @@ pub(crate) fn cheapest_box_for_rest(
     } else {
         0.0
     }
-}
-
-/// What an empty box of each type costs, for [`cheapest_box_for_rest`]: worked
-/// out once per box chosen rather than once per trial and type (with many box
-/// types and a rate table, 3 % of the engine's work).
-pub(crate) fn empty_costs(ctx: &Context<'_>) -> Vec<f64> {
-    ctx.boxes[..ctx.openable]
-        .iter()
-        .map(|bk| bk.cost(bk.weight_tare))
-        .collect()
 }
 
 /// Orders trials best first under the request's goal.
@@ -1238,26 +1234,24 @@ mod tests {
             let mut remaining: Vec<usize> = (0..order.len()).collect();
             // Box by box, as a sequential pack does, until nothing is chosen.
             while !remaining.is_empty() {
-                let choose = |skipping| {
-                    choose_actual_among(
-                        &order, &remaining, &ctx, ctx.rule, None, false, 0, skipping,
-                    )
-                    .map(|t| (t.box_type, slots_of(&t.fill), t.cost, t.projected))
+                let rest = crate::choice::Rest {
+                    order: &order,
+                    remaining: &remaining,
+                    rule: ctx.rule,
+                    boxes_left: None,
+                    stop: false,
                 };
-                let (all, some) = (choose(false), choose(true));
+                let choose = |skipping| {
+                    let (trials, volume) =
+                        trial_fills(&order, &remaining, &ctx, ctx.rule, false, skipping);
+                    let made = trials.len();
+                    let best = best_trial(trials, volume, &rest, &ctx, 0)
+                        .map(|t| (t.box_type, slots_of(&t.fill), t.cost, t.projected));
+                    (best, made)
+                };
+                let ((all, every), (some, fewer)) = (choose(false), choose(true));
                 assert_eq!(all, some, "case {case}");
-                let (types, mut skip) = Skip::new(&order, &remaining, &ctx, true);
-                for b in types {
-                    if skip.cannot_win(b, &ctx) {
-                        skipped_any = true;
-                        continue;
-                    }
-                    let fill = fill_box(b, &order, &remaining, &ctx, ctx.rule, false);
-                    if !fill.is_empty() {
-                        let cost = ctx.boxes[b].cost(ctx.boxes[b].weight_tare + fill.payload);
-                        skip.note(&fill, cost, (&order, &remaining), &ctx);
-                    }
-                }
+                skipped_any |= fewer < every;
                 let Some((_, placed, _, _)) = all else { break };
                 remaining.retain(|s| placed.binary_search(s).is_err());
             }

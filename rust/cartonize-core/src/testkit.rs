@@ -7,11 +7,11 @@ use crate::kinds::{BoxKind, Kind};
 use crate::model::{BoxTypeInput, Goal, ItemKindInput, ValueTiebreaker};
 use crate::select::Context;
 
-/// A unit kind without weight that may turn freely.
-pub fn weightless_kind(dimensions: [f64; 3], quantity: u32) -> Kind {
+/// A unit kind that may turn freely.
+pub fn free_kind(dimensions: [f64; 3], weight: f64, quantity: u32) -> Kind {
     Kind::new(&ItemKindInput {
         dimensions,
-        weight: 0.0,
+        weight,
         quantity,
         free_axes: None,
     })
