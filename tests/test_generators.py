@@ -672,3 +672,24 @@ def test_a_side_from_a_list_beyond_the_range_trims_to_its_contents() -> None:
     response = cartonize.pack(req).model_dump(by_alias=True, exclude_none=True)
     assert validate(req, response) == []
     assert [dims(b["box"]) for b in response["boxes"]] == [(5, 5, 4.2)]
+
+
+def test_a_box_that_costs_the_same_up_to_rounding_is_trimmed() -> None:
+    # Found by the generator property test: the box's rate is 0.1 per weight unit over a
+    # 0.1 tare and 0.9 of units. The engine's cost is 0.09999999999999999; the trimmed
+    # box's, the same weights summed in Python, 0.1. Equal up to rounding: no dearer.
+    generator = {
+        "operation": "cartesian",
+        "boxTypeDefaults": {
+            "rateTable": {"basePrice": 0, "priceIncreaseRate": 0.1},
+            "weightTare": 0.1,
+        },
+        "options": {
+            "xList": [1],
+            "yRange": {"min": 1, "max": 3, "deriveFromItems": True},
+            "zList": [5],
+        },
+    }
+    items = [item(1, 1, 1, 1, quantity=3, weight=0.3), item(2, 1, 1, 1, quantity=3, weight=0)]
+    response = pack({"itemSets": items, "boxTypeGenerators": [generator]})
+    assert [dims(b["box"]) for b in response["boxes"]] == [(1, 2, 5)]

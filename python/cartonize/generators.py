@@ -390,6 +390,10 @@ def trimmed_box_type(trim: Trim, box_type: BoxType, size: Size) -> BoxType:
     return box_type.model_copy(update=update)
 
 
+#: Relative slack under which a trimmed box's recomputed cost equals the engine's.
+_COST_SLACK = 1e-9
+
+
 def trim_packed_box(
     trim: Trim,
     packed: dict[str, Any],
@@ -426,7 +430,9 @@ def trim_packed_box(
         cost, dimensional, used = box_cost(price, volume, rating, gross)
         items.append({**placement, "deltaCost": cost - previous})
         previous = cost
-    if cost > packed["cost"]:
+    # The engine sums the same weights in another order: a trimmed box that costs the
+    # same up to float rounding is no dearer.
+    if cost > packed["cost"] + _COST_SLACK * max(1.0, abs(packed["cost"])):
         return packed, box_type
     return {
         **packed,
