@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 DATA_DIR ?= $(or $(CARTONIZE_DATA_DIR),$(CURDIR)/data)
 BIND ?= $(or $(CARTONIZE_BIND),127.0.0.1:8080)
 
-.PHONY: help run test develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples screenshots lock clean
+.PHONY: help run test fuzz develop chromium lint typecheck rust-test py-test bench bench-full bench-load samples screenshots lock clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -42,6 +42,15 @@ py-test: develop chromium ## pytest
 	$(BIN)/pytest -q
 
 test: lint typecheck rust-test py-test ## everything CI runs
+
+SEEDS ?= 1 2 3
+FUZZ_TESTS = tests/test_properties.py tests/test_box_count_limits.py tests/test_fragile.py \
+	tests/test_box_choice_monotone.py
+
+fuzz: develop ## the property tests ten times longer on fresh examples, once per seed in SEEDS (not in CI)
+	for seed in $(SEEDS); do \
+		HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q --hypothesis-seed=$$seed $(FUZZ_TESTS) || exit 1; \
+	done
 
 CHROMIUM ?= /usr/bin/chromium
 chromium: ## Debian's chromium for the console's browser tests (installed once, needs root)

@@ -1,5 +1,6 @@
 """Test-wide settings and fixtures: hypothesis runs derandomised in CI so a run is
-repeatable; `store` is a real DuckDB store in a fresh directory per test."""
+repeatable, and ten times longer on fresh seeds under `make fuzz`; `store` is a real
+DuckDB store in a fresh directory per test."""
 
 import os
 from pathlib import Path
@@ -15,6 +16,14 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", deadline=None)
+# `make fuzz`: fresh examples (seeded by --hypothesis-seed), ten times as many
+# (tests.strategies.examples scales the tests that set their own count).
+settings.register_profile(
+    "fuzz",
+    deadline=None,
+    max_examples=1000,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

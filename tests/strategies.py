@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, get_args
 
 from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle, ValueTiebreaker
@@ -14,6 +15,17 @@ PLACEMENT_STYLES: tuple[str, ...] = get_args(PlacementStyle)
 VALUE_TIEBREAKERS: tuple[str, ...] = get_args(ValueTiebreaker)
 
 Wire = dict[str, Any]
+
+#: How many times more examples the property tests draw under `make fuzz` (tests/conftest.py
+#: loads the "fuzz" profile; CI always loads "ci").
+FUZZ_FACTOR = (
+    10 if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" and not os.environ.get("CI") else 1
+)
+
+
+def examples(count: int) -> int:
+    """A property test's example count: `count`, or ten times it under `make fuzz`."""
+    return count * FUZZ_FACTOR
 
 
 def lengths(low: int, high: int) -> st.SearchStrategy[float]:

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.cartonization_speed import order
+from tests.strategies import examples
 from tests.validator import validate
 
 Wire = dict[str, Any]
@@ -97,7 +98,7 @@ def orders_with_a_generator(draw: st.DrawFn) -> Wire:
     }
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(orders_with_a_generator())
 def test_generated_box_types_never_make_the_answer_dearer(req: Wire) -> None:
     with_generated = packed(req)

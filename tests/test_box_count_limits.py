@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.ecommerce import orders
+from tests.strategies import examples
 from tests.validator import validate
 
 Wire = dict[str, Any]
@@ -92,7 +93,7 @@ def small_orders(draw: st.DrawFn) -> Wire:
     }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(small_orders(), st.sampled_from(["boxesMax", "boxesPerItemSetMax"]))
 def test_a_limit_the_unlimited_answer_keeps_costs_nothing(req: Wire, limit: str) -> None:
     unlimited = packed(req)

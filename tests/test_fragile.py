@@ -13,7 +13,7 @@ from cartonize.errors import InvalidRequest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import pack_requests
+from tests.strategies import examples, pack_requests
 from tests.validator import validate
 
 Wire = dict[str, Any]
@@ -166,7 +166,7 @@ def test_a_second_fragile_rule_on_an_item_warns_and_the_first_wins() -> None:
     assert any("rules[2]" in w and "rules[1]" in w for w in response["warnings"])
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     pack_requests(),
     st.sampled_from(["maxWeight", "onTopOnly"]),

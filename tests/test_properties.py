@@ -10,6 +10,7 @@ import cartonize
 from hypothesis import given, settings
 
 from tests.strategies import (
+    examples,
     generator_pack_requests,
     nested_pack_requests,
     pack_requests,
@@ -27,13 +28,13 @@ def pack_wire(request: Wire) -> Wire:
     return response
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(pack_requests())
 def test_every_pack_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(pack_requests())
 def test_same_request_packs_the_same_way(pack_request: Wire) -> None:
     first = packing_of(pack_wire(pack_request))
@@ -41,25 +42,25 @@ def test_same_request_packs_the_same_way(pack_request: Wire) -> None:
     assert first == second
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(tuned_pack_requests())
 def test_every_tuned_pack_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(generator_pack_requests())
 def test_every_pack_with_box_type_generators_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(nested_pack_requests())
 def test_every_nested_pack_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(subspace_pack_requests())
 def test_every_pack_with_nested_internal_spaces_passes_the_validator(
     pack_request: Wire,
