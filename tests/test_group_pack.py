@@ -349,3 +349,36 @@ def test_groups_are_judged_against_box_types_completed_by_the_defaults() -> None
     response = _pack(request)
     assert _groups(response) == {}
     assert any("constrained property" in w for w in response["warnings"])
+
+
+@pytest.mark.parametrize(("weight_max", "groups"), [(50, 0), (60, 1)])
+def test_a_group_in_a_stage_ships_in_the_stage_box_types(weight_max: int, groups: int) -> None:
+    # Found by the property tests: a pack-sequence stage packs refId 4 into box type 102
+    # only. A 3 x 3 x 1 case of its units weighs 54, which 102 carries at weightMax 60 and
+    # not at 50, even though box type 100 (no weight limit) would carry it.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 4, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 6, "quantity": 9}
+        ],
+        "boxTypes": [
+            {"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0},
+            {"refId": 102, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": weight_max},
+        ],
+        "rules": [
+            {
+                "operation": "group-pack",
+                "itemRefId": 4,
+                "options": {"axisMultiplier": 3, "axes": [0, 1]},
+            },
+            {
+                "operation": "pack-sequence",
+                "itemRefId": 4,
+                "options": {"index": 0, "key": "a"},
+                "targetBoxRefIds": [102],
+            },
+        ],
+    }
+    response = _pack(request)
+    assert {b["box"]["refId"] for b in response["boxes"]} == {102}
+    assert len(_groups(response)) == groups

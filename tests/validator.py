@@ -2435,22 +2435,25 @@ def check_cohorts(view: PackView) -> Iterator[str]:
                 )
 
 
-def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
+def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec, list[Wire]]]:
     """Per requested item set (position) that a group-pack rule groups: the rule, the units
-    per group and the group's dimensions. The first group-pack rule selecting an item set
+    per group, the group's dimensions and the box types its groups are scaled against and
+    ship in (completed by boxTypeDefaults). The first group-pack rule selecting an item set
     applies, unless a pack-as-is, irregular, fragile or alternate-dimensions rule (or a
-    pack-sequence stage shipping as is) selects it too; an axis is
+    pack-sequence stage shipping as is) selects it too. Its box types are its
+    pack-sequence stage's targets where the stage names some, else all. An axis is
     scaled when it is in ``axes`` and the unit is at least ``scaleFactorThreshold``
-    (default ``axisMultiplier``) times smaller than the smallest box type on that axis."""
+    (default ``axisMultiplier``) times smaller than the smallest of them on that axis."""
     rules = _rules(view, "group-pack")
-    boxes = [_vec(b["dimensions"]) for b in view.request.get("boxTypes") or []]
+    requested = view.request.get("boxTypes") or []
+    completed: list[Wire] = [*_box_types(view.request)]
     winners = [
         r
         for r in view.request.get("rules") or []
         if r.get("operation") in ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
     ]
-    out: dict[int, tuple[Wire, int, Vec]] = {}
-    if not rules or not boxes:
+    out: dict[int, tuple[Wire, int, Vec, list[Wire]]] = {}
+    if not rules or not requested:
         return out
     stages = _stage_rules(view)
     for position, item_set in enumerate(view.request.get("itemSets") or []):
@@ -2461,15 +2464,15 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
             continue  # its units of measure win over grouping
         # In a pack-sequence stage: against the stage's box types; shipped as is, ungrouped.
         stage = next((r for _, r in stages if _selects(r, item_set)), None)
-        stage_boxes = boxes
+        stage_boxes = completed
         if stage is not None:
             if (stage.get("options") or {}).get("reduce") == "pack-as-is":
                 continue
             if stage.get("targetBoxRefIds") or stage.get("targetBoxMatch"):
                 stage_boxes = [
-                    _vec(b["dimensions"])
-                    for b in view.request.get("boxTypes") or []
-                    if _targets_box(stage, b)
+                    box
+                    for raw, box in zip(requested, completed, strict=True)
+                    if _targets_box(stage, raw)
                 ]
             if not stage_boxes:
                 continue
@@ -2480,14 +2483,15 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec]]:
         dims = _vec(item_set["dimensions"])
         counts = [
             multiplier
-            if a in axes and dims[a] * threshold <= min(b[a] for b in stage_boxes) + 1e-9
+            if a in axes
+            and dims[a] * threshold <= min(_vec(b["dimensions"])[a] for b in stage_boxes) + 1e-9
             else 1
             for a in range(3)
         ]
         per_group = counts[0] * counts[1] * counts[2]
         if per_group > 1:
             group = (dims[0] * counts[0], dims[1] * counts[1], dims[2] * counts[2])
-            out[position] = (rule, per_group, group)
+            out[position] = (rule, per_group, group, stage_boxes)
     return out
 
 
@@ -2501,20 +2505,13 @@ def check_group_pack(view: PackView) -> Iterator[str]:
     if not sizes:
         return
     item_sets = view.request.get("itemSets") or []
-    by_ref: dict[object, list[tuple[Wire, int, Vec, int, float, Wire]]] = defaultdict(list)
-    for position, (rule, per_group, group) in sizes.items():
+    by_ref: dict[object, list[tuple[Wire, int, Vec, int, list[Wire], Wire]]] = defaultdict(list)
+    for position, (rule, per_group, group, boxes) in sizes.items():
         item_set = item_sets[position]
         if _is_auto_ref_id(item_set.get("refId")):
             continue  # matched to its units by shape only; not judged here
         by_ref[item_set["refId"]].append(
-            (
-                rule,
-                per_group,
-                group,
-                int(item_set.get("quantity", 1)),
-                float(item_set.get("weight", 0)),
-                item_set,
-            )
+            (rule, per_group, group, int(item_set.get("quantity", 1)), boxes, item_set)
         )
     groups: dict[str, list[Item]] = defaultdict(list)
     for box in view.boxes:
@@ -2552,12 +2549,10 @@ def check_group_pack(view: PackView) -> Iterator[str]:
         suffix = str((rule.get("options") or {}).get("nameSuffix", ""))
         if suffix and not all(str(u.wire.get("name", "")).endswith(suffix) for u in units):
             yield f"{where}: a unit's name does not end with nameSuffix {suffix!r}"
-    # Completed by boxTypeDefaults: their propertyConstraints and weights hold too.
-    boxes = _box_types(view.request)
 
-    def some_box_takes(item_set: Wire, n: int) -> bool:
-        # A group ships when one box type carries its weight and has room under every
-        # property constraint for n units' amounts.
+    def some_box_takes(item_set: Wire, n: int, boxes: list[Wire]) -> bool:
+        # A group ships when one of its box types carries its weight and has room under
+        # every property constraint for n units' amounts.
         weight = float(item_set.get("weight", 0)) * n
         properties = item_set.get("properties") or {}
         for b in boxes:
@@ -2574,7 +2569,7 @@ def check_group_pack(view: PackView) -> Iterator[str]:
         return False
 
     for ref_id, options in by_ref.items():
-        want = sum(q // n for _, n, _, q, _, s in options if some_box_takes(s, n))
+        want = sum(q // n for _, n, _, q, boxes, s in options if some_box_takes(s, n, boxes))
         left = any(item.ref_id == ref_id for item in view.leftovers)
         # Groups that found no box come back as leftover units.
         if found[ref_id] > want or (found[ref_id] < want and not left):
@@ -2916,7 +2911,7 @@ def _item_sides(view: PackView) -> list[float]:
             sides.update(v for dims, _, _ in _units(item_set) for v in dims)
     for item in view.items:
         sides.update(item.dims)
-    for _, _, group in _group_sizes(view).values():
+    for _, _, group, _ in _group_sizes(view).values():
         sides.update(group)
     return sorted(sides)
 
