@@ -277,7 +277,8 @@ def _plan(
     if per_group <= 1:
         warnings.append(
             f"rules[{index}]: item refId {item_set.ref_id} is on no axis scaleFactorThreshold "
-            f"{options.threshold:g} times smaller than the smallest box type; not grouped"
+            f"{options.threshold:g} times smaller than the smallest box type it may pack into; "
+            "not grouped"
         )
         return None
     if item_set.quantity < per_group:
@@ -290,13 +291,13 @@ def _plan(
     if not any(_carries_weight(b, weight) for b in boxes):
         warnings.append(
             f"rules[{index}]: a group of {per_group} units of item refId {item_set.ref_id} "
-            f"weighs {weight:g}, more than any box type carries; not grouped"
+            f"weighs {weight:g}, more than any box type it may pack into carries; not grouped"
         )
         return None
     if not any(_within_property_caps(b, item_set, per_group) for b in boxes):
         warnings.append(
             f"rules[{index}]: a group of {per_group} units of item refId {item_set.ref_id} "
-            "holds more of a constrained property than any box type allows "
+            "holds more of a constrained property than any box type it may pack into allows "
             "(propertyConstraints); not grouped"
         )
         return None
