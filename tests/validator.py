@@ -2445,7 +2445,6 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec, list[Wire]]]
     scaled when it is in ``axes`` and the unit is at least ``scaleFactorThreshold``
     (default ``axisMultiplier``) times smaller than the smallest of them on that axis."""
     rules = _rules(view, "group-pack")
-    requested = view.request.get("boxTypes") or []
     completed: list[Wire] = [*_box_types(view.request)]
     winners = [
         r
@@ -2453,7 +2452,7 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec, list[Wire]]]
         if r.get("operation") in ("pack-as-is", "irregular", "fragile", "alternate-dimensions")
     ]
     out: dict[int, tuple[Wire, int, Vec, list[Wire]]] = {}
-    if not rules or not requested:
+    if not rules or not completed:
         return out
     stages = _stage_rules(view)
     for position, item_set in enumerate(view.request.get("itemSets") or []):
@@ -2469,11 +2468,7 @@ def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec, list[Wire]]]
             if (stage.get("options") or {}).get("reduce") == "pack-as-is":
                 continue
             if stage.get("targetBoxRefIds") or stage.get("targetBoxMatch"):
-                stage_boxes = [
-                    box
-                    for raw, box in zip(requested, completed, strict=True)
-                    if _targets_box(stage, raw)
-                ]
+                stage_boxes = [box for box in completed if _targets_box(stage, box)]
             if not stage_boxes:
                 continue
         options = rule.get("options") or {}
