@@ -384,3 +384,33 @@ def test_a_group_in_a_stage_ships_in_the_stage_box_types(weight_max: int, groups
     assert len(_groups(response)) == groups
     too_heavy = "weighs 54, more than any box type it may pack into carries"
     assert any(too_heavy in w for w in response["warnings"]) == (groups == 0)
+
+
+def test_a_generator_fits_its_boxes_to_a_group_as_the_first_item() -> None:
+    # Found by the property tests: eight cubes make one 2 x 2 x 2 case, the only item the
+    # packer sees, so a fitForFirstItem range makes its boxes 2 high, not the cube's 1.
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 0, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 8}
+        ],
+        "rules": [
+            {"operation": "group-pack", "itemRefId": 0, "options": {"axisMultiplier": 2}},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "boxTypeDefaults": {"price": 1},
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "boxTypeDefaults": {"price": 0},
+                "options": {
+                    "xList": [5],
+                    "yList": [5],
+                    "zRange": {"min": 1, "max": 2, "fitForFirstItem": True},
+                },
+            }
+        ],
+    }
+    response = _pack(request)
+    assert [b["box"]["dimensions"] for b in response["boxes"]] == [{"x": 5, "y": 5, "z": 2}]
+    assert len(_groups(response)) == 1

@@ -2925,7 +2925,8 @@ def _first_item_sides(view: PackView, box: Box, axis: int) -> list[float]:
     item set with units' (as given, any of its units: the service makes one length per
     item set, so that whichever comes first in a box has its own; docs/generators.md) or
     the first item placed in the box (lowest packedIndex, as placed; the public schema's
-    wording). In a pack in parts or in sequence order, any item's."""
+    wording). In a pack in parts or in sequence order, any item's, group-pack groups
+    included."""
     item_sets = [
         s for s in view.given_item_sets if s.get("dimensions") and int(s.get("quantity", 1)) > 0
     ]
@@ -2942,6 +2943,8 @@ def _first_item_sides(view: PackView, box: Box, axis: int) -> list[float]:
     if _compound(view):
         out += [dims[axis] for s in item_sets for dims, _, _ in _units(s)]
         out += [item.dims[axis] for item in view.items]
+        # A group-pack group packs as one item of its own size (reported as its units).
+        out += [group[axis] for _, _, group, _ in _group_sizes(view).values()]
     return out
 
 
