@@ -255,6 +255,34 @@ def test_an_orientation_lock_wins_over_lay_flat() -> None:
     assert heights == {(1, 6), (2, 1)}
 
 
+def test_a_locked_case_keeps_its_own_rung_under_lay_flat() -> None:
+    # Found by the property tests: six 1 x 2 x 1 units make a case of either rung, 2 x 2 x 3
+    # (it would lie flat) or 3 x 2 x 2. The engine ships the second, which the lock keeps
+    # standing; the other rung is another unit, not a turn of this one.
+    request = {
+        "orderId": "placement",
+        "includeImages": False,
+        "layFlat": True,
+        "itemSets": [
+            {
+                "refId": 4,
+                "dimensions": {"x": 1, "y": 2, "z": 1},
+                "weight": 0,
+                "quantity": 6,
+                "dimensionSets": [
+                    {},
+                    {"axisMultipliers": {"x": 2, "y": 1, "z": 3}},
+                    {"axisMultipliers": {"x": 3, "y": 1, "z": 2}},
+                ],
+            }
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "rules": [{"operation": "lock-orientation", "itemRefId": 4, "options": {"freeAxes": []}}],
+    }
+    (item,) = _items(_pack(request))
+    assert item["dimensions"] == item["dimensionSet"]["dimensions"] == {"x": 3, "y": 2, "z": 2}
+
+
 # Bricks 1 high, 2 x 4, in a 4 x 4 x 8 box: four to a layer either way round.
 BRICKS = _request((1, 2, 4, 16), itemSort="default")
 BRICKS["boxTypes"][0]["dimensions"] = {"x": 4, "y": 4, "z": 8}

@@ -1483,9 +1483,16 @@ def _flat_turns(view: PackView, item: Item) -> list[Vec] | None:
             for p in itertools.permutations(range(3))
             if _close_len(d[p[0]], low)
         ]
+    givens = _given_dims(view, item)
+    # A rung of a dimensionSets ladder is its own unit: another rung of the same sides
+    # (2 x 2 x 3 and 3 x 2 x 2 cases of one item) is not a turn of it.
+    rung = item.wire.get("dimensionSet")
+    if isinstance(rung, Mapping) and isinstance(rung.get("dimensions"), Mapping):
+        own = _vec(rung["dimensions"])
+        givens = [g for g in givens if _same_dims(g, own)] or givens
     turned = [
         tuple(given[p[a]] for a in range(3))
-        for given in _given_dims(view, item)
+        for given in givens
         if _same_dims(sorted_dims(given), sorted_dims(item.dims))  # this unit's own shape
         for p in allowed
     ]
