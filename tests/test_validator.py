@@ -644,3 +644,30 @@ def test_real_generated_boxes_pass_and_tampering_with_them_is_caught(name: str) 
         rule = "pack-as-is" if name.startswith("as is") else "generator-size"
         problems = validate(request, larger)
         assert any(p.startswith(f"{rule}:") and f"box {i}" in p for p in problems), problems
+
+
+def test_auto_id_sets_linked_by_a_ladder_rung_are_one_pool() -> None:
+    import cartonize  # a real pack as the valid baseline
+
+    # Found by make fuzz (seed 111): units without a refId are matched by shape and
+    # weight. The last set's ladder has a rung of weight 0 and eaches of 0.1, so it links
+    # the first two sets' shapes into one pool, though it comes after both.
+    cube = {"x": 1, "y": 1, "z": 1}
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"dimensions": cube, "weight": 0, "quantity": 0},
+            {"dimensions": cube, "weight": 0.1, "quantity": 1},
+            {
+                "dimensions": cube,
+                "weight": 0.1,
+                "quantity": 0,
+                "dimensionSets": [{}, {"axisMultipliers": cube, "weight": 0}],
+            },
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    _remove(0, 0)(response)
+    assert any(p.startswith("units:") and "1 missing" in p for p in validate(request, response))

@@ -531,25 +531,28 @@ def _item_set_groups(request: Wire) -> tuple[dict[int, ItemSetGroup], list[ItemS
             explicit[ref_id].append(item_set)
             continue
         # Auto-id units are told apart by shape only: sets sharing any unit shape (an
-        # each, or a rung of a unit ladder) are one pool.
+        # each, or a rung of a unit ladder) are one pool, and a set sharing shapes with
+        # several pools joins them into one.
         shapes = [shape for shape, _ in _unit_shapes(item_set)]
-        pool = next(
-            (
-                p
-                for p in auto
-                if any(
-                    _same_shape(mine, theirs)
-                    for mine in shapes
-                    for other in p
-                    for theirs, _ in _unit_shapes(other)
-                )
-            ),
-            None,
-        )
-        if pool is None:
+        sharing = [
+            n
+            for n, p in enumerate(auto)
+            if any(
+                _same_shape(mine, theirs)
+                for mine in shapes
+                for other in p
+                for theirs, _ in _unit_shapes(other)
+            )
+        ]
+        if not sharing:
             auto.append([item_set])
-        else:
-            pool.append(item_set)
+            continue
+        first = sharing[0]
+        for n in sharing[1:]:
+            auto[first].extend(auto[n])
+        auto[first].append(item_set)
+        for n in reversed(sharing[1:]):
+            del auto[n]
 
     def group(label: str, sets: list[Wire]) -> ItemSetGroup:
         return ItemSetGroup(
