@@ -154,3 +154,26 @@ def test_a_fill_unit_keeps_the_sequence_distance(distance: int, boxes: int) -> N
     request["itemSets"][0]["sequence"] = "0101"
     request["itemSets"][1]["sequence"] = "0102"
     assert _pack(request)["lenBoxes"] == boxes
+
+
+def test_a_soft_unit_has_its_centre_of_mass_in_the_middle_of_its_shape() -> None:
+    # Found by make fuzz (seed 306): a 1 x 1 x 23 unit with its centre of mass at a corner
+    # fills the space beside a post as 1 x 23 x 1. The shape is the space's, so the centre
+    # is its middle; the given corner does not follow it (the validator agrees).
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 1, "y": 6, "z": 1}, "weight": 0},
+            {
+                "refId": 2,
+                "dimensions": {"x": 1, "y": 1, "z": 23},
+                "weight": 0,
+                "centerOfMass": {"x": 0, "y": 0, "z": 0},
+            },
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": {"x": 5, "y": 23, "z": 5}, "weightMax": 0}],
+        "rules": [{"operation": "bounded-fill", "itemRefId": 2, "options": {"criticalAxis": 0}}],
+    }
+    (soft,) = _pillows(_pack(request))
+    assert soft["dimensions"] == {"x": 1, "y": 23, "z": 1}
+    assert soft["centerOfMass"] == {"x": 0.5, "y": 11.5, "z": 1.5}

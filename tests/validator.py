@@ -2725,7 +2725,8 @@ def _offset_fits(placed: Vec, offset: Vec, dims: Vec, given: Vec) -> bool:
 
 def check_center_of_mass(view: PackView) -> Iterator[str]:
     """Each item's centre of mass lies within it (turned with it when the item set gives
-    one); each box's is the weighted mean of its items'."""
+    one, except for soft bounded-fill units); each box's is the weighted mean of its
+    items'."""
     offsets = {
         s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
         for s in view.request.get("itemSets") or []
@@ -2751,6 +2752,8 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
                 item.ref_id in offsets
                 and not item.wire.get("dimensionSet")
                 and not _given_prepacked(view, item)
+                # A soft bounded-fill unit takes the space's shape: its middle, not an offset.
+                and _fill_rule(view, item.wire) is None
             ):
                 offset, given = offsets[item.ref_id]
                 # An alternate shape keeps the offset in proportion along each given axis.
