@@ -16,8 +16,8 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", deadline=None)
-# `make fuzz`: fresh examples (seeded by --hypothesis-seed), ten times as many
-# (tests.strategies.examples scales the tests that set their own count).
+# `make fuzz`: fresh examples (seeded by --hypothesis-seed), ten times as many; the tests
+# that set their own count scale it by max_examples / 100 (tests.strategies.examples).
 settings.register_profile(
     "fuzz",
     deadline=None,

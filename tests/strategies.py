@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, get_args
 
 from cartonize.models import BoxTypeChoiceGoal, ItemSort, PlacementStyle, ValueTiebreaker
+from hypothesis import settings
 from hypothesis import strategies as st
 
 # Every value the request model accepts: a new sort is drawn here as soon as it exists.
@@ -16,16 +16,12 @@ VALUE_TIEBREAKERS: tuple[str, ...] = get_args(ValueTiebreaker)
 
 Wire = dict[str, Any]
 
-#: How many times more examples the property tests draw under `make fuzz` (tests/conftest.py
-#: loads the "fuzz" profile; CI always loads "ci").
-FUZZ_FACTOR = (
-    10 if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" and not os.environ.get("CI") else 1
-)
-
 
 def examples(count: int) -> int:
-    """A property test's example count: `count`, or ten times it under `make fuzz`."""
-    return count * FUZZ_FACTOR
+    """A property test's example count: `count`, scaled as the hypothesis profile
+    tests/conftest.py loaded scales hypothesis's default of 100 (ten times under `make
+    fuzz`)."""
+    return count * settings.default.max_examples // 100
 
 
 def lengths(low: int, high: int) -> st.SearchStrategy[float]:
