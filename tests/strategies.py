@@ -21,7 +21,7 @@ def examples(count: int) -> int:
     """A property test's example count: `count`, scaled as the hypothesis profile
     tests/conftest.py loaded scales hypothesis's default of 100 (ten times under `make
     fuzz`)."""
-    return count * settings.default.max_examples // 100
+    return count * settings().max_examples // 100
 
 
 def lengths(low: int, high: int) -> st.SearchStrategy[float]:
