@@ -166,12 +166,7 @@ fn reach_of(points: &[Vec3], bounds: Vec3, all: &[Cuboid]) -> [Option<Vec3>; 6] 
     for (r, p) in reach.iter_mut().zip(points) {
         *r = Some(std::array::from_fn(|a| bounds[a] - p[a]));
     }
-    let near = Near::of(points);
-    let filter = NEAR_FILTER;
     for c in all {
-        if filter && !near.may_touch(c) {
-            continue;
-        }
         for (r, p) in reach.iter_mut().zip(points) {
             let Some(residual) = r else { continue };
             // An item bounds the reach along the one axis on which the
@@ -187,39 +182,6 @@ fn reach_of(points: &[Vec3], bounds: Vec3, all: &[Cuboid]) -> [Option<Vec3>; 6] 
         }
     }
     reach
-}
-
-/// Session 11's span filter (docs/benchmarks.md), off: set true to measure it.
-const NEAR_FILTER: bool = false;
-
-/// The box spanned by a few points: an item within that span along at most
-/// one axis is beside every one of them, so it bounds no reach.
-struct Near {
-    lo: Vec3,
-    hi: Vec3,
-}
-
-impl Near {
-    fn of(points: &[Vec3]) -> Self {
-        let mut near = Near {
-            lo: [Len::MAX; 3],
-            hi: [Len::MIN; 3],
-        };
-        for p in points {
-            for a in 0..3 {
-                near.lo[a] = near.lo[a].min(p[a]);
-                near.hi[a] = near.hi[a].max(p[a]);
-            }
-        }
-        near
-    }
-
-    #[inline(always)]
-    fn may_touch(&self, c: &Cuboid) -> bool {
-        let within =
-            |a: usize| (c.origin[a] <= self.hi[a]) & (c.origin[a] + c.size[a] > self.lo[a]);
-        within(0) as u8 + within(1) as u8 + within(2) as u8 >= 2
-    }
 }
 
 /// Where a point lies against an item's extents.
@@ -260,20 +222,7 @@ pub fn key(p: &Vec3, priority: &[usize; 3]) -> (Len, Len, Len) {
 /// face or the wall (one pass over the items for all of them).
 fn project_corners(corners: &[Vec3; 3], active: [bool; 3], all: &[Cuboid]) -> [[Len; 2]; 3] {
     let mut to = [[0; 2]; 3];
-    let mut active_corners = [[0; 3]; 3];
-    let mut n = 0;
-    for a in 0..3 {
-        if active[a] {
-            active_corners[n] = corners[a];
-            n += 1;
-        }
-    }
-    let near = Near::of(&active_corners[..n]);
-    let filter = NEAR_FILTER;
     for c in all {
-        if filter && !near.may_touch(c) {
-            continue;
-        }
         for a in 0..3 {
             if !active[a] {
                 continue;

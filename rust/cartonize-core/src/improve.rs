@@ -165,54 +165,7 @@ pub fn improve_on_all_cores(
             best = p;
         }
     }
-    for round in 1..=env_usize("RESTART", 0) as u64 {
-        if until.expired() {
-            break;
-        }
-        let mut r2 = rule;
-        if round % 2 == 1 {
-            r2.merit = other_merit(rule.merit);
-        }
-        let start = &best;
-        let results: Vec<Option<Packing>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..chains as u64)
-                .map(|c| {
-                    scope.spawn(move || {
-                        let mut rng = Rng::new(seed.wrapping_add(c + 100 * round));
-                        improve(start.clone(), order, ctx, r2, until, &mut rng, usize::MAX)
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().ok()).collect()
-        });
-        for p in results.into_iter().flatten() {
-            if compare_packings(&p, &best, ctx.goal) == Ordering::Less {
-                best = p;
-            }
-        }
-    }
     best
-}
-
-/// Session 11's throwaway switches (docs/mpv-results.md), read once: `EXP`,
-/// `EXP2` (default 1), `RESTART`, `ESC` from the environment.
-pub(crate) fn env_usize(name: &str, default: usize) -> usize {
-    const NAMES: [&str; 4] = ["EXP", "EXP2", "RESTART", "ESC"];
-    static VALUES: [std::sync::OnceLock<usize>; 4] = [const { std::sync::OnceLock::new() }; 4];
-    let i = NAMES.iter().position(|n| *n == name).unwrap_or(0);
-    *VALUES[i].get_or_init(|| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    })
-}
-
-fn other_merit(merit: crate::fill::Merit) -> crate::fill::Merit {
-    match merit {
-        crate::fill::Merit::FirstPoint => crate::fill::Merit::ResidualSpace,
-        crate::fill::Merit::ResidualSpace => crate::fill::Merit::FirstPoint,
-    }
 }
 
 /// Improves `packing` until `until` passes or the search stalls, and returns
@@ -349,65 +302,6 @@ fn reinsert<'a>(
         }
         if placed {
             continue;
-        }
-        if env_usize("EXP", 0) > 0 {
-            let k = &ctx.kinds[kind];
-            for &(_, i) in candidates.iter().take(env_usize("EXP", 0)) {
-                let f = &open[i].1;
-                if f.box_kind.volume - f.volume_used() < k.volume * (1.0 - 1e-9) {
-                    continue;
-                }
-                let mut units: Vec<(f64, usize, usize)> = f
-                    .units
-                    .iter()
-                    .map(|u| (ctx.kinds[u.kind].volume, u.slot, u.kind))
-                    .collect();
-                units.push((k.volume, slot, kind));
-                units.sort_by(|a, b| cmp_f64(b.0, a.0).then(a.1.cmp(&b.1)));
-                let b = open[i].0;
-                let mut rules = vec![rule];
-                if env_usize("EXP2", 1) >= 2 {
-                    let mut r = rule;
-                    r.merit = other_merit(rule.merit);
-                    rules.push(r);
-                }
-                if env_usize("EXP2", 1) >= 3 {
-                    for p in [[1, 2, 0], [2, 0, 1]] {
-                        let mut r = rule;
-                        r.priority = p.map(|a| rule.priority[a]);
-                        rules.push(r);
-                    }
-                }
-                for r in rules {
-                    let mut fill = match spare.pop() {
-                        Some(mut f) => {
-                            f.renew(&ctx.boxes[b], r);
-                            f
-                        }
-                        None => Box::new(BoxFill::new(&ctx.boxes[b], r)),
-                    };
-                    if units
-                        .iter()
-                        .all(|&(_, s, kd)| fill.try_add(s, kd, ctx.kinds))
-                    {
-                        let old = std::mem::replace(&mut open[i].1, fill);
-                        if i < kept && !backups.iter().any(|(j, _)| *j == i) {
-                            backups.push((i, old));
-                        } else {
-                            spare.push(old);
-                        }
-                        placed = true;
-                        break;
-                    }
-                    spare.push(fill);
-                }
-                if placed {
-                    break;
-                }
-            }
-            if placed {
-                continue;
-            }
         }
         let preferred = new_type.filter(|&b| ctx.holds[b][kind]);
         let Some(b) = preferred.or_else(|| type_for_new_box(kind, ctx)) else {

@@ -354,14 +354,7 @@ fn pack_box_types_once(
                     Some(_) => improve::BOUNDED_WORK,
                     None => improve::DEFAULT_WORK,
                 };
-                let p = improve::improve(packing, &s.order, &ctx, rule, deadline, &mut rng, work);
-                let extra = improve::env_usize("ESC", 0);
-                match fewest {
-                    Some(f) if extra > 0 && p.leftovers.is_empty() && p.boxes.len() == f + 1 => {
-                        improve::improve(p, &s.order, &ctx, rule, deadline, &mut rng, extra)
-                    }
-                    _ => p,
-                }
+                improve::improve(packing, &s.order, &ctx, rule, deadline, &mut rng, work)
             }
             None => packing,
         };
