@@ -189,7 +189,9 @@ def test_pack_origin_replaces_a_style_reference_point_with_a_warning() -> None:
 
 # One layer (x = 1) of locked tiles in a 6 x 5 floor. With corner points only, the two
 # 1x3 bars find no place: the free corner next to the 4x1 tiles was covered before the
-# tile that would have ended it came. Positions against item faces reach it.
+# tile that would have ended it came. Positions against item faces reach it. The second
+# box type takes no tile; it keeps out the maximal-space construction (one box type
+# only), which reaches the gap whatever `corners` says (next test).
 GAP_TILES: Wire = {
     "orderId": "corners",
     "itemSets": [
@@ -197,7 +199,10 @@ GAP_TILES: Wire = {
         {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 3}, "quantity": 2, "weight": 1},
         {"refId": 4, "dimensions": {"x": 1, "y": 2, "z": 3}, "quantity": 1, "weight": 1},
     ],
-    "boxTypes": [{"refId": 9, "dimensions": {"x": 1, "y": 6, "z": 5}, "weightMax": 0}],
+    "boxTypes": [
+        {"refId": 9, "dimensions": {"x": 1, "y": 6, "z": 5}, "weightMax": 0},
+        {"refId": 8, "dimensions": {"x": 0.5, "y": 0.5, "z": 0.5}, "weightMax": 0},
+    ],
     "rules": [
         {"operation": "lock-orientation", "itemRefId": r, "options": {"freeAxes": []}}
         for r in (1, 2, 4)
@@ -216,6 +221,14 @@ def test_corners_false_places_items_against_faces_off_the_corner_points(
         request["corners"] = corners
     response = _pack(request)
     assert (response["lenBoxes"], response["lenLeftovers"]) == (boxes, 0)
+
+
+def test_one_box_type_reaches_the_gap_over_maximal_spaces() -> None:
+    # The same tiles with only their box type: the maximal-space construction fills the
+    # box from the corners of its free space, the gap's among them, so one box.
+    request = {**GAP_TILES, "boxTypes": GAP_TILES["boxTypes"][:1]}
+    response = _pack(request)
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (1, 0)
 
 
 @pytest.mark.parametrize("style", ["default", "mound"])

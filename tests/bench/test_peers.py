@@ -3,9 +3,11 @@ and a broken conversion would not."""
 
 from __future__ import annotations
 
+import cartonize
 import pytest
 
 from bench import ecommerce
+from bench.common import check_locked, mpv_request, read_mpv
 from bench.peers import Run, run_packvium, run_py3dbp, summarise
 from tests.validator import validate
 
@@ -64,3 +66,15 @@ def test_summary_compares_every_cartonize_variant_with_every_peer(
     out = capsys.readouterr().out
     assert "worse than packvium on a: boxes 2 vs 1" in out
     assert "engine alone 12.5x faster" in out
+
+
+def test_mpv_8_50_4_packs_in_as_few_bins_as_packvium() -> None:
+    # The one MPV instance of bench.peers where packvium (8 bins) beat the default request
+    # (9): its winning start fills bins over maximal spaces, and so does cartonize's now.
+    request = mpv_request(read_mpv(8, 50, 4), None)
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True, mode="json")
+    assert validate(request, response) == []
+    assert check_locked(request, response) == []
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (8, 0)
+    peer, _ = run_packvium(request, locked=True)
+    assert peer["lenBoxes"] >= response["lenBoxes"]

@@ -33,6 +33,7 @@ pub mod prepacked;
 pub mod rebox;
 pub mod select;
 pub mod sort;
+pub mod spaces;
 pub mod subsets;
 pub mod support;
 pub mod tally;
@@ -328,6 +329,28 @@ fn pack_box_types_once(
         let more = portfolio::run(&extra, &ctx, deadline, work, false, &unbeatable);
         found.absorb(more, strategies.len(), opts.goal);
         strategies.extend(extra);
+    }
+    if several && !deadline.expired() && spaces::applies(&ctx, total_units) {
+        // Boxes filled over maximal spaces: other units share a box.
+        let spaced = portfolio::Strategy {
+            order: strategies[0].order.clone(),
+            plan: select::Plan {
+                mode: select::Mode::Spaces,
+                merit: Merit::FirstPoint,
+            },
+            sort: strategies[0].sort,
+            reverse: strategies[0].reverse,
+        };
+        let more = portfolio::run(
+            std::slice::from_ref(&spaced),
+            &ctx,
+            deadline,
+            0,
+            false,
+            &unbeatable,
+        );
+        found.absorb(more, strategies.len(), opts.goal);
+        strategies.push(spaced);
     }
     let timed_out = found.timed_out;
     // The search after the portfolio on strategy `i`'s packing; a runner-up

@@ -490,13 +490,25 @@ mod tests {
         };
         PackInput {
             items: vec![tile(4.0, 1.0, 3), tile(1.0, 3.0, 2), tile(2.0, 3.0, 1)],
-            box_types: vec![BoxTypeInput {
-                dimensions: [1.0, 6.0, 5.0],
-                weight_max: 0.0,
-                weight_tare: 0.0,
-                price: None,
-                rating: None,
-            }],
+            // The second box type holds no tile: it only keeps out the
+            // maximal-space construction ([`crate::spaces`], one box type),
+            // which finds the gap whatever `corners` says.
+            box_types: vec![
+                BoxTypeInput {
+                    dimensions: [1.0, 6.0, 5.0],
+                    weight_max: 0.0,
+                    weight_tare: 0.0,
+                    price: None,
+                    rating: None,
+                },
+                BoxTypeInput {
+                    dimensions: [0.5; 3],
+                    weight_max: 0.0,
+                    weight_tare: 0.0,
+                    price: None,
+                    rating: None,
+                },
+            ],
             options: Options {
                 item_sort: ItemSort::Default,
                 corners,

@@ -147,6 +147,9 @@ pub enum Mode {
     /// One box at a time, each filled by layers of units chosen to fit
     /// ([`crate::layers`]) when that packs more than the plain fill.
     Layers,
+    /// One box at a time, each filled over its maximal empty spaces by the
+    /// unit that fits best ([`crate::spaces`]); the order does not matter.
+    Spaces,
 }
 
 /// One way of packing an ordering: the assignment mode and the point merit.
@@ -217,6 +220,9 @@ pub fn pack_order(
         (Mode::BestFit, _) => best_fit(&run, &remaining, &mut leftovers, start, spread)?,
         (Mode::Layers, _) => {
             crate::layers::pack(order, remaining, ctx, rule, deadline, must_finish)?
+        }
+        (Mode::Spaces, _) => {
+            crate::spaces::pack(order, remaining, ctx, rule, deadline, must_finish)?
         }
     };
     downsize(&mut boxes, order, ctx, rule);
