@@ -76,15 +76,13 @@ struct Loading {
     payload: f64,
 }
 
-/// A candidate placement: the kind, its shape and perm, where, and what it
-/// is ranked by.
+/// A candidate placement: the kind, its shape and perm, where, and its rank.
 #[derive(Debug, Clone, Copy)]
 struct Choice {
     kind: usize,
     shape: Vec3,
     perm: crate::orientation::Perm,
-    /// The space, whose origin is the unit's.
-    space: Cuboid,
+    origin: Vec3,
     volume: f64,
     fill: f64,
 }
@@ -134,7 +132,7 @@ pub(crate) fn pack(
         let counts: Vec<usize> = slots.iter().map(Vec::len).collect();
         let best = [Rank::Volume, Rank::Fill]
             .into_iter()
-            .map(|rank| fill_box(&counts, &by_volume, &passes, ctx, &rule, rank, true))
+            .map(|rank| fill_box(&counts, &by_volume, &passes, ctx, &rule, rank))
             .max_by(|a, b| {
                 a.units
                     .len()
@@ -171,12 +169,6 @@ pub(crate) fn pack(
 /// `by_volume` lists the kinds largest first: under the volume ranking the
 /// first that fits settles the step (with the others of its volume);
 /// `passes` are each kind's shapes in the passes they are tried in.
-///
-/// A kind's best place is remembered from one step to the next
-/// (`incremental`; off only to test that it changes nothing): while its
-/// space survives the unit placed in between, only the spaces that unit
-/// cut can offer a better one. Each step is then linear in the kinds, not
-/// in kinds times spaces.
 fn fill_box(
     counts: &[usize],
     by_volume: &[usize],
@@ -184,7 +176,6 @@ fn fill_box(
     ctx: &Context<'_>,
     rule: &PlacementRule,
     rank: Rank,
-    incremental: bool,
 ) -> Loading {
     let bk = &ctx.boxes[0];
     let dims = bk.dims;
@@ -208,12 +199,7 @@ fn fill_box(
         volume: 0.0,
         payload: 0.0,
     };
-    // Each kind's best place and its pass, and the step that found it.
-    let mut known: Vec<Option<(Choice, usize, usize)>> = vec![None; ctx.kinds.len()];
-    // What the last step changed: the unit placed, the pieces its cuts
-    // left (sorted), the smallest extents still wanted.
-    let mut last: Option<(Cuboid, Vec<Cuboid>, Vec3)> = None;
-    for step in 0.. {
+    loop {
         let mut best: Option<Choice> = None;
         let mut gone = false;
         for slot in live.iter_mut() {
@@ -226,17 +212,9 @@ fn fill_box(
             }
             let place = match loading.payload + k.weight > payload_max + WEIGHT_SLACK {
                 true => None,
-                false => match (known[kind], &last) {
-                    (Some((c, pass, at)), Some((placed, fresh, reach)))
-                        if incremental && at + 1 == step && survives(&c.space, placed, reach) =>
-                    {
-                        Some((refreshed(c, &passes[kind][pass], fresh, rule), pass))
-                    }
-                    _ => best_place(&passes[kind], kind, &spaces, rule),
-                },
+                false => best_place(&passes[kind], kind, &spaces, rule),
             };
-            known[kind] = place.map(|(c, pass)| (c, pass, step));
-            match place.map(|(c, _)| c) {
+            match place {
                 Some(c) => {
                     if best.as_ref().is_none_or(|b| better(&c, b, rank, rule)) {
                         best = Some(c);
@@ -255,7 +233,7 @@ fn fill_box(
             return loading;
         };
         let placed = Cuboid {
-            origin: c.space.origin,
+            origin: c.origin,
             size: c.shape,
         };
         loading.units.push(PlacedUnit {
@@ -271,82 +249,36 @@ fn fill_box(
             live.retain(|&k| k != c.kind);
         }
         let reach = min_reach(passes, &live);
-        let fresh = subtract(&mut spaces, &placed, reach, &rule.priority);
-        last = reach.map(|r| (placed, fresh, r));
-    }
-    loading
-}
-
-/// True when `space` is still a maximal space after `placed` went in and
-/// the spaces narrower than `reach` went out.
-fn survives(space: &Cuboid, placed: &Cuboid, reach: &Vec3) -> bool {
-    !space.overlaps(placed) && (0..3).all(|a| space.size[a] >= reach[a])
-}
-
-/// `c`, a kind's best place among the spaces before the last step, or a
-/// better one among the `fresh` spaces that step cut, for the shapes of
-/// `c`'s pass: a shape's best among the surviving spaces is no better
-/// than before, so `c` still beats them.
-fn refreshed(
-    c: Choice,
-    pass: &[(Vec3, crate::orientation::Perm, f64)],
-    fresh: &[Cuboid],
-    rule: &PlacementRule,
-) -> Choice {
-    let mut best = c;
-    for &(shape, perm, volume) in pass {
-        if let Some(space) = first_fit(&shape, volume, fresh) {
-            let n = choice(c.kind, shape, perm, volume, space);
-            if better(&n, &best, Rank::Fill, rule) {
-                best = n;
-            }
-        }
-    }
-    best
-}
-
-/// The first space of `spaces` (sorted smallest first) that holds `shape`.
-fn first_fit<'s>(shape: &Vec3, volume: f64, spaces: &'s [Cuboid]) -> Option<&'s Cuboid> {
-    // Spaces of less volume cannot hold the shape.
-    let from = spaces.partition_point(|s| volume_f64(&s.size) < volume);
-    spaces[from..]
-        .iter()
-        .find(|space| (0..3).all(|a| shape[a] <= space.size[a]))
-}
-
-/// A unit of `kind` in `shape` at the origin of `space`.
-fn choice(
-    kind: usize,
-    shape: Vec3,
-    perm: crate::orientation::Perm,
-    volume: f64,
-    space: &Cuboid,
-) -> Choice {
-    Choice {
-        kind,
-        shape,
-        perm,
-        space: *space,
-        volume,
-        fill: volume / volume_f64(&space.size),
+        subtract(&mut spaces, &placed, reach, &rule.priority);
     }
 }
 
 /// The best place for one unit of a kind among `spaces` (sorted smallest
-/// first), given the kind's `passes`, and the pass it is in: with
-/// orientations preferred as given, the given shape wherever it fits before
-/// any turn.
+/// first), given the kind's `passes`: with orientations preferred as given,
+/// the given shape wherever it fits before any turn.
 fn best_place(
     passes: &Passes,
     kind: usize,
     spaces: &[Cuboid],
     rule: &PlacementRule,
-) -> Option<(Choice, usize)> {
-    for (index, pass) in passes.iter().enumerate() {
+) -> Option<Choice> {
+    for pass in passes {
         let mut best: Option<Choice> = None;
         for &(shape, perm, volume) in pass {
-            if let Some(space) = first_fit(&shape, volume, spaces) {
-                let c = choice(kind, shape, perm, volume, space);
+            // Spaces of less volume cannot hold the shape.
+            let from = spaces.partition_point(|s| volume_f64(&s.size) < volume);
+            let first = spaces[from..]
+                .iter()
+                .find(|space| (0..3).all(|a| shape[a] <= space.size[a]));
+            if let Some(space) = first {
+                let c = Choice {
+                    kind,
+                    shape,
+                    perm,
+                    origin: space.origin,
+                    volume,
+                    fill: volume / volume_f64(&space.size),
+                };
                 // Within one kind both rankings agree: the fuller space.
                 if best
                     .as_ref()
@@ -356,8 +288,8 @@ fn best_place(
                 }
             }
         }
-        if let Some(c) = best {
-            return Some((c, index));
+        if best.is_some() {
+            return best;
         }
     }
     None
@@ -379,7 +311,7 @@ fn better(a: &Choice, b: &Choice, rank: Rank, rule: &PlacementRule) -> bool {
     let p = rule.priority;
     primary
         .reverse()
-        .then(key(&a.space.origin, &p).cmp(&key(&b.space.origin, &p)))
+        .then(key(&a.origin, &p).cmp(&key(&b.origin, &p)))
         .then(a.kind.cmp(&b.kind))
         == Ordering::Less
 }
@@ -407,17 +339,11 @@ fn min_reach(passes: &[Passes], live: &[usize]) -> Option<Vec3> {
 
 /// Takes `placed` out of the maximal spaces: each space it overlaps is cut
 /// into the up to six maximal cuboids beside it, and a new cuboid inside
-/// another space, or too small for `reach`, is dropped. Returns the new
-/// spaces, sorted as `spaces` is.
-fn subtract(
-    spaces: &mut Vec<Cuboid>,
-    placed: &Cuboid,
-    reach: Option<Vec3>,
-    p: &[usize; 3],
-) -> Vec<Cuboid> {
+/// another space, or too small for `reach`, is dropped.
+fn subtract(spaces: &mut Vec<Cuboid>, placed: &Cuboid, reach: Option<Vec3>, p: &[usize; 3]) {
     let Some(reach) = reach else {
         spaces.clear();
-        return Vec::new();
+        return;
     };
     let mut pieces: Vec<Cuboid> = Vec::new();
     spaces.retain(|s| {
@@ -474,7 +400,7 @@ fn subtract(
     kept.sort_by(order);
     let old = std::mem::take(spaces);
     spaces.reserve(old.len() + kept.len());
-    let mut new = kept.iter().copied().peekable();
+    let mut new = kept.into_iter().peekable();
     for s in old {
         while let Some(n) = new.next_if(|n| order(n, &s) == Ordering::Less) {
             spaces.push(n);
@@ -482,7 +408,6 @@ fn subtract(
         spaces.push(s);
     }
     spaces.extend(new);
-    kept
 }
 
 #[cfg(test)]
@@ -641,50 +566,6 @@ mod tests {
             };
             assert!(p.leftovers.is_empty(), "case {case}: {:?}", p.leftovers);
             check(&p.boxes, &order, &ctx);
-        }
-    }
-
-    #[test]
-    fn remembering_each_kinds_best_place_changes_no_loading() {
-        let mut rng = Rng::new(5);
-        for case in 0..80 {
-            let n = 1 + rng.below(30);
-            let kinds: Vec<Kind> = (0..n).map(|i| random_kind(&mut rng, i, 1, 9.0)).collect();
-            let boxes = vec![cube_box(10.0)];
-            let mut ctx = context(&kinds, &boxes, Goal::MostItems);
-            ctx.rule.prefer_given = case % 2 == 0;
-            let counts: Vec<usize> = (0..n).map(|_| 1 + rng.below(3)).collect();
-            let mut by_volume: Vec<usize> = (0..n).collect();
-            by_volume.sort_by(|&a, &b| kinds[b].volume.total_cmp(&kinds[a].volume));
-            let passes: Vec<Passes> = kinds
-                .iter()
-                .map(|k| {
-                    ShapeOrder::new(k, ctx.rule.prefer_given, None)
-                        .passes()
-                        .iter()
-                        .filter(|pass| !pass.is_empty())
-                        .map(|pass| pass.iter().map(|(s, p)| (*s, *p, volume_f64(s))).collect())
-                        .collect()
-                })
-                .collect();
-            for rank in [Rank::Volume, Rank::Fill] {
-                let fill = |incremental| {
-                    let l = fill_box(
-                        &counts,
-                        &by_volume,
-                        &passes,
-                        &ctx,
-                        &ctx.rule,
-                        rank,
-                        incremental,
-                    );
-                    l.units
-                        .iter()
-                        .map(|u| (u.kind, u.cuboid.origin, u.cuboid.size))
-                        .collect::<Vec<_>>()
-                };
-                assert_eq!(fill(true), fill(false), "case {case}, {rank:?}");
-            }
         }
     }
 
