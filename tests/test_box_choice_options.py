@@ -677,3 +677,37 @@ def test_a_pre_packed_box_over_a_limit_keeps_its_items_and_takes_no_more(limit: 
     assert validate(request, response) == []
     assert sorted(i["refId"] for i in _items(response, 0)) == [50, 51]
     assert [i["refId"] for i in _items(response, 1)] == [1]
+
+
+def _spread_over_given_boxes(side: float, **limit: Any) -> Wire:
+    """Two pre-packed boxes of ``side``, each given one 1-cube of refId 7, and two more
+    units of refId 7 to pack."""
+    given = {"item": _cube(7, 1, 1) | {"origin": {"x": 0, "y": 0, "z": 0}}}
+    return {
+        "itemSets": [_cube(7, 1, 2)],
+        "boxTypes": [_box(100, 5, 5, 5)],
+        "boxes": [
+            {"dimensions": {"x": side, "y": side, "z": side}, "weightMax": 0, "items": [given]}
+            for _ in range(2)
+        ],
+        **limit,
+    }
+
+
+def test_units_of_a_set_the_given_items_already_spread_go_where_it_is() -> None:
+    # The given items spread refId 7 over two boxes against boxesPerItemSetMax 1: both
+    # boxes keep them, and the new units join them there (no third box). The validator
+    # flagged the given spread itself (make fuzz, seed 1202).
+    request = _spread_over_given_boxes(20, boxesPerItemSetMax=1)
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (2, 0)
+    # Boxes too small for more: a new box would spread the set further, so no unit moves.
+    request = _spread_over_given_boxes(1, boxesPerItemSetMax=1)
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (2, 2)
+    # Packed without the limit they take a third box, which the limit forbids.
+    free = cartonize.pack(_spread_over_given_boxes(1)).model_dump(by_alias=True, exclude_none=True)
+    assert free["lenBoxes"] == 3
+    assert any(p.startswith("box-spread: 7 spans") for p in validate(request, free))

@@ -1283,7 +1283,8 @@ def check_inline(view: PackView) -> Iterator[str]:
 def check_box_spread(view: PackView) -> Iterator[str]:
     """boxesMax bounds the boxes that ship; boxesPerItemSetMax and boxesPerSequenceMax
     bound the boxes one refId, or one non-empty sequence, spreads across (within each
-    pack-sequence stage)."""
+    pack-sequence stage). Pre-packed boxes' given items count toward the spread but may
+    exceed it: then the group's added units go only into boxes it spans already."""
     boxes_max = _count_limit(view.request.get("boxesMax"))
     prepacked = len(view.request.get("boxes") or [])
     # A box inside an item (an internal space, or a pack-sequence box a later stage
@@ -1301,14 +1302,18 @@ def check_box_spread(view: PackView) -> Iterator[str]:
             continue
         # Each pack-sequence stage is a packing of its own.
         spans: dict[object, set[int]] = defaultdict(set)
+        given: dict[object, set[int]] = defaultdict(set)
         for box in view.boxes:
             stage = _stage_of(view, box)
             for item in box.items:
                 group = key(item)
                 if group is not None:
-                    spans[(stage, group) if stage is not None else group].add(box.position)
+                    at = (stage, group) if stage is not None else group
+                    spans[at].add(box.position)
+                    if _given_prepacked(view, item):
+                        given[at].add(box.position)
         for group, where in spans.items():
-            if len(where) > limit:
+            if len(where) > limit and where - given[group]:
                 yield f"box-spread: {group!r} spans boxes {sorted(where)} > {name} {limit}"
 
 
