@@ -286,8 +286,6 @@ fn reinsert<'a>(
     rule: PlacementRule,
 ) -> bool {
     let mut candidates: Vec<(f64, usize)> = Vec::new();
-    let spaced = std::env::var("EXP_SP").is_ok() && crate::spaces::applies(ctx, 1);
-    let mut overflow: Vec<usize> = Vec::new();
     for &slot in slots {
         let kind = order[slot].kind;
         fullest_first(open, kind, ctx, &mut candidates);
@@ -305,10 +303,6 @@ fn reinsert<'a>(
         if placed {
             continue;
         }
-        if spaced {
-            overflow.push(slot);
-            continue;
-        }
         let preferred = new_type.filter(|&b| ctx.holds[b][kind]);
         let Some(b) = preferred.or_else(|| type_for_new_box(kind, ctx)) else {
             return false;
@@ -324,16 +318,6 @@ fn reinsert<'a>(
             return false;
         }
         open.push((b, fill));
-    }
-    if !overflow.is_empty() {
-        let d = Deadline::after(None);
-        let Some(boxes) = crate::spaces::pack(order, overflow, ctx, rule, &d, true) else {
-            return false;
-        };
-        for b in boxes {
-            let fill = BoxFill::rebuild(&ctx.boxes[b.box_type], rule, &b.units, ctx.kinds);
-            open.push((b.box_type, Box::new(fill)));
-        }
     }
     true
 }
