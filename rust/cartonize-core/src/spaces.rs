@@ -418,7 +418,7 @@ mod tests {
     use crate::kinds::Kind;
     use crate::model::{Goal, ItemKindInput};
     use crate::select::{pack_order, Mode, Plan};
-    use crate::testkit::{context, cube_box, random_kind};
+    use crate::testkit::{context, cube_box, random_box_type, random_kind};
 
     /// Every free point of a `side`-cube (whole coordinates, cell centres
     /// at +0.5) lies in some space, and no space holds a placed point.
@@ -509,10 +509,14 @@ mod tests {
         assert!(spaces.is_empty());
     }
 
-    /// Every unit inside its box, no two overlapping, each slot once, in a
-    /// shape its kind allows, and no box over its weight limit.
-    fn check(boxes: &[FilledBox], order: &[UnitRef], ctx: &Context<'_>) {
+    /// Every unit inside its box, no two overlapping, each slot once in the
+    /// boxes or `left`, in a shape its kind allows, and no box over its
+    /// weight limit.
+    fn check(boxes: &[FilledBox], order: &[UnitRef], ctx: &Context<'_>, left: &[(usize, String)]) {
         let mut seen = vec![false; order.len()];
+        for (slot, _) in left {
+            seen[*slot] = true;
+        }
         for b in boxes {
             let dims = ctx.boxes[b.box_type].dims;
             let mut weight = 0.0;
@@ -539,18 +543,24 @@ mod tests {
     #[test]
     fn the_construction_packs_every_unit_validly() {
         let mut rng = Rng::new(11);
-        for case in 0..60 {
+        for case in 0..240 {
             let n = 1 + rng.below(40);
             let quantities: Vec<u32> = (0..n).map(|_| 1 + rng.below(4) as u32).collect();
             let kinds: Vec<Kind> = (0..n)
                 .map(|i| random_kind(&mut rng, i, quantities[i], 9.0))
                 .collect();
-            let mut boxes = vec![cube_box(10.0)];
+            // A 10-cube, or a random box (some units may fit it in no way).
+            let mut boxes = match case % 4 {
+                0 => vec![random_box_type(&mut rng, case, 0, 12.0)],
+                _ => vec![cube_box(10.0)],
+            };
             if case % 3 == 0 {
                 boxes[0].weight_max = 12.0;
             }
             let mut ctx = context(&kinds, &boxes, Goal::MostItems);
             ctx.rule.prefer_given = case % 2 == 0;
+            ctx.rule.placing.best_for_box = case % 5 == 0;
+            ctx.rule.priority = [[0, 1, 2], [2, 0, 1], [1, 2, 0]][(case / 3) % 3];
             let order: Vec<UnitRef> = quantities
                 .iter()
                 .enumerate()
@@ -564,8 +574,11 @@ mod tests {
             let Some(p) = pack_order(&order, &ctx, plan, &deadline, true) else {
                 unreachable!("case {case}: no packing without a deadline");
             };
-            assert!(p.leftovers.is_empty(), "case {case}: {:?}", p.leftovers);
-            check(&p.boxes, &order, &ctx);
+            // Only units no box takes at all are left over.
+            for (slot, _) in &p.leftovers {
+                assert!(!ctx.holds[0][order[*slot].kind], "case {case}: slot {slot}");
+            }
+            check(&p.boxes, &order, &ctx, &p.leftovers);
         }
     }
 
@@ -653,7 +666,7 @@ mod tests {
             };
             pack_order(&order, &ctx, plan, &deadline, true).map(|p| {
                 assert!(p.leftovers.is_empty());
-                check(&p.boxes, &order, &ctx);
+                check(&p.boxes, &order, &ctx, &[]);
                 p.boxes.len()
             })
         };
