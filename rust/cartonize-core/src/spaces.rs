@@ -22,6 +22,7 @@
 use std::cmp::Ordering;
 
 use crate::deadline::Deadline;
+use crate::extreme_points::key;
 use crate::fill::{PlacedUnit, PlacementRule};
 use crate::geometry::{volume_f64, Cuboid, Vec3};
 use crate::model::ChoiceStyle;
@@ -316,11 +317,6 @@ fn better(a: &Choice, b: &Choice, rank: Rank, rule: &PlacementRule) -> bool {
         == Ordering::Less
 }
 
-/// A point's coordinates in axis priority order.
-fn key(o: &Vec3, p: &[usize; 3]) -> (i64, i64, i64) {
-    (o[p[0]], o[p[1]], o[p[2]])
-}
-
 /// The smallest extent along each axis of any shape of the `live` kinds
 /// (`None` when there is none): a space narrower than that along some axis
 /// can take nothing more.
@@ -476,7 +472,7 @@ mod tests {
                     }
                 }
                 assert!(spaces.windows(2).all(|w| {
-                    let key = |c: &Cuboid| (volume_f64(&c.size), super::key(&c.origin, &p));
+                    let key = |c: &Cuboid| (volume_f64(&c.size), key(&c.origin, &p));
                     key(&w[0]) <= key(&w[1])
                 }));
             }
