@@ -293,25 +293,15 @@ fn pack_box_types_once(
     let boxes_found = found.best.as_ref().map_or(0, |(p, _)| p.boxes.len());
     if several && !deadline.expired() && layers::applies(&ctx, &quantities, boxes_found) {
         // Layers built from units chosen to fit, for orders of many units.
-        let layered = portfolio::Strategy {
-            order: strategies[0].order.clone(),
-            plan: select::Plan {
-                mode: select::Mode::Layers,
-                merit: Merit::FirstPoint,
-            },
-            sort: strategies[0].sort,
-            reverse: strategies[0].reverse,
-        };
-        let more = portfolio::run(
-            std::slice::from_ref(&layered),
+        let more = portfolio::Strategy::first_under(&strategies, select::Mode::Layers);
+        portfolio::run_more(
+            more,
+            &mut strategies,
+            &mut found,
             &ctx,
             deadline,
-            0,
-            false,
             &unbeatable,
         );
-        found.absorb(more, strategies.len(), opts.goal);
-        strategies.push(layered);
     }
     if several && !deadline.expired() {
         let mut extra = portfolio::extra_strategies(
@@ -332,25 +322,15 @@ fn pack_box_types_once(
     }
     if several && !deadline.expired() && spaces::applies(&ctx, total_units) {
         // Boxes filled over maximal spaces: other units share a box.
-        let spaced = portfolio::Strategy {
-            order: strategies[0].order.clone(),
-            plan: select::Plan {
-                mode: select::Mode::Spaces,
-                merit: Merit::FirstPoint,
-            },
-            sort: strategies[0].sort,
-            reverse: strategies[0].reverse,
-        };
-        let more = portfolio::run(
-            std::slice::from_ref(&spaced),
+        let more = portfolio::Strategy::first_under(&strategies, select::Mode::Spaces);
+        portfolio::run_more(
+            more,
+            &mut strategies,
+            &mut found,
             &ctx,
             deadline,
-            0,
-            false,
             &unbeatable,
         );
-        found.absorb(more, strategies.len(), opts.goal);
-        strategies.push(spaced);
     }
     let timed_out = found.timed_out;
     // The search after the portfolio on strategy `i`'s packing; a runner-up

@@ -22,6 +22,22 @@ pub struct Strategy {
 }
 
 impl Strategy {
+    /// The first of `strategies` (a requested ordering) under a plan of
+    /// `mode` that chooses the units of each box itself (layers, maximal
+    /// spaces), so the order only breaks ties; a win reports that ordering.
+    pub fn first_under(strategies: &[Strategy], mode: Mode) -> Strategy {
+        let first = &strategies[0];
+        Strategy {
+            order: first.order.clone(),
+            plan: Plan {
+                mode,
+                merit: Merit::FirstPoint,
+            },
+            sort: first.sort,
+            reverse: first.reverse,
+        }
+    }
+
     /// True when `self` and `other` pack the same units in the same order
     /// under the same plan, and so give the same packing.
     fn packs_like(&self, other: &Strategy) -> bool {
@@ -195,6 +211,21 @@ pub fn extra_strategies(
     }
     out.truncate(room);
     out
+}
+
+/// Packs one more strategy, `more`, offers its packing to `found` and
+/// appends it to `strategies`, whose indices `found` refers to.
+pub fn run_more(
+    more: Strategy,
+    strategies: &mut Vec<Strategy>,
+    found: &mut Found,
+    ctx: &Context<'_>,
+    deadline: &Deadline,
+    done: &Final<'_>,
+) {
+    let packed = run(std::slice::from_ref(&more), ctx, deadline, 0, false, done);
+    found.absorb(packed, strategies.len(), ctx.goal);
+    strategies.push(more);
 }
 
 /// Distinct packings besides the best that [`Found`] keeps, best first:
