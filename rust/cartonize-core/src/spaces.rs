@@ -45,10 +45,8 @@ pub const UNITS_MAX: u64 = 120;
 /// no placement style or interlock, kinds of one volume, and at most
 /// [`UNITS_MAX`] units.
 pub fn applies(ctx: &Context<'_>, units: u64) -> bool {
-    let multi = std::env::var("EXP_MT").is_ok();
-    (ctx.openable == 1 || (multi && ctx.openable > 1))
-        && ctx.boxes.len() == ctx.openable
-        && (0..ctx.openable).all(|b| crate::blocks::applies(ctx, b))
+    ctx.openable == 1
+        && ctx.boxes.len() == 1
         && (1..=UNITS_MAX).contains(&units)
         && ctx.rule.overhang.is_none()
         && ctx.rule.placing.anchor == Anchor::None
@@ -101,48 +99,6 @@ pub(crate) fn pack(
     deadline: &Deadline,
     must_finish: bool,
 ) -> Option<Vec<FilledBox>> {
-    if ctx.openable == 1 {
-        return pack_into(0, order, remaining, ctx, rule, deadline, must_finish);
-    }
-    let mut best: Option<(Vec<FilledBox>, f64)> = None;
-    for b in 0..ctx.openable {
-        if !remaining.iter().all(|&s| ctx.holds[b][order[s].kind]) {
-            continue;
-        }
-        let mut boxes = pack_into(
-            b,
-            order,
-            remaining.clone(),
-            ctx,
-            rule,
-            deadline,
-            must_finish,
-        )?;
-        crate::select::downsize(&mut boxes, order, ctx, rule);
-        let cost: f64 = boxes.iter().map(|x| x.cost(ctx)).sum();
-        let key = |bx: &Vec<FilledBox>, c: f64| match ctx.goal {
-            crate::model::Goal::MostItems => (bx.len() as f64, c),
-            crate::model::Goal::LowestCost => (c, bx.len() as f64),
-        };
-        if best
-            .as_ref()
-            .is_none_or(|(bb, bc)| key(&boxes, cost) < key(bb, *bc))
-        {
-            best = Some((boxes, cost));
-        }
-    }
-    best.map(|(b, _)| b)
-}
-
-fn pack_into(
-    b: usize,
-    order: &[UnitRef],
-    remaining: Vec<usize>,
-    ctx: &Context<'_>,
-    rule: PlacementRule,
-    deadline: &Deadline,
-    must_finish: bool,
-) -> Option<Vec<FilledBox>> {
     // The slots of each kind's units, in offer order (taken from the front).
     let mut slots: Vec<Vec<usize>> = vec![Vec::new(); ctx.kinds.len()];
     for &slot in remaining.iter().rev() {
@@ -150,7 +106,7 @@ fn pack_into(
     }
     let mut by_volume: Vec<usize> = (0..ctx.kinds.len()).collect();
     by_volume.sort_by(|&a, &b| ctx.kinds[b].volume.total_cmp(&ctx.kinds[a].volume));
-    let dims = ctx.boxes[b].dims;
+    let dims = ctx.boxes[0].dims;
     let best_for_box = rule.placing.best_for_box.then_some(&dims);
     let passes: Vec<Passes> = ctx
         .kinds
@@ -177,7 +133,7 @@ fn pack_into(
         let counts: Vec<usize> = slots.iter().map(Vec::len).collect();
         let best = [Rank::Volume, Rank::Fill]
             .into_iter()
-            .map(|rank| fill_box(b, &counts, &by_volume, &passes, ctx, &rule, rank))
+            .map(|rank| fill_box(&counts, &by_volume, &passes, ctx, &rule, rank))
             .max_by(|a, b| {
                 a.units
                     .len()
@@ -201,7 +157,7 @@ fn pack_into(
             })
             .collect();
         boxes.push(FilledBox {
-            box_type: b,
+            box_type: 0,
             units,
             payload: best.payload,
         });
@@ -215,7 +171,6 @@ fn pack_into(
 /// first that fits settles the step (with the others of its volume);
 /// `passes` are each kind's shapes in the passes they are tried in.
 fn fill_box(
-    b: usize,
     counts: &[usize],
     by_volume: &[usize],
     passes: &[Passes],
@@ -223,7 +178,7 @@ fn fill_box(
     rule: &PlacementRule,
     rank: Rank,
 ) -> Loading {
-    let bk = &ctx.boxes[b];
+    let bk = &ctx.boxes[0];
     let dims = bk.dims;
     let payload_max = bk.payload_max();
     let mut left = counts.to_vec();
@@ -232,7 +187,7 @@ fn fill_box(
     let mut live: Vec<usize> = by_volume
         .iter()
         .copied()
-        .filter(|&k| left[k] > 0 && ctx.holds[b][k])
+        .filter(|&k| left[k] > 0 && ctx.holds[0][k])
         .collect();
     // Smallest first, then in axis priority: a shape's first fit is then
     // the space it fills most.
