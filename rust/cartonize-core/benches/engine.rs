@@ -1,17 +1,20 @@
 //! Criterion benchmarks of the hot paths: candidate (extreme) point
-//! generation, the overlap test, one box fill, and a whole pack.
+//! generation, the overlap test, one box fill, the packing of all units one
+//! box at a time (extreme points against maximal spaces), and a whole pack.
 //!
 //! `cargo bench -p cartonize-core --bench engine`. The fill and point
 //! benchmarks use 60 deterministic items with sides 10..50 offered to one
 //! 100-cube box, orientation free.
 
+use cartonize_core::deadline::Deadline;
 use cartonize_core::extreme_points::ExtremePoints;
 use cartonize_core::fill::{BoxFill, Merit, PlacementRule};
 use cartonize_core::geometry::Cuboid;
 use cartonize_core::kinds::{BoxKind, Kind};
-use cartonize_core::model::{BoxTypeInput, ItemKindInput, PackInput};
+use cartonize_core::model::{BoxTypeInput, Goal, ItemKindInput, PackInput, ValueTiebreaker};
 use cartonize_core::pack;
 use cartonize_core::placing::Placing;
+use cartonize_core::select::{pack_order, Context, Mode, Plan, UnitRef};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
@@ -139,6 +142,45 @@ fn bench_points(c: &mut Criterion) {
     );
 }
 
+/// All 60 items packed into 100-cubes, largest first, one box at a time:
+/// by the extreme-point fill and by the maximal-space construction.
+fn bench_constructions(c: &mut Criterion) {
+    let (kinds, bin) = many_small_items();
+    let boxes = [bin];
+    let ctx = Context::new(
+        &kinds,
+        &boxes,
+        rule(&kinds),
+        Goal::MostItems,
+        ValueTiebreaker::Volume,
+    );
+    let mut order: Vec<UnitRef> = (0..kinds.len())
+        .map(|kind| UnitRef { kind, unit: 0 })
+        .collect();
+    order.sort_by(|a, b| kinds[b.kind].volume.total_cmp(&kinds[a.kind].volume));
+    let deadline = Deadline::after(None);
+    for (name, mode) in [
+        (
+            "pack 60 units one box at a time: extreme points",
+            Mode::Sequential,
+        ),
+        (
+            "pack 60 units one box at a time: maximal spaces",
+            Mode::Spaces,
+        ),
+    ] {
+        let plan = Plan {
+            mode,
+            merit: Merit::FirstPoint,
+        };
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                pack_order(black_box(&order), &ctx, plan, &deadline, true).map(|p| p.boxes.len())
+            })
+        });
+    }
+}
+
 /// A deterministic mixed order: 20 units of 5 kinds into 10 box types.
 fn small_order() -> PackInput {
     let items = (0..5)
@@ -172,5 +214,11 @@ fn bench_pack(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_points, bench_fill, bench_pack);
+criterion_group!(
+    benches,
+    bench_points,
+    bench_fill,
+    bench_constructions,
+    bench_pack
+);
 criterion_main!(benches);
