@@ -207,6 +207,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 
 
+#: The largest OFFSET DuckDB takes (a BIGINT). No table holds as many rows, so a page from
+#: any larger offset is as empty as one from this: `page_offset` reads them as this one.
+OFFSET_MAX = 2**63 - 1
+
+
+def page_offset(offset: int) -> int:
+    """`offset` as DuckDB's OFFSET takes it: past every row, a larger one changes nothing."""
+    return min(offset, OFFSET_MAX)
+
+
 class StoreError(Exception):
     """A store operation the caller asked for cannot be done (unknown name, duplicate)."""
 
@@ -589,7 +599,7 @@ class Store:
                 query += f" AND {column} = ?"
                 params.append(value)
         query += " ORDER BY created_at DESC, pack_uuid LIMIT ? OFFSET ?"
-        params += [limit, offset]
+        params += [limit, page_offset(offset)]
         rows = self.transaction(lambda con: con.execute(query, params).fetchall())
         return [PackSummary(row[0], _from_db(row[1]), *row[2:]) for row in rows]
 

@@ -23,7 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import validation_details
-from cartonize.store import Account, Store, StoreError, Tier
+from cartonize.store import Account, Store, StoreError, Tier, page_offset
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.headers import HeadersTemplateError, parse_headers_template
 from cartonize.sync.mapping import Conversions, DimConv, WeightConv, validate_schema_map
@@ -584,7 +584,7 @@ def read_log(store: Store, connection_id: int, *, limit: int, offset: int) -> li
         lambda con: con.execute(
             f"SELECT {_READ_COLUMNS} FROM connection_log WHERE connection_id = ? "
             "ORDER BY logged_at DESC, id DESC LIMIT ? OFFSET ?",
-            [connection_id, limit, offset],
+            [connection_id, limit, page_offset(offset)],
         ).fetchall()
     )
     return [_log_entry(row) for row in rows]

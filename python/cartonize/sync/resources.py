@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 
 import duckdb
 
-from cartonize.store import Store, StoreError
+from cartonize.store import Store, StoreError, page_offset
 
 __all__ = [
     "PROPERTIES",
@@ -314,7 +314,7 @@ def read_rows(
     args: list[object] = [resource_id, *params]
     if limit is not None:
         query += " LIMIT ? OFFSET ?"
-        args += [limit, offset]
+        args += [limit, page_offset(offset)]
     return [_wire_row(rtype, row) for row in con.execute(query, args).fetchall()]
 
 
