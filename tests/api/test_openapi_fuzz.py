@@ -33,11 +33,12 @@ def live_url() -> Iterator[str]:
             yield base_url
 
 
-# Only the pack routes are fuzzed. The library, connection and sync operations need an
-# account with connections enabled, a connection and its secret before an answer other than
-# 401 comes back, and the webhook starts a Dagster run per call (seconds each): blind
-# generation would spend its examples on 401s or on runs. Their real answers are checked
-# against the same document, operation by operation, in tests/api/test_openapi_routes.py.
+# Only the pack routes are fuzzed here. The library, connection and sync operations need
+# an account with connections enabled, a connection and its secret before an answer other
+# than 401 comes back: tests/api/test_openapi_fuzz_library.py fuzzes them with those, in
+# process. The webhook starts a Dagster run per call (seconds each), so it is fuzzed
+# nowhere; the real answers of every operation are checked against the same document in
+# tests/api/test_openapi_routes.py.
 OPERATIONS = ["POST /", "GET /packs", "GET /packs/{packUuid}", "GET /healthz", "GET /readyz"]
 CHECKS = [
     checks.not_a_server_error,
