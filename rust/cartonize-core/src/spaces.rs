@@ -68,7 +68,6 @@ enum Rank {
     Volume,
     /// The fuller space first, then the larger unit.
     Fill,
-    Slack,
 }
 
 /// One box's loading: its units and their volume and weight.
@@ -87,7 +86,6 @@ struct Choice {
     origin: Vec3,
     volume: f64,
     fill: f64,
-    slack: f64,
 }
 
 /// Packs the units at `remaining` of `order` into boxes of type 0, opened
@@ -133,11 +131,7 @@ pub(crate) fn pack(
             return None;
         }
         let counts: Vec<usize> = slots.iter().map(Vec::len).collect();
-        let mut ranks = vec![Rank::Volume, Rank::Fill];
-        if std::env::var("EXP_RANK").is_ok() {
-            ranks.push(Rank::Slack);
-        }
-        let best = ranks
+        let best = [Rank::Volume, Rank::Fill]
             .into_iter()
             .map(|rank| fill_box(&counts, &by_volume, &passes, ctx, &rule, rank))
             .max_by(|a, b| {
@@ -219,7 +213,7 @@ fn fill_box(
             }
             let place = match loading.payload + k.weight > payload_max + WEIGHT_SLACK {
                 true => None,
-                false => best_place(&passes[kind], kind, &spaces, rule, rank, &dims),
+                false => best_place(&passes[kind], kind, &spaces, rule),
             };
             match place {
                 Some(c) => {
@@ -268,44 +262,25 @@ fn best_place(
     kind: usize,
     spaces: &[Cuboid],
     rule: &PlacementRule,
-    rank: Rank,
-    dims: &Vec3,
 ) -> Option<Choice> {
     for pass in passes {
         let mut best: Option<Choice> = None;
         for &(shape, perm, volume) in pass {
+            // Spaces of less volume cannot hold the shape.
             let from = spaces.partition_point(|s| volume_f64(&s.size) < volume);
-            let mk = |space: &Cuboid| Choice {
-                kind,
-                shape,
-                perm,
-                origin: space.origin,
-                volume,
-                fill: volume / volume_f64(&space.size),
-                slack: (0..3)
-                    .map(|a| (space.size[a] - shape[a]) as f64 / dims[a] as f64)
-                    .sum(),
-            };
-            if rank == Rank::Slack {
-                for space in spaces[from..]
-                    .iter()
-                    .filter(|space| (0..3).all(|a| shape[a] <= space.size[a]))
-                {
-                    let c = mk(space);
-                    if best
-                        .as_ref()
-                        .is_none_or(|b| better(&c, b, Rank::Slack, rule))
-                    {
-                        best = Some(c);
-                    }
-                }
-                continue;
-            }
             let first = spaces[from..]
                 .iter()
                 .find(|space| (0..3).all(|a| shape[a] <= space.size[a]));
             if let Some(space) = first {
-                let c = mk(space);
+                let c = Choice {
+                    kind,
+                    shape,
+                    perm,
+                    origin: space.origin,
+                    volume,
+                    fill: volume / volume_f64(&space.size),
+                };
+                // Within one kind both rankings agree: the fuller space.
                 if best
                     .as_ref()
                     .is_none_or(|b| better(&c, b, Rank::Fill, rule))
@@ -332,10 +307,6 @@ fn better(a: &Choice, b: &Choice, rank: Rank, rule: &PlacementRule) -> bool {
         Rank::Fill => a
             .fill
             .total_cmp(&b.fill)
-            .then(a.volume.total_cmp(&b.volume)),
-        Rank::Slack => b
-            .slack
-            .total_cmp(&a.slack)
             .then(a.volume.total_cmp(&b.volume)),
     };
     let p = rule.priority;
