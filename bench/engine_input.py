@@ -12,12 +12,19 @@ WORKLOAD one of
   1 to 200);
 - ``cartonization``: ``bench.cartonization_speed``'s order (no seed);
 - ``ecommerce``: order S (``order-S``, 1 to 100 are ``bench.peers``' orders) of
-  ``bench.ecommerce``'s seed-1 orders.
+  ``bench.ecommerce``'s seed-1 orders;
+- ``one-box-type``: a random request of seed S with one cubic box type: 5-60 item sets of
+  1-3 units, sides up to 70 % of the box's, free to turn, ``most-items`` (the requests the
+  maximal-space construction serves; docs/benchmarks.md, session 12).
+
+To compare two builds on many of them, write seeds 0-399 and run each build's
+``pack_file`` on every file (docs/benchmarks.md gives the loop).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,11 +35,35 @@ from cartonize import _core
 from bench import cartonization_speed, ecommerce, pack_speed
 from bench.common import Wire
 
+
+def one_box_type(seed: int) -> Wire:
+    """A random request with one cubic box type (see the module notes)."""
+    rng = random.Random(seed)
+    kinds = rng.randint(5, 60)
+    side = rng.choice([20, 30, 40, 50])
+    item_sets = [
+        {
+            "refId": i,
+            "dimensions": {a: round(rng.uniform(2, side * 0.7), 1) for a in "xyz"},
+            "weight": round(rng.uniform(0, 5), 2),
+            "quantity": rng.randint(1, 3),
+        }
+        for i in range(kinds)
+    ]
+    return {
+        "itemSets": item_sets,
+        "boxTypes": [{"refId": 0, "dimensions": {a: side for a in "xyz"}, "weightMax": 0}],
+        "boxTypeChoiceGoal": "most-items",
+        "includeImages": False,
+    }
+
+
 WORKLOADS: dict[str, Callable[[int], Wire]] = {
     "large-order": pack_speed.large_order,
     "small-order": pack_speed.small_order,
     "cartonization": lambda _seed: cartonization_speed.order(),
     "ecommerce": lambda seed: ecommerce.orders(seed, seed=1)[seed - 1],
+    "one-box-type": one_box_type,
 }
 
 
