@@ -751,7 +751,7 @@ def _box(
         "volume_net": volume_net,
         "volume_remaining": max(volume_max - volume_used, 0.0),
         "volume_reserved": volume_reserved,
-        "volume_utilization": min(volume_used / volume_max, 1.0),
+        "volume_utilization": min(volume_used / volume_max, 1.0) if volume_max else 0.0,
         "weight_used": weight_used,
         "weight_net": weight_net,
         "weight_remaining": max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
