@@ -711,3 +711,20 @@ def test_units_of_a_set_the_given_items_already_spread_go_where_it_is() -> None:
     free = cartonize.pack(_spread_over_given_boxes(1)).model_dump(by_alias=True, exclude_none=True)
     assert free["lenBoxes"] == 3
     assert any(p.startswith("box-spread: 7 spans") for p in validate(request, free))
+
+
+@pytest.mark.parametrize("side", [5e-324, 1e-120])
+def test_a_box_whose_volume_underflows_reports_no_utilisation(side: float) -> None:
+    # An empty pre-packed box of tiny (valid, positive) sides has a volume that rounds to
+    # 0.0: its utilisation divided by it and the endpoint answered 500 (schemathesis on
+    # POST /, then through a pack-as-is carton). It is 0, as for any empty box.
+    request = {
+        "itemSets": [_cube(1, 1, 1)],
+        "boxTypes": [_box(100, 2, 2, 2)],
+        "boxes": [{"dimensions": {"x": side, "y": side, "z": side}, "weightMax": 0, "items": []}],
+    }
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    tiny, other = (b["box"] for b in response["boxes"])
+    assert (tiny["volumeMax"], tiny["volumeUtilization"], tiny["items"]) == (0.0, 0.0, [])
+    assert [i["item"]["refId"] for i in other["items"]] == [1]

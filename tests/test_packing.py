@@ -57,3 +57,43 @@ def test_points_share_one_fields_set_that_nothing_changes() -> None:
     assert copied.model_fields_set is not first.origin.model_fields_set
     assert second.origin.model_fields_set == {"x", "y", "z"}
     assert second.origin.x == 0.0
+
+
+def _sides_packed(request: dict[str, object]) -> list[tuple[dict[str, float], dict[str, float]]]:
+    from tests.validator import validate
+
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    return [
+        (e["item"]["dimensions"], e["item"]["origin"])
+        for b in response["boxes"]
+        for e in b["box"]["items"]
+    ]
+
+
+def test_sides_finer_than_the_engine_grid_come_back_as_given() -> None:
+    # 100 x 40 x 5 mm in inches. The engine works to 1/10,000 of the unit and reported
+    # its rounded-up sides (3.9371 for 3.93701), which are no turn of the item's own.
+    given = {"x": 3.93701, "y": 1.5748, "z": 0.19685}
+    request = {
+        "itemSets": [{"refId": 1, "dimensions": given, "weight": 1, "quantity": 12}],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 0}],
+        "itemInitialOrientationPreferred": False,
+        "includeImages": False,
+    }
+    placed = _sides_packed(request)
+    assert len(placed) == 12
+    assert all(sorted(d.values()) == sorted(given.values()) for d, _ in placed)
+
+
+def test_a_side_below_the_engine_grid_still_takes_room() -> None:
+    # A side of 1e-40 rounded to no length at all, so every unit went to the same corner.
+    tiny = {"x": 1e-40, "y": 2e-40, "z": 1e-40}
+    request = {
+        "itemSets": [{"refId": 1, "dimensions": tiny, "weight": 1, "quantity": 3}],
+        "boxTypes": [{"refId": 9, "dimensions": {"x": 1, "y": 1, "z": 1}, "weightMax": 0}],
+        "includeImages": False,
+    }
+    placed = _sides_packed(request)
+    assert [d for d, _ in placed] == [tiny] * 3
+    assert len({tuple(o.values()) for _, o in placed}) == 3

@@ -135,6 +135,9 @@ class _Kind:
     # Cached by hand, not with functools.cached_property: that takes a lock on each first
     # read (Python 3.11), and most kinds of a large order are read once (one unit each).
     _echo_fields: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    _shapes: tuple[tuple[float, float, float], ...] | None = field(
+        default=None, init=False, repr=False
+    )
 
     @property
     def eaches(self) -> int:
@@ -151,6 +154,19 @@ class _Kind:
         if self._echo_fields is None:
             self._echo_fields = self._echo()
         return self._echo_fields
+
+    @property
+    def uneven_shapes(self) -> tuple[tuple[float, float, float], ...]:
+        """The kind's shapes as given (its own dimensions, then its alternates) when some
+        side is finer than the engine's 1/10,000 of the unit, else none: the engine then
+        reports the side rounded up (3.93701 as 3.9371), and `_exact_dimensions` puts the
+        given side back."""
+        if self._shapes is None:
+            d = self.item_set.dimensions
+            shapes = ((d.x, d.y, d.z), *self.alternates)
+            fine = any(v != round(v * _FIXED) / _FIXED for shape in shapes for v in shape)
+            self._shapes = shapes if fine else ()
+        return self._shapes
 
     def _echo(self) -> dict[str, Any]:
         s = self.item_set
@@ -860,6 +876,8 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -
     """A packed unit, numbered `index`, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
+    if kind.uneven_shapes:
+        dx, dy, dz = _exact_dimensions(kind.uneven_shapes, (dx, dy, dz))
     origin = assemble_whole(Point, {"x": ox, "y": oy, "z": oz}, XYZ)
     dimensions = assemble_whole(Dimensions, {"x": dx, "y": dy, "z": dz}, XYZ)
     s = kind.item_set
@@ -902,6 +920,30 @@ def _shape_of(kind: _Kind, placed: Dimensions) -> tuple[Dimensions, Point | None
         if _sides(shape) == _sides(placed):
             return shape, scaled_center_of_mass(s.center_of_mass, s.dimensions, shape)
     return s.dimensions, None
+
+
+#: The engine's fixed-point lengths per unit of the caller's (docs/decisions.md).
+_FIXED = 10_000.0
+
+#: The three axes in every order: a placed shape is a given one turned.
+_TURNS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+
+def _exact_dimensions(
+    shapes: Sequence[tuple[float, float, float]], placed: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    """The given sides of the shape and turn the engine placed, in placed order: the
+    engine reports each side rounded up to 1/10,000 of the unit (a positive side to at
+    least that), so the turned shape nearest `placed`, within that step, is the one it
+    placed. `placed` when none is that near."""
+    best, gap = placed, 1.5 / _FIXED
+    for shape in shapes:
+        for turn in _TURNS:
+            turned = (shape[turn[0]], shape[turn[1]], shape[turn[2]])
+            off = max(abs(a - b) for a, b in zip(turned, placed, strict=True))
+            if off < gap:
+                best, gap = turned, off
+    return best
 
 
 def _sides(p: Point) -> list[float]:

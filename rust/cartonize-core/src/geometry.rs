@@ -21,6 +21,16 @@ pub fn len_ceil(v: f64) -> Len {
     to_fixed(v, f64::ceil)
 }
 
+/// Converts an item's side: rounded up, and a positive side to at least one
+/// unit, so that no item is placed as taking no space at all (a side of
+/// 1e-40 snaps to 0 in [`len_ceil`]; the caller's value is reported back).
+pub fn len_side(v: f64) -> Len {
+    match len_ceil(v) {
+        0 if v > 0.0 => 1,
+        l => l,
+    }
+}
+
 /// Converts a container length, rounding down so an item never sticks out.
 pub fn len_floor(v: f64) -> Len {
     to_fixed(v, f64::floor)
@@ -114,6 +124,16 @@ mod tests {
         assert_eq!(len_ceil(0.33333), 3_334);
         assert_eq!(len_floor(0.33333), 3_333);
         assert!((len_to_f64(42_000) - 4.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_positive_side_takes_at_least_one_unit() {
+        assert_eq!(len_ceil(1e-40), 0);
+        assert_eq!(len_side(1e-40), 1);
+        assert_eq!(len_side(5e-324), 1);
+        assert_eq!(len_side(0.00004), 1);
+        assert_eq!(len_side(4.2), 42_000);
+        assert_eq!(len_side(0.0), 0);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::cost::{box_cost, least_box_cost, Rating};
 use crate::fragile::{FragileInput, FragileLimit};
-use crate::geometry::{len_ceil, len_floor, volume_f64, Vec3};
+use crate::geometry::{len_floor, len_side, volume_f64, Vec3};
 use crate::limits::{BoxCaps, BoxExtra};
 
 use crate::model::{BoxTypeInput, Exclusions, ItemKindInput};
@@ -48,7 +48,7 @@ pub struct Kind {
 impl Kind {
     /// Lowers an input item kind; item lengths round up.
     pub fn new(input: &ItemKindInput) -> Self {
-        let dims = input.dimensions.map(len_ceil);
+        let dims = input.dimensions.map(len_side);
         let perms = allowed_perms(input.free_axes.as_deref());
         let shapes = distinct_shapes(&dims, &perms);
         let mut sorted = dims;
@@ -77,7 +77,7 @@ impl Kind {
     pub fn add_alternates(&mut self, alternates: &[[f64; 3]], free_axes: Option<&[usize]>) {
         let perms = allowed_perms(free_axes);
         for dims in alternates {
-            for shape in distinct_shapes(&dims.map(len_ceil), &perms) {
+            for shape in distinct_shapes(&dims.map(len_side), &perms) {
                 if !self.shapes.iter().any(|(s, _)| *s == shape.0) {
                     self.shapes.push(shape);
                 }
