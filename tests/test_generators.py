@@ -693,4 +693,3 @@ def test_a_box_that_costs_the_same_up_to_rounding_is_trimmed() -> None:
     items = [item(1, 1, 1, 1, quantity=3, weight=0.3), item(2, 1, 1, 1, quantity=3, weight=0)]
     response = pack({"itemSets": items, "boxTypeGenerators": [generator]})
     assert [dims(b["box"]) for b in response["boxes"]] == [(1, 2, 5)]
-
