@@ -3,6 +3,8 @@
 from typing import Any
 
 import cartonize
+import pytest
+from cartonize.errors import InvalidRequest
 
 from tests.validator import validate
 
@@ -66,3 +68,16 @@ def test_limits_bound_the_random_items() -> None:
     assert all(max(i.dimensions.x, i.dimensions.y, i.dimensions.z) <= 3 for i in items)
     assert all(1 <= i.weight <= 2 for i in items)
     assert 5 <= response.len_items <= 10
+
+
+def test_bounds_that_would_draw_items_no_model_takes_are_refused() -> None:
+    # Sides above the longest length and weights beyond a float's whole numbers were drawn,
+    # then refused as items: a 500 on POST / (schemathesis). They are a 422 on the field.
+    box = {"refId": 1, "dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 0}
+    for field, value in (("randomMaxDimension", 10**10), ("randomMaxWeight", 10**400)):
+        request = {"random": True, "n": 2, "boxTypes": [box], field: value}
+        with pytest.raises(InvalidRequest) as refused:
+            cartonize.pack(request)
+        assert field in str(refused.value.details)
+    at_most = {"random": True, "n": 2, "boxTypes": [box], "randomMaxWeight": 2**53}
+    assert cartonize.pack({**at_most, "includeImages": False}).len_leftovers == 0

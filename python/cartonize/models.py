@@ -874,8 +874,10 @@ class PackRequest(RequestModel):
     random: bool = False
     # n item sets of quantity n: n * n units must stay within the engine's 32-bit count.
     n: int = Field(default=5, ge=0, le=65_535)
-    random_max_dimension: int = Field(default=10, ge=1)
-    random_max_weight: int = Field(default=10, ge=0)
+    # Random items' integer sides are lengths (at most MAX_LENGTH) and their integer weights
+    # become floats (exact up to 2**53): larger bounds drew items no model took (a 500).
+    random_max_dimension: int = Field(default=10, ge=1, le=int(MAX_LENGTH))
+    random_max_weight: int = Field(default=10, ge=0, le=2**53)
     # None: each random item set gets quantity n, as the spec describes.
     random_max_quantity: int | None = Field(default=None, ge=1, le=2**32 - 1)
     seed: bool = True
