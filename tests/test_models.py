@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cartonize
 import pytest
 from cartonize.errors import BadRequest, InvalidRequest
 from cartonize.models import (
@@ -27,6 +28,8 @@ from cartonize.models import (
     validation_details,
 )
 from pydantic import BaseModel, ValidationError
+
+from tests.validator import validate
 
 Wire = dict[str, Any]
 
@@ -599,3 +602,48 @@ def test_error_body_code_bounds(code: int, valid: bool) -> None:
     else:
         with pytest.raises(ValidationError):
             ErrorBody(code=code, message="m")
+
+
+def _weighty(item: dict[str, Any], box: dict[str, Any]) -> dict[str, Any]:
+    """A request of one item set and one box type, with the given fields added."""
+    return {
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 1, "y": 2, "z": 3}, "weight": 1, "quantity": 50} | item
+        ],
+        "boxTypes": [{"refId": 1, "dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 0} | box],
+        "includeImages": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("item", "box", "field"),
+    [
+        ({"weight": 1e308}, {}, "itemSets[0].weight"),
+        ({}, {"weightTare": 1e300}, "boxTypes[0].weightTare"),
+        ({}, {"price": 10**13}, "boxTypes[0].price"),
+        ({}, {"rateTable": {"basePrice": 1, "priceIncreaseRate": 1e300}}, "priceIncreaseRate"),
+        ({}, {"rateTable": {"rates": [1, -1e300], "weights": [1, 2]}}, "rateTable.rates[1]"),
+    ],
+)
+def test_weights_and_money_beyond_any_real_one_are_refused(
+    item: dict[str, Any], box: dict[str, Any], field: str
+) -> None:
+    # Their totals ran to infinity: the endpoint answered 500 (out-of-range floats in the
+    # JSON, or a cost the engine could not return). Now a 422 on the field.
+    with pytest.raises(InvalidRequest) as refused:
+        cartonize.pack(_weighty(item, box))
+    assert field in str(refused.value.details)
+
+
+def test_the_largest_weights_and_money_still_total_finitely() -> None:
+    request = _weighty(
+        {"weight": 1e12},
+        {
+            "price": 10**12,
+            "weightTare": 1e12,
+            "rateTable": {"basePrice": 1e12, "priceIncreaseRate": 1e12},
+        },
+    )
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert response["totalWeight"] == 51e12

@@ -95,6 +95,12 @@ Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 Positive = Annotated[float, Field(gt=0.0)]
 Length = Annotated[float, Field(gt=0.0, le=MAX_LENGTH)]
+#: Heaviest weight and largest amount of money a request's own fields take: sums over
+#: 2**32 units, and rates times weights, stay finite (beyond it they ran to infinity and
+#: the endpoint answered 500). Far above any real parcel, pallet or price.
+MAX_AMOUNT = 1e12
+Weight = Annotated[float, Field(ge=0.0, le=MAX_AMOUNT)]
+Amount = Annotated[float, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 
 PlacementStyle = Literal["default", "corner", "wedge", "mound", "orb"]
 ItemSort = Literal[
@@ -495,7 +501,7 @@ class DimensionSet(RequestModel):
     dimensions: Dimensions | None = None
     axis_multipliers: Point | None = None
     quantity_divisor: int | None = Field(default=None, ge=1)
-    weight: NonNegative | None = None
+    weight: Weight | None = None
     unit_of_measure: str | None = None
 
 
@@ -532,6 +538,7 @@ class Nested:
 class ItemSet(ItemProperties):
     """A number of identical items to pack."""
 
+    weight: Weight
     # The engine counts units in 32 bits; the service's own item limit is far below.
     quantity: int = Field(default=1, ge=0, le=2**32 - 1)
     dimension_sets: list[DimensionSet] | None = None
@@ -583,11 +590,11 @@ class RateTable(RequestModel):
     carrier: str | None = None
     service: str | None = None
     zone: str | None = None
-    rates: list[float] | None = None
-    weights: list[float] | None = None
-    price_increase_rate: float | None = None
-    base_price: float | None = None
-    dim_factor: float | None = None
+    rates: list[Amount] | None = None
+    weights: list[Amount] | None = None
+    price_increase_rate: Amount | None = None
+    base_price: Amount | None = None
+    dim_factor: Amount | None = None
 
     @model_validator(mode="after")
     def _rates_match_weights(self) -> Self:
@@ -654,6 +661,9 @@ class BoxType(BoxProperties):
     """A box type the packer may open; dimensions required, weightMax here or in defaults."""
 
     dimensions: Dimensions
+    price: int | None = Field(default=None, ge=0, le=int(MAX_AMOUNT))
+    weight_tare: Weight | None = None
+    weight_max: Weight | None = None
 
 
 class GeneratedBoxDefaults(BoxProperties):
@@ -874,10 +884,10 @@ class PackRequest(RequestModel):
     random: bool = False
     # n item sets of quantity n: n * n units must stay within the engine's 32-bit count.
     n: int = Field(default=5, ge=0, le=65_535)
-    # Random items' integer sides are lengths (at most MAX_LENGTH) and their integer weights
-    # become floats (exact up to 2**53): larger bounds drew items no model took (a 500).
+    # Random items' integer sides are lengths and their weights weights, within the bounds of
+    # those (MAX_LENGTH, MAX_AMOUNT): larger bounds drew items no model took (a 500).
     random_max_dimension: int = Field(default=10, ge=1, le=int(MAX_LENGTH))
-    random_max_weight: int = Field(default=10, ge=0, le=2**53)
+    random_max_weight: int = Field(default=10, ge=0, le=int(MAX_AMOUNT))
     # None: each random item set gets quantity n, as the spec describes.
     random_max_quantity: int | None = Field(default=None, ge=1, le=2**32 - 1)
     seed: bool = True
