@@ -384,6 +384,8 @@ def _spill(item: Item, carried: dict[int, _Carrier], leftovers: list[Item]) -> i
         inner.origin = inner.center_of_mass = None
         inner.index = inner.global_id = inner.packed_index = None
         inner.delta_cost = None
+        # A leftover is a unit: the group it packed in (group-pack) did not ship.
+        inner.group_pack_parent = None
         leftovers.append(inner)
         units += 0 if inner.virtual else (inner.quantity or 1)
         units += _spill(inner, carried, leftovers)
