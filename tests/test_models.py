@@ -647,3 +647,30 @@ def test_the_largest_weights_and_money_still_total_finitely() -> None:
     response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
     assert validate(request, response) == []
     assert response["totalWeight"] == 51e12
+
+
+@pytest.mark.parametrize(
+    ("box", "item_weight", "field"),
+    [
+        ({"weightTare": 1e308}, 1.0, "boxes[0].weightTare"),
+        ({"weightMax": 1e308}, 1.0, "boxes[0].weightMax"),
+        ({}, 1e308, "boxes[0].items[0].item.weight"),
+    ],
+)
+def test_pre_packed_weights_beyond_any_real_one_are_refused(
+    box: dict[str, Any], item_weight: float, field: str
+) -> None:
+    given = {"refId": 7, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": item_weight}
+    request = _weighty({}, {}) | {
+        "boxes": [
+            {
+                "dimensions": {"x": 5, "y": 5, "z": 5},
+                "weightMax": 0,
+                "items": [{"item": given | {"origin": {"x": 0, "y": 0, "z": 0}}}],
+            }
+            | box
+        ]
+    }
+    with pytest.raises(InvalidRequest) as refused:
+        cartonize.pack(request)
+    assert field in str(refused.value.details)

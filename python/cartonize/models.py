@@ -938,6 +938,24 @@ class PackRequest(RequestModel):
     _stage_rule: Rule | None = PrivateAttr(default=None)
     _group_box_types: list[BoxType] | None = PrivateAttr(default=None)
 
+    @field_validator("boxes")
+    @classmethod
+    def _prepacked_weights(cls, boxes: list[Box]) -> list[Box]:
+        """A pre-packed box's weightMax, weightTare and its items' weights within
+        MAX_AMOUNT, as a box type's and an item set's are (the Box model is the response's
+        too, so the bound is checked here, on the request)."""
+        for i, box in enumerate(boxes):
+            for name, value in (("weightMax", box.weight_max), ("weightTare", box.weight_tare)):
+                if value is not None and abs(value) > MAX_AMOUNT:
+                    raise ValueError(f"boxes[{i}].{name} must be <= {MAX_AMOUNT:g} (got {value:g})")
+            for j, entry in enumerate(box.items):
+                if abs(entry.item.weight) > MAX_AMOUNT:
+                    raise ValueError(
+                        f"boxes[{i}].items[{j}].item.weight must be <= {MAX_AMOUNT:g} "
+                        f"(got {entry.item.weight:g})"
+                    )
+        return boxes
+
     @field_validator("image_format", mode="before")
     @classmethod
     def _lower_case_format(cls, value: object) -> object:
