@@ -674,3 +674,26 @@ def test_pre_packed_weights_beyond_any_real_one_are_refused(
     with pytest.raises(InvalidRequest) as refused:
         cartonize.pack(request)
     assert field in str(refused.value.details)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"boxTypeDefaults": {"weightTare": 1e305}}, "boxTypeDefaults.weightTare"),
+        (
+            {
+                "boxTypeGenerators": [
+                    {"operation": "pack-as-is", "boxTypeDefaults": {"weightTare": 1e305}}
+                ]
+            },
+            "boxTypeGenerators[0].boxTypeDefaults.weightTare",
+        ),
+    ],
+)
+def test_default_box_weights_beyond_any_real_one_are_refused(
+    extra: dict[str, Any], field: str
+) -> None:
+    # A generator's defaults reached a bounded BoxType inside pack(): a 500 (schemathesis).
+    with pytest.raises(InvalidRequest) as refused:
+        cartonize.pack(_weighty({}, {}) | extra)
+    assert field in str(refused.value.details)

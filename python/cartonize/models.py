@@ -630,9 +630,9 @@ class BoxProperties(RequestModel):
 
     name: str | None = None
     ref_id: int | None = None
-    price: int | None = Field(default=None, ge=0)
-    weight_tare: NonNegative | None = None
-    weight_max: NonNegative | None = None
+    price: int | None = Field(default=None, ge=0, le=int(MAX_AMOUNT))
+    weight_tare: Weight | None = None
+    weight_max: Weight | None = None
     dimensions: Dimensions | None = None
     outer: Outer | None = None
     outer_based_cost: bool = False
@@ -661,9 +661,6 @@ class BoxType(BoxProperties):
     """A box type the packer may open; dimensions required, weightMax here or in defaults."""
 
     dimensions: Dimensions
-    price: int | None = Field(default=None, ge=0, le=int(MAX_AMOUNT))
-    weight_tare: Weight | None = None
-    weight_max: Weight | None = None
 
 
 class GeneratedBoxDefaults(BoxProperties):
@@ -941,13 +938,10 @@ class PackRequest(RequestModel):
     @field_validator("boxes")
     @classmethod
     def _prepacked_weights(cls, boxes: list[Box]) -> list[Box]:
-        """A pre-packed box's weightMax, weightTare and its items' weights within
-        MAX_AMOUNT, as a box type's and an item set's are (the Box model is the response's
-        too, so the bound is checked here, on the request)."""
+        """A pre-packed box's given items weigh at most MAX_AMOUNT, as an item set's units
+        do (the Item model is the response's too, so the bound is checked here, on the
+        request; the box's own weights are bounded in BoxProperties)."""
         for i, box in enumerate(boxes):
-            for name, value in (("weightMax", box.weight_max), ("weightTare", box.weight_tare)):
-                if value is not None and abs(value) > MAX_AMOUNT:
-                    raise ValueError(f"boxes[{i}].{name} must be <= {MAX_AMOUNT:g} (got {value:g})")
             for j, entry in enumerate(box.items):
                 if abs(entry.item.weight) > MAX_AMOUNT:
                     raise ValueError(
