@@ -1,7 +1,6 @@
 """Rule internal-space: items carry subspaces that other items fill before boxes open."""
 
 import copy
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -658,20 +657,58 @@ def test_group_pack_sizes_groups_by_the_request_not_by_a_subspace() -> None:
 
 # make fuzz, seed 1220, reduced: pack-as-is hosts with an open internal space, one
 # holding a group-pack group, under boxesMax 1.
-SPILLED_GROUP = json.loads(
-    '{"itemSets": [{"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0.0, "quantity": 2, '
-    '"refId": 3, "virtual": true}, {"dimensions": {"x": 2, "y": 2, "z": 3}, "weight": 0.0, '
-    '"quantity": 2, "refId": 5, "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, '
-    '"z": 1}}], "virtual": true}], "boxTypes": [{"refId": 102, "name": "box 102", '
-    '"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0, "weightTare": 0.0, "rateTable": '
-    '{"basePrice": 0, "priceIncreaseRate": 0.0}}], "itemSortReverse": true, '
-    '"boxTypeChoiceLookback": 0, "boxesMax": 1, "rules": [{"operation": "pack-as-is", '
-    '"itemRefId": 5}, {"operation": "group-pack", "options": {"axisMultiplier": 2, "axes": '
-    '[0], "nameSuffix": ""}, "itemRefId": 3}, {"operation": "internal-space", "itemRefId": 5, '
-    '"options": {"boxType": {"dimensions": {"x": 1.6, "y": 1.6, "z": 2.4000000000000004}, '
-    '"weightMax": 0}, "origin": {"x": 0.2, "y": 0.2, "z": 0.30000000000000004}, "blocking": '
-    "false}}]}"
-)
+SPILLED_GROUP: dict[str, Any] = {
+    "itemSets": [
+        {
+            "dimensions": {"x": 1, "y": 1, "z": 1},
+            "weight": 0.0,
+            "quantity": 2,
+            "refId": 3,
+            "virtual": True,
+        },
+        {
+            "dimensions": {"x": 2, "y": 2, "z": 3},
+            "weight": 0.0,
+            "quantity": 2,
+            "refId": 5,
+            "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, "z": 1}}],
+            "virtual": True,
+        },
+    ],
+    "boxTypes": [
+        {
+            "refId": 102,
+            "name": "box 102",
+            "dimensions": {"x": 5, "y": 5, "z": 5},
+            "weightMax": 0,
+            "weightTare": 0.0,
+            "rateTable": {"basePrice": 0, "priceIncreaseRate": 0.0},
+        }
+    ],
+    "itemSortReverse": True,
+    "boxTypeChoiceLookback": 0,
+    "boxesMax": 1,
+    "rules": [
+        {"operation": "pack-as-is", "itemRefId": 5},
+        {
+            "operation": "group-pack",
+            "options": {"axisMultiplier": 2, "axes": [0], "nameSuffix": ""},
+            "itemRefId": 3,
+        },
+        {
+            "operation": "internal-space",
+            "itemRefId": 5,
+            "options": {
+                "boxType": {
+                    "dimensions": {"x": 1.6, "y": 1.6, "z": 2.4000000000000004},
+                    "weightMax": 0,
+                },
+                "origin": {"x": 0.2, "y": 0.2, "z": 0.30000000000000004},
+                "blocking": False,
+            },
+        },
+    ],
+}
 
 
 def test_group_units_spilled_from_a_leftover_host_are_plain_leftovers() -> None:

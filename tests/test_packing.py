@@ -6,6 +6,8 @@ import cartonize
 from cartonize.models import Item, ItemSet
 from cartonize.packing import _LEFTOVER_FIELDS, _PACKED_FIELDS, _UNIT_FIELDS, _Kind
 
+from tests.validator import validate
+
 
 def test_unit_fields_are_those_a_kind_repeats_and_its_unique_id() -> None:
     kind = _Kind(3, ItemSet.model_validate({"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1}))
@@ -60,8 +62,6 @@ def test_points_share_one_fields_set_that_nothing_changes() -> None:
 
 
 def _sides_packed(request: dict[str, object]) -> list[tuple[dict[str, float], dict[str, float]]]:
-    from tests.validator import validate
-
     response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
     assert validate(request, response) == []
     return [

@@ -943,7 +943,7 @@ class PackRequest(RequestModel):
         request; the box's own weights are bounded in BoxProperties)."""
         for i, box in enumerate(boxes):
             for j, entry in enumerate(box.items):
-                if abs(entry.item.weight) > MAX_AMOUNT:
+                if entry.item.weight > MAX_AMOUNT:
                     raise ValueError(
                         f"boxes[{i}].items[{j}].item.weight must be <= {MAX_AMOUNT:g} "
                         f"(got {entry.item.weight:g})"
