@@ -697,3 +697,68 @@ def test_default_box_weights_beyond_any_real_one_are_refused(
     with pytest.raises(InvalidRequest) as refused:
         cartonize.pack(_weighty({}, {}) | extra)
     assert field in str(refused.value.details)
+
+
+def _priced_generator(aggregator: str, prices: list[list[int]]) -> dict[str, Any]:
+    """A cartesian generator of one 4×4×4 size whose components (one per entry of
+    `prices`, sharing one key) all trigger on it."""
+    components = [
+        {"metric": "volume", "aggregator": aggregator, "thresholds": [0] * len(p), "prices": p}
+        for p in prices
+    ]
+    return {
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "boxTypeDefaults": {"weightMax": 0},
+                "options": {
+                    "xList": [4],
+                    "yList": [4],
+                    "zList": [4],
+                    "priceComponents": components,
+                },
+            }
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("generator", "field"),
+    [
+        (_priced_generator("max", [[10**400]]), "priceComponents[0].prices[0]: must be"),
+        (_priced_generator("max", [[-(10**13)]]), "priceComponents[0].prices[0]: must be"),
+        (
+            _priced_generator("product", [[10**7], [10**6, 10**7]]),
+            "priceComponents: the components can price a box at up to 100000000000000 ",
+        ),
+        (
+            _priced_generator("sum", [[10**12], [1]]),
+            "priceComponents: the components can price a box at up to 1000000000001 ",
+        ),
+    ],
+)
+def test_generated_prices_beyond_any_real_one_are_refused(
+    generator: dict[str, Any], field: str
+) -> None:
+    # A price beyond a double, or a product of large ones, reached the engine as a number
+    # it could not read: the endpoint answered 500.
+    request = _weighty({}, {}) | {"boxTypes": []} | generator
+    with pytest.raises(InvalidRequest) as refused:
+        cartonize.pack(request)
+    assert f"boxTypeGenerators[0].options.{field}" in str(refused.value.details)
+
+
+@pytest.mark.parametrize(
+    "generator",
+    [
+        _priced_generator("product", [[10**6], [-(10**6)]]),
+        _priced_generator("sum", [[10**11] * 5, [5 * 10**11]]),
+        _priced_generator("max", [[1, 10**12], [10**12]]),
+    ],
+)
+def test_the_largest_generated_prices_still_cost_finitely(generator: dict[str, Any]) -> None:
+    request = _weighty({}, {}) | {"boxTypes": []} | generator
+    response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
+    assert validate(request, response) == []
+    assert response["lenLeftovers"] == 0
+    assert abs(response["totalCost"]) == 10**12 * response["lenBoxes"]

@@ -12,7 +12,9 @@ import copy
 import functools
 import inspect
 import json
+import math
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Self, TypeVar, cast, get_args
@@ -767,7 +769,9 @@ class GeneratorPriceComponent(RequestModel):
     metric: Metric
     aggregator: PriceAggregator = "max"
     thresholds: list[float] = Field(default_factory=list)
-    prices: list[int] = Field(default_factory=list)
+    prices: list[Annotated[int, Field(ge=-int(MAX_AMOUNT), le=int(MAX_AMOUNT))]] = Field(
+        default_factory=list
+    )
 
     @model_validator(mode="after")
     def _prices_match_thresholds(self) -> Self:
@@ -791,6 +795,33 @@ class GeneratorOptions(RequestModel):
     limits: list[GeneratorLimit] | None = None
     price_components: list[GeneratorPriceComponent] | None = None
     no_trim_to_max_extent: bool = False
+
+    @field_validator("price_components")
+    @classmethod
+    def _prices_bounded(
+        cls, components: list[GeneratorPriceComponent] | None
+    ) -> list[GeneratorPriceComponent] | None:
+        """The largest price the components can give any size stays within MAX_AMOUNT, as a
+        box type's own price does (a product of large prices made a cost the engine could
+        not read: the endpoint answered 500)."""
+        by_key: dict[str | None, list[GeneratorPriceComponent]] = defaultdict(list)
+        for component in components or []:
+            by_key[component.key].append(component)
+        largest = 0
+        for group in by_key.values():
+            highest = [max((abs(p) for p in c.prices), default=0) for c in group]
+            if group[0].aggregator == "sum":
+                largest += sum(abs(p) for c in group for p in c.prices)
+            elif group[0].aggregator == "product":
+                largest += math.prod(highest)
+            else:
+                largest += max(highest, default=0)
+        if largest > MAX_AMOUNT:
+            raise ValueError(
+                f"the components can price a box at up to {largest} in magnitude, and a "
+                f"box's price must stay within {int(MAX_AMOUNT)}: lower the prices"
+            )
+        return components
 
     @model_validator(mode="after")
     def _one_aggregator_per_key(self) -> Self:
