@@ -195,6 +195,52 @@ def test_price_components_with_different_keys_add_up() -> None:
     assert box.price == 130
 
 
+def _six_cubes_in_generated_boxes(generator: Wire) -> Wire:
+    """Six 2-cubes, lowest cost, in boxes of 2 or 4 along each axis from `generator`."""
+    options = {"xList": [2, 4], "yList": [2, 4], "zList": [2, 4]} | generator.pop("options", {})
+    return pack(
+        {
+            "itemSets": [item(0, 2, 2, 2, quantity=6)],
+            "boxTypeChoiceGoal": "lowest-cost",
+            "boxTypeGenerators": [
+                {
+                    "operation": "cartesian",
+                    "boxTypeDefaults": {"weightMax": 100},
+                    "options": options,
+                }
+                | generator
+            ],
+        }
+    )
+
+
+def test_a_generated_box_is_never_priced_below_zero() -> None:
+    # A discount larger than the base price made every size cost -5, and the cheapest
+    # answer opened one box per unit (six boxes, -30). Now they cost 0, and one 4-cube
+    # holds all six.
+    discount = [
+        {"key": "base", "metric": "volume", "thresholds": [0], "prices": [5]},
+        {"key": "promo", "metric": "volume", "thresholds": [0], "prices": [-10]},
+    ]
+    response = _six_cubes_in_generated_boxes({"options": {"priceComponents": discount}})
+    assert (response["lenBoxes"], response["totalCost"]) == (1, 0)
+    (warning,) = [w for w in response["warnings"] if "priceComponents" in w]
+    assert warning.startswith(
+        "boxTypeGenerators[0].options.priceComponents: 8 of the 8 sizes come out below 0 "
+        "(lowest -5, for 2x2x2)"
+    )
+
+
+def test_a_price_of_minus_one_is_for_pack_as_is_generators_only() -> None:
+    # -1 in a generator's defaults favours as-is cartons (the public API's meaning); on a
+    # cartesian generator it made every extra box lower the cost.
+    response = _six_cubes_in_generated_boxes({"boxTypeDefaults": {"weightMax": 100, "price": -1}})
+    assert (response["lenBoxes"], response["totalCost"]) == (1, 0)
+    assert any(
+        w.startswith("boxTypeGenerators[0].boxTypeDefaults.price: -1") for w in response["warnings"]
+    )
+
+
 def test_generated_box_types_max_samples_deterministically() -> None:
     options = {
         "xRange": {"min": 1, "max": 20, "increment": 1},

@@ -3201,8 +3201,12 @@ def _generated_costs(view: PackView, box: Box, generator: Wire, template: Wire) 
     defaults') plus its rate table's rate, as for any box. Empty for a carrier table."""
     components = (generator.get("options") or {}).get("priceComponents") or []
     prices: list[object] = [template.get("price")]
-    if components and generator.get("operation") != "pack-as-is":
-        prices = [_component_price(components, box.dims, b) for b in (False, True)]
+    if generator.get("operation") != "pack-as-is":
+        if components:
+            prices = [_component_price(components, box.dims, b) for b in (False, True)]
+        # A cartesian box is never priced below 0 (-1 is pack-as-is's marker; a negative
+        # price makes every extra box lower the cost).
+        prices = [p if p is None else max(_numeric(p), 0.0) for p in prices]
     out = []
     for price in prices:
         box_type = {**template, "price": price} if price is not None else template
@@ -3237,7 +3241,9 @@ def check_generated_boxes(view: PackView) -> Iterator[str]:
     more. An unnamed generator's box is named "generated XxYxZ" after its (trimmed) size. A
     generator's box, cartesian or an item's own carton (pack-as-is; its size is
     check_pack_as_is's), costs its price plus its rate as any box: the price components'
-    total at its final size, or without components the defaults' price (-1 allowed); its
+    total at its final size, or without components the defaults' price (-1 allowed for an
+    item's own carton; a cartesian box's price is never below 0, see
+    ``_generated_costs``); its
     type is the generator's boxTypeDefaults completed by the request's, outer.dimensions
     ignored, and gives the box its weightMax and weightTare (0 when unset).
     Which sizes ``generatedBoxTypesMax`` samples is not checked."""

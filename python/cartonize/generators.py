@@ -172,7 +172,18 @@ def _axis_values(
 
 
 def _price(components: Sequence[GeneratorPriceComponent], size: Size) -> int | None:
-    """The price the components give `size`, summed over keys; None without components."""
+    """The price of a cartesian box of `size`: the components' price, at least 0 (see
+    `_component_price`); None without components."""
+    price = _component_price(components, size)
+    return None if price is None else max(price, 0)
+
+
+def _component_price(components: Sequence[GeneratorPriceComponent], size: Size) -> int | None:
+    """The price the components give `size`, summed over keys; None without components.
+
+    It can be negative (a negative price, or a discount larger than the rest); the
+    generated box is then priced at 0 with a warning, since a box of negative price makes
+    every extra box lower the cost, and the cheapest answer opens one box per unit."""
     if not components:
         return None
     ordered = _sorted(size)
@@ -293,12 +304,31 @@ def generate_box_types(
             sizes = [sizes[i] for i in picked]
         if not sizes:
             out.warnings.append(f"{where}: no size satisfies the limits; no box types generated")
+        if defaults.price is not None and defaults.price < 0:
+            out.warnings.append(
+                f"{where}.boxTypeDefaults.price: {defaults.price} favours pack-as-is boxes "
+                "only; a cartesian generator's boxes are priced at 0 or more, so 0 is used"
+            )
+            defaults.price = 0
         trim = _trim_of(gen, defaults)
+        components = gen.options.price_components or []
+        below_zero: list[tuple[Size, int]] = []
         for size in sizes:
-            price = _price(gen.options.price_components or [], size)
+            price = _component_price(components, size)
+            if price is not None and price < 0:
+                below_zero.append((size, price))
+                price = 0
             if trim is not None:
                 out.trim[len(out.box_types)] = trim
             out.box_types.append(_box_type(defaults, size, _generated_name(size), price))
+        if below_zero:
+            size, price = min(below_zero, key=lambda pair: pair[1])
+            out.warnings.append(
+                f"{where}.options.priceComponents: {len(below_zero)} of the {len(sizes)} "
+                f"sizes come out below 0 (lowest {price}, for "
+                f"{size[0]:g}x{size[1]:g}x{size[2]:g}); they are priced at 0 instead, since "
+                "a negative price makes every extra box lower the cost"
+            )
     return out
 
 
