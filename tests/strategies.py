@@ -633,7 +633,12 @@ def price_components(draw: st.DrawFn) -> list[Wire]:
             "metric": metric,
             "thresholds": thresholds,
             "prices": draw(
-                st.lists(st.integers(0, 900), min_size=len(thresholds), max_size=len(thresholds))
+                # Now and then a discount: a size priced below 0 costs 0, with a warning.
+                st.lists(
+                    st.integers(0, 900) | st.integers(-300, -1),
+                    min_size=len(thresholds),
+                    max_size=len(thresholds),
+                )
             ),
         }
         key = draw(st.sampled_from(["a", "b", None]))
