@@ -717,3 +717,13 @@ def test_group_units_spilled_from_a_leftover_host_are_plain_leftovers() -> None:
     response = _pack({**SPILLED_GROUP, "includeImages": False})
     spilled = [i for i in response["leftovers"] if i["refId"] == 3]
     assert spilled and all("groupPackParent" not in i for i in spilled)
+
+
+def test_a_virtual_crate_packed_around_counts_no_unit() -> None:
+    # lenItems counted each item kept where it was while the rest packed around it as
+    # one unit, virtual or not (make fuzz, seed 1224): 3 here, where 2 units are real.
+    request = _open_crate(False)
+    request["itemSets"][0]["virtual"] = True
+    response = _pack(request)
+    assert _where(response) == [((), [1, 2], 7.5), ((1,), [3], 0.5)]
+    assert response["lenItems"] == 2

@@ -337,8 +337,10 @@ def _pack_around_open_items(
     )
     for entry, (_, opened), pieces in zip(second.boxes, fixed, stands_for, strict=False):
         entry.box.items = [*entries(i for i, _ in opened), *entry.box.items[len(pieces) :]]
-    fixed_ids = {id(i) for _, opened in fixed for i, _ in opened}
-    second.len_items += len(fixed_ids)  # the engine saw them as virtual pieces
+    hosts_fixed = {id(i): i for _, opened in fixed for i, _ in opened}
+    fixed_ids = hosts_fixed.keys()
+    # The engine saw them as virtual pieces; a virtual one counts no more than any other.
+    second.len_items += sum(i.quantity or 1 for i in hosts_fixed.values() if not i.virtual)
     anew = [i.item for e in second.boxes for i in e.box.items if id(i.item) not in fixed_ids]
     second_carried: dict[int, _Carrier] = {}
     for item, q, _ in renumber_by(
