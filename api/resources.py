@@ -14,6 +14,7 @@ from typing import Any
 
 import cartonize
 import falcon
+from cartonize import jsontext
 from cartonize.errors import BadRequest, InvalidRequest, NotFound, PayloadTooLarge, Unauthorized
 from cartonize.models import PackRequest, ResponseModel, validate_request
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService, RateLimiter
@@ -73,14 +74,9 @@ def decode_body(raw: bytes) -> object:
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
+        return jsontext.loads(raw)
+    except ValueError as exc:
         raise BadRequest("malformed JSON", details=str(exc)) from exc
-
-
-def _reject_constant(name: str) -> float:
-    # Python's json accepts NaN and Infinity; JSON does not.
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def item_count(request: PackRequest) -> int:
@@ -314,6 +310,6 @@ def json_body(req: falcon.Request, limit: int = CONTROL_BODY_BYTES) -> Any:
     400 when it is not JSON."""
     raw = read_body(req, limit)
     try:
-        return json.loads(raw or b"{}")
+        return jsontext.loads(raw or b"{}")
     except ValueError as exc:
         raise BadRequest("malformed JSON", details=str(exc)) from None

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import falcon
+from cartonize import jsontext
 from cartonize.store import Clock, Store
 from cartonize.sync.connections import (
     Connection,
@@ -64,7 +65,7 @@ def parse_row_key(value: object, *, text: bool) -> list[str] | None:
         # a row key, and neither is broken JSON. Bare text is one property name.
         raw = value
         try:
-            value = json.loads(raw)
+            value = jsontext.loads(raw)
         except ValueError:
             if raw.strip().startswith(("[", "{")):
                 raise InvalidRowKey from None
@@ -178,7 +179,7 @@ def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     """(records, row_key, payload was one object) or None when the payload is not JSON
     objects. A payload given as JSON text inside a string is parsed too."""
     try:
-        body = json.loads(raw)
+        body = jsontext.loads(raw, finite=False)
     except ValueError:
         return None
     if not isinstance(body, dict) or "payload" not in body:
@@ -186,7 +187,7 @@ def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     payload = body["payload"]
     if isinstance(payload, str):
         try:
-            payload = json.loads(payload)
+            payload = jsontext.loads(payload, finite=False)
         except ValueError:
             return None
     single = isinstance(payload, dict)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cartonize
@@ -467,6 +468,7 @@ def test_empty_body_is_an_empty_request(raw: bytes | str) -> None:
         (b"{", "malformed JSON"),
         (b'{"n": NaN}', "malformed JSON"),
         (b"\xff\xfe", "malformed JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "malformed JSON"),
         (b"[]", "request body must be a JSON object"),
         (b"42", "request body must be a JSON object"),
         (b'"text"', "request body must be a JSON object"),
@@ -700,7 +702,7 @@ def test_default_box_weights_beyond_any_real_one_are_refused(
 
 
 def _priced_generator(aggregator: str, prices: list[list[int]]) -> dict[str, Any]:
-    """A cartesian generator of one 4×4×4 size whose components (one per entry of
+    """A cartesian generator of one 4x4x4 size whose components (one per entry of
     `prices`, sharing one key) all trigger on it."""
     components = [
         {"metric": "volume", "aggregator": aggregator, "thresholds": [0] * len(p), "prices": p}
@@ -751,7 +753,7 @@ def test_generated_prices_beyond_any_real_one_are_refused(
 @pytest.mark.parametrize(
     "generator",
     [
-        _priced_generator("product", [[10**6], [-(10**6)]]),
+        _priced_generator("product", [[10**6], [10**6]]),
         _priced_generator("sum", [[10**11] * 5, [5 * 10**11]]),
         _priced_generator("max", [[1, 10**12], [10**12]]),
     ],
@@ -761,4 +763,56 @@ def test_the_largest_generated_prices_still_cost_finitely(generator: dict[str, A
     response = cartonize.pack(request).model_dump(by_alias=True, exclude_none=True)
     assert validate(request, response) == []
     assert response["lenLeftovers"] == 0
-    assert abs(response["totalCost"]) == 10**12 * response["lenBoxes"]
+    assert response["totalCost"] == 10**12 * response["lenBoxes"]
+
+
+def test_an_integer_too_long_for_python_is_a_422_on_its_field() -> None:
+    # Python's json refused it with advice for the server ("use
+    # sys.set_int_max_str_digits()"), as a 400 naming no field.
+    item = b'{"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1, "quantity": 1'
+    with pytest.raises(InvalidRequest) as refused:
+        parse_request(b'{"itemSets": [' + item + b"0" * 5000 + b"}]}")
+    assert refused.value.details == "itemSets[0].quantity: must be a finite number (got inf)"
+
+
+def test_a_long_integer_is_described_not_echoed() -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        cartonize.pack({"itemSets": [item_set(quantity=10**4000)]})
+    assert refused.value.details == (
+        "itemSets[0].quantity: must be an integer <= 4294967295 (got an integer of 4001 digits)"
+    )
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    """An object whose innermost value lies `levels` objects deep (itself the first)."""
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("place", "field"),
+    [
+        (lambda r, v: r["itemSets"][0].update(properties=v), "itemSets[0].properties"),
+        (lambda r, v: r["boxTypes"][0].update(properties=v), "boxTypes[0].properties"),
+        (lambda r, v: r.update(properties=v), "properties"),
+        (lambda r, v: r.update(rules=[{"operation": "exclude", "options": v}]), "rules[0].options"),
+    ],
+)
+def test_free_form_objects_nest_at_most_64_levels(
+    place: Callable[[dict[str, Any], dict[str, Any]], None], field: str
+) -> None:
+    # pydantic refuses to serialise past its own depth limit: a properties object nested
+    # 500 deep made the endpoint answer 500 when it fingerprinted the request.
+    deepest = _weighty({}, {})
+    place(deepest, _nested(64))
+    response = cartonize.pack(deepest).model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert response["lenLeftovers"] == 0 or "rules" in deepest
+    too_deep = _weighty({}, {})
+    place(too_deep, _nested(65))
+    with pytest.raises(InvalidRequest) as refused:
+        cartonize.pack(too_deep)
+    assert refused.value.details == (
+        f"{field}: must not nest objects or arrays more than 64 levels deep"
+    )

@@ -10,6 +10,7 @@ import json
 from typing import Any, cast, get_args
 
 import falcon
+from cartonize import jsontext
 from cartonize.errors import CartonizeError
 from cartonize.store import Account, StoreError
 from cartonize.sync.connections import (
@@ -220,7 +221,7 @@ def _wire_from_form(
             wire[name] = None if name == "apiHeadersTemplate" else {}
             continue
         try:
-            wire[name] = json.loads(text)
+            wire[name] = jsontext.loads(text)
         except ValueError as exc:
             errors[name] = f"not valid JSON: {exc}"
     for name, clear in (

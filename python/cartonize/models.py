@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import json
 import math
 import re
 from collections import defaultdict
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Self, TypeVar, cast, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -34,6 +34,7 @@ from pydantic._internal._model_construction import init_private_attributes
 from pydantic.alias_generators import to_camel
 from pydantic_core import ErrorDetails, PydanticCustomError, PydanticUndefined
 
+from cartonize import jsontext
 from cartonize.errors import BadRequest, InvalidRequest
 
 __all__ = [
@@ -103,6 +104,30 @@ Length = Annotated[float, Field(gt=0.0, le=MAX_LENGTH)]
 MAX_AMOUNT = 1e12
 Weight = Annotated[float, Field(ge=0.0, le=MAX_AMOUNT)]
 Amount = Annotated[float, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+
+#: Deepest nesting of a free-form object (`properties`, a rule's `options`): far more than
+#: any real one has. pydantic refuses to serialise much deeper ones ("Maximum
+#: serialization depth exceeded"), which made the endpoint answer 500.
+MAX_NESTING = 64
+
+
+def _nesting_bounded(value: dict[str, Any]) -> dict[str, Any]:
+    """`value` when no object or array in it lies more than MAX_NESTING levels deep."""
+    level: list[tuple[object, int]] = [(value, 1)]
+    while level:
+        node, depth = level.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if isinstance(node, dict | list):
+            if depth > MAX_NESTING:
+                raise ValueError(
+                    f"must not nest objects or arrays more than {MAX_NESTING} levels deep"
+                )
+            level.extend((child, depth + 1) for child in children)
+    return value
+
+
+#: A free-form JSON object, bounded in depth.
+JsonObject = Annotated[dict[str, Any], AfterValidator(_nesting_bounded)]
 
 PlacementStyle = Literal["default", "corner", "wedge", "mound", "orb"]
 ItemSort = Literal[
@@ -518,7 +543,7 @@ class ItemProperties(RequestModel):
     dimensions: Dimensions
     center_of_mass: Point | None = None
     virtual: bool = False
-    properties: dict[str, Any] | None = None
+    properties: JsonObject | None = None
 
 
 @dataclass(frozen=True)
@@ -645,7 +670,7 @@ class BoxProperties(RequestModel):
     items_inline_max: list[int] | None = None
     rate_table: RateTable | None = None
     property_constraints: list[PropertyConstraint] | None = None
-    properties: dict[str, Any] | None = None
+    properties: JsonObject | None = None
 
     @field_validator("items_inline_max")
     @classmethod
@@ -879,7 +904,7 @@ class Rule(RequestModel):
     target_box_ref_ids: list[int] | None = None
     target_box_match: BoxMatch | None = None
     ignore_subspaces: bool | None = None
-    options: dict[str, Any] | None = None
+    options: JsonObject | None = None
     parameters: list[str] | None = None
 
 
@@ -956,7 +981,7 @@ class PackRequest(RequestModel):
     items_inline_max: list[int] | None = None
     generated_box_types_max: int = Field(default=0, ge=0)
     value_tiebreaker: ValueTiebreaker = "volume"
-    properties: dict[str, Any] | None = None
+    properties: JsonObject | None = None
     timeout: Positive | None = None
     # Legacy API key in the body: accepted, never dumped (so never echoed or fingerprinted).
     key: SecretStr | None = Field(default=None, exclude=True, repr=False)
@@ -1181,7 +1206,7 @@ class PackResponse(ResponseModel):
     request_fingerprint: str | None = None
     response_fingerprint: str | None = None
     pack_uuid: str | None = None
-    properties: dict[str, Any] | None = None
+    properties: JsonObject | None = None
 
 
 def response_totals(boxes: list[Box], leftovers: list[Item]) -> dict[str, Any]:
@@ -1326,8 +1351,8 @@ def parse_request(raw: bytes | str) -> PackRequest:
     data: object = {}
     if raw.strip():
         try:
-            data = json.loads(raw, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
+            data = jsontext.loads(raw)
+        except ValueError as exc:
             raise BadRequest("malformed JSON", details=str(exc)) from exc
     return validate_request(data)
 
@@ -1347,11 +1372,6 @@ def validate_request(data: object) -> PackRequest:
         return PackRequest.model_validate(data)
     except ValidationError as exc:
         raise InvalidRequest("invalid request", details=validation_details(exc)) from exc
-
-
-def _reject_constant(name: str) -> float:
-    # Python's json accepts NaN and Infinity; JSON does not.
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def validation_details(exc: ValidationError) -> str:
@@ -1429,4 +1449,6 @@ def _describe(value: object, *, quote: bool) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and len(text := str(abs(value))) > 40:
+        return f"an integer of {len(text)} digits"
     return str(value)

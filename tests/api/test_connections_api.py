@@ -168,6 +168,36 @@ def test_keys_of_other_plans_and_missing_keys_are_refused(store: Store) -> None:
     assert other.client.simulate_get(theirs, headers=other.auth).status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("body", "details"),
+    [
+        # Nested past Python's recursion limit: RecursionError, which was a 500.
+        (b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+        (b'{"name": NaN, "resourceType": "items"}', "NaN is not valid JSON"),
+    ],
+)
+def test_control_bodies_that_are_not_json_are_400(plan: Plan, body: bytes, details: str) -> None:
+    answer = plan.client.simulate_post(
+        f"/plans/{plan.plan_id}/connections",
+        body=body,
+        headers={**plan.auth, "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 400, answer.text
+    assert answer.json["message"] == "malformed JSON"
+    assert details in answer.json["details"]
+    assert_documented(plan.client, "POST", "/plans/{plan_id}/connections", answer)
+
+
+def test_a_schema_map_given_as_text_nested_too_deeply_is_a_422(plan: Plan) -> None:
+    answer = plan.client.simulate_post(
+        f"/plans/{plan.plan_id}/connections",
+        json={"name": "deep", "resourceType": "items", "schemaMap": "[" * 5000 + "]" * 5000},
+        headers=plan.auth,
+    )
+    assert answer.status_code == 422, answer.text
+    assert answer.json["details"] == "schemaMap: must be a JSON object"
+
+
 def test_control_bodies_above_the_limit_are_refused_and_change_nothing(plan: Plan) -> None:
     created = plan.create_connection(name="kept")
     base = f"/plans/{plan.plan_id}/connections"

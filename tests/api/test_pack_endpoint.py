@@ -105,6 +105,14 @@ def test_malformed_body_is_400(body: bytes, message: str, store: Store) -> None:
 # ------------------------------------------------------------------------------ 422
 
 
+def nested(levels: int) -> Wire:
+    """An object `levels` objects deep, itself the first."""
+    value: Wire = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
 def with_item(**fields: Any) -> Wire:
     """A pack request of one item set with `fields` overriding its valid values."""
     item = {"refId": 1, "dimensions": {"x": 1, "y": 2, "z": 3}, "weight": 1, "quantity": 2}
@@ -129,6 +137,12 @@ def with_item(**fields: Any) -> Wire:
         ),
         (with_item(quantity=-1), "itemSets[0].quantity: must be an integer >= 0 (got -1)"),
         (with_item(weight="heavy"), "itemSets[0].weight: must be a number (got 'heavy')"),
+        # 500 levels: pydantic refused to serialise it when the request was fingerprinted,
+        # and the endpoint answered 500.
+        (
+            with_item(properties=nested(500)),
+            "itemSets[0].properties: must not nest objects or arrays more than 64 levels deep",
+        ),
     ],
 )
 def test_invalid_parameters_are_422_naming_the_field(

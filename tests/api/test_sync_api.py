@@ -10,6 +10,9 @@ from cartonize.store import Store
 
 from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
 
+#: An array nested past Python's recursion limit.
+DEEP = "[" * 100_000 + "]" * 100_000
+
 
 @pytest.fixture
 def plan(store: Store) -> Plan:
@@ -248,6 +251,9 @@ def test_row_key_must_name_mapped_properties(plan: Plan, row_key: list[str], mes
         b'{"payload": 3}',
         b'{"payload": [1, 2]}',
         b'{"payload": "{not json"}',
+        # Nested past Python's recursion limit: RecursionError, which was a 500.
+        DEEP.encode(),
+        b'{"payload": ' + json.dumps(DEEP).encode() + b"}",
     ],
 )
 def test_invalid_payloads_answer_400(plan: Plan, raw: bytes) -> None:
@@ -271,6 +277,8 @@ def test_invalid_payloads_answer_400(plan: Plan, raw: bytes) -> None:
         ("param", "[1]"),
         ("header", "[not json"),
         ("body", []),
+        ("param", DEEP),
+        ("header", "[" * 5000 + "]" * 5000),
     ],
 )
 def test_invalid_row_keys_answer_400(plan: Plan, where: str, value: Any) -> None:

@@ -231,6 +231,14 @@ def test_non_json_body(third_party: ThirdPartyServer, client: SourceClient) -> N
     assert "did not send JSON (text/html" in failure.value.message
 
 
+def test_json_nested_too_deeply(third_party: ThirdPartyServer, client: SourceClient) -> None:
+    # Python's json raised RecursionError, which no caller expected: the run failed with a
+    # traceback instead of saying what the source sent.
+    with pytest.raises(InvalidSourceJson) as failure:
+        client.fetch(request(third_party.url("/deep?levels=100000")))
+    assert "nested too deeply" in failure.value.message
+
+
 def test_redirect_within_the_host_is_followed(
     third_party: ThirdPartyServer, client: SourceClient
 ) -> None:

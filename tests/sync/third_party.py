@@ -13,6 +13,7 @@ Routes (all GET):
     /large?bytes=B&declare=0|1     a JSON array of about B bytes (Content-Length if declare)
     /not-a-list                    {"data": {"items": {...an object...}}}
     /not-json                      an HTML page
+    /deep?levels=N                 a JSON array nested N levels deep
     /redirect?to=URL               302 to URL (to itself without `to`)
 """
 
@@ -127,6 +128,7 @@ class ThirdPartyApp:
             "/large": self._large,
             "/not-a-list": self._not_a_list,
             "/not-json": self._not_json,
+            "/deep": self._deep,
             "/redirect": self._redirect,
         }.get(path)
         if route is None:
@@ -192,6 +194,14 @@ class ThirdPartyApp:
         body = b"<html><body>Maintenance</body></html>"
         start_response(
             "200 OK", [("Content-Type", "text/html"), ("Content-Length", str(len(body)))]
+        )
+        return [body]
+
+    def _deep(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
+        levels = int(params.get("levels", "100000"))
+        body = b"[" * levels + b"]" * levels
+        start_response(
+            "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         )
         return [body]
 

@@ -21,6 +21,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from cartonize import jsontext
 from cartonize.errors import InvalidRequest
 from cartonize.models import validation_details
 from cartonize.store import Account, Store, StoreError, Tier, page_offset
@@ -160,7 +161,7 @@ class ConnectionFields(BaseModel):
     def _map_object(cls, value: object) -> object:
         if isinstance(value, str):
             try:
-                return json.loads(value)
+                return jsontext.loads(value)
             except ValueError:
                 raise ValueError("must be a JSON object") from None
         return value

@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from cartonize import jsontext
 from cartonize.sync.egress import AddressPolicy, Resolver, guarded_transport, resolve_host
 from cartonize.sync.errors import (
     InvalidSourceJson,
@@ -397,7 +398,7 @@ def _status_message(status: int, url: httpx.URL, body: bytes) -> str:
 
 def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
     try:
-        return json.loads(body)
+        return jsontext.loads(body, finite=False)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         kind = headers.get("content-type", "no content type")
         where = f" at byte {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""

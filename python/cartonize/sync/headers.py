@@ -13,6 +13,8 @@ import json
 import re
 from collections.abc import Mapping
 
+from cartonize import jsontext
+
 __all__ = [
     "PLACEHOLDERS",
     "HeadersTemplateError",
@@ -51,7 +53,7 @@ def parse_headers_template(text: str | None) -> dict[str, str]:
     if text is None or not text.strip():
         return {}
     try:
-        parsed = json.loads(text)
+        parsed = jsontext.loads(text, finite=False)
     except json.JSONDecodeError as exc:
         raise HeadersTemplateError(
             f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
