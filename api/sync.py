@@ -179,7 +179,7 @@ def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     """(records, row_key, payload was one object) or None when the payload is not JSON
     objects. A payload given as JSON text inside a string is parsed too."""
     try:
-        body = jsontext.loads(raw, finite=False)
+        body = jsontext.loads(raw, strict=False)
     except ValueError:
         return None
     if not isinstance(body, dict) or "payload" not in body:
@@ -187,7 +187,7 @@ def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     payload = body["payload"]
     if isinstance(payload, str):
         try:
-            payload = jsontext.loads(payload, finite=False)
+            payload = jsontext.loads(payload, strict=False)
         except ValueError:
             return None
     single = isinstance(payload, dict)

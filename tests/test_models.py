@@ -469,6 +469,9 @@ def test_empty_body_is_an_empty_request(raw: bytes | str) -> None:
         (b'{"n": NaN}', "malformed JSON"),
         (b"\xff\xfe", "malformed JSON"),
         (b"[" * 100_000 + b"]" * 100_000, "malformed JSON"),
+        # A lone surrogate is no Unicode text: storing or drawing the pack raised (a 500).
+        (b'{"orderId": "A\\ud800"}', "malformed JSON"),
+        (b'{"itemSets": [{"name": "\xed\xb0\x80"}]}', "malformed JSON"),
         (b"[]", "request body must be a JSON object"),
         (b"42", "request body must be a JSON object"),
         (b'"text"', "request body must be a JSON object"),
@@ -816,3 +819,9 @@ def test_free_form_objects_nest_at_most_64_levels(
     assert refused.value.details == (
         f"{field}: must not nest objects or arrays more than 64 levels deep"
     )
+
+
+def test_escaped_surrogate_pairs_are_one_character() -> None:
+    request = parse_request(b'{"orderId": "box \\ud83d\\udce6", "properties": {"\\u00e9": 1}}')
+    assert request.order_id == "box \U0001f4e6"
+    assert request.properties == {"\u00e9": 1}

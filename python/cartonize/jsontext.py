@@ -8,30 +8,119 @@ only ValueError or JSONDecodeError):
 - an integer of more than 4300 digits (a ValueError telling the client to call
   `sys.set_int_max_str_digits`): it is read as a float instead, ±inf, so that the field
   holding it is named when it is checked, as for 1e400.
+
+A lone surrogate in a string (`"\\ud800"`, which the JSON grammar allows but which is no
+Unicode text) made every later UTF-8 encoding raise: storing the pack, writing a row,
+rendering a picture (500s). Request bodies refuse it; third-party data and sync payloads,
+read leniently as with NaN, get U+FFFD in its place.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
-__all__ = ["loads"]
+__all__ = ["JsonTextError", "loads"]
 
 #: Python refuses to convert longer digit strings to int.
 _INT_DIGITS = sys.get_int_max_str_digits() or 4300
 
 
-def loads(text: str | bytes, *, finite: bool = True) -> Any:
-    """Decode `text`. With `finite` (request bodies) NaN and Infinity are refused, as
-    JSON has neither; without it (third-party data) they are read as Python does, and the
-    rows holding them are refused by their own checks."""
+class JsonTextError(json.JSONDecodeError):
+    """Text that parses but cannot be taken; no position, so the message is just `msg`."""
+
+    def __init__(self, msg: str, doc: str) -> None:
+        super().__init__(msg, doc, 0)
+        self.args = (msg,)
+
+    def __str__(self) -> str:
+        return self.msg
+
+
+def loads(text: str | bytes, *, strict: bool = True) -> Any:
+    """Decode `text`. `strict` (request bodies) refuses NaN and Infinity, which JSON does
+    not have, and lone surrogates. Without it (third-party data, sync payloads) NaN and
+    Infinity are read as Python does, the rows holding them refused by their own checks,
+    and a lone surrogate becomes U+FFFD."""
+    constant = _refuse_constant if strict else None
     try:
-        return json.loads(
-            text, parse_constant=_refuse_constant if finite else None, parse_int=_read_int
-        )
+        value = json.loads(text, parse_constant=constant)
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", _as_str(text), 0) from None
+        raise JsonTextError("nested too deeply", _as_str(text)) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        if not str(exc).startswith("Exceeds the limit"):
+            raise
+        # Read again with a hook for every integer: slower, so only when needed.
+        value = json.loads(text, parse_constant=constant, parse_int=_read_int)
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if (b"\\u" in raw or b"\xed" in raw) and _MAY_HOLD_SURROGATE.search(raw):
+        if strict:
+            _refuse_lone_surrogates(value, _as_str(text))
+        else:
+            value = _replace_lone_surrogates(value)
+    return value
+
+
+#: An escaped surrogate, or one encoded as UTF-8 (json decodes bytes with "surrogatepass"):
+#: only then can a decoded string hold a lone one.
+_MAY_HOLD_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+#: A surrogate left in a decoded string: pairs were combined, so it is a lone one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in `value`, keys included (iteratively: `value` may nest deeply)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict):
+            found.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _refuse_lone_surrogates(value: Any, doc: str) -> None:
+    for text in _strings(value):
+        if (lone := _SURROGATE.search(text)) is not None:
+            raise JsonTextError(
+                f"a string holds a lone surrogate (\\u{ord(lone.group()):04x}), which is "
+                "not Unicode text",
+                doc,
+            )
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    """`value` with U+FFFD for each lone surrogate in its strings and keys."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            items = list(node.items())
+            node.clear()
+            for key, child in items:
+                node[_SURROGATE.sub("\ufffd", key)] = (
+                    _SURROGATE.sub("\ufffd", child) if isinstance(child, str) else child
+                )
+                if isinstance(child, dict | list):
+                    stack.append(child)
+        elif isinstance(node, list):
+            for i, child in enumerate(node):
+                if isinstance(child, str):
+                    node[i] = _SURROGATE.sub("\ufffd", child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+    return value
 
 
 def _refuse_constant(name: str) -> float:

@@ -92,6 +92,8 @@ def test_empty_body_packs_nothing(body: bytes, store: Store) -> None:
     [
         (b'{"itemSets": [', "malformed JSON"),
         (b"not json", "malformed JSON"),
+        # No Unicode text: storing the pack raised UnicodeEncodeError (a 500).
+        (b'{"orderId": "A\\ud800"}', "malformed JSON"),
         (b'[{"itemSets": []}]', "request body must be a JSON object"),
         (b"null", "request body must be a JSON object"),
     ],

@@ -194,6 +194,21 @@ def test_a_payload_given_as_json_text_is_parsed(plan: Plan) -> None:
 # --------------------------------------------------------------------------- row_key forms
 
 
+def test_a_lone_surrogate_in_a_payload_becomes_a_replacement_character(plan: Plan) -> None:
+    # It is no Unicode text: writing the row raised (a 500). The payload is read as
+    # leniently as NaN is, so the row is kept with U+FFFD in its place.
+    connection = plan.create_connection()
+    result = plan.client.simulate_post(
+        f"/sync-api/{connection['publicApiId']}/rest",
+        body=b'{"payload": [{"sku": "A\\ud800", "size": {"h": 1, "w": 2, "l": 3}, "mass": 1,'
+        b' "title": "box \\ud83d\\udce6"}]}',
+        headers={"X-Service-API-Secret": connection["apiSecret"]},
+    )
+    assert result.json["status"] == "success", result.text
+    rows = plan.rows(result.json["packResourceId"])
+    assert [(r["refId"], r["name"]) for r in rows] == [("A\ufffd", "box \U0001f4e6")]
+
+
 @pytest.mark.parametrize(
     ("where", "value"),
     [

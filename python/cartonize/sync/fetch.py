@@ -398,7 +398,7 @@ def _status_message(status: int, url: httpx.URL, body: bytes) -> str:
 
 def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
     try:
-        return jsontext.loads(body, finite=False)
+        return jsontext.loads(body, strict=False)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         kind = headers.get("content-type", "no content type")
         where = f" at byte {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""

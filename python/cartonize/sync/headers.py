@@ -53,7 +53,7 @@ def parse_headers_template(text: str | None) -> dict[str, str]:
     if text is None or not text.strip():
         return {}
     try:
-        parsed = jsontext.loads(text, finite=False)
+        parsed = jsontext.loads(text, strict=False)
     except json.JSONDecodeError as exc:
         raise HeadersTemplateError(
             f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
