@@ -134,6 +134,13 @@ def test_an_item_that_fits_no_box_unturned_has_no_subspace() -> None:
         ({"boxType": {"dimensions": {"x": 3, "y": 3}}}, "boxType.dimensions"),
         ({"boxType": {"dimensions": {"x": 4, "y": 3, "z": 3}}}, "boxType.dimensions"),
         ({"origin": {"x": -1}}, "origin"),
+        # Beyond a box type's own bounds BoxType refused the space inside pack() (a 500).
+        ({"boxType": {"dimensions": {"x": 1e300, "y": 3, "z": 3}}}, "boxType.dimensions"),
+        (
+            {"boxType": {"dimensions": {"x": 3, "y": 3, "z": 3}, "weightMax": 1e13}},
+            "boxType.weightMax",
+        ),
+        ({"origin": {"x": 1e10}}, "origin"),
         ({"blocking": "yes"}, "blocking"),
     ],
 )

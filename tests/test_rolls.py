@@ -83,6 +83,9 @@ def test_max_weight_splits_too() -> None:
         ({"maxDiameter": 2, "innerDiameter": 3}, "options.maxDiameter"),
         ({"maxDiameter": 9, "maxWeight": 0.5, "spoolWeight": 1}, "options.maxWeight"),
         ({"maxDiameter": "big"}, "options.maxDiameter"),
+        # Beyond a length's or a weight's bound the roll's diameter overflowed (a 500).
+        ({"maxDiameter": 1e300}, "options.maxDiameter: must be a number from 0 to 1e+09"),
+        ({"maxDiameter": 9, "maxWeight": 1e13}, "options.maxWeight: must be a number from 0"),
     ],
 )
 def test_malformed_roll_options_are_a_422(options: Wire, field: str) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cartonize.errors import InvalidRequest
-from cartonize.models import Dimensions, ItemSet
+from cartonize.models import MAX_AMOUNT, MAX_LENGTH, Dimensions, ItemSet
 
 __all__ = ["Roll", "roll_of", "rolled_item_set"]
 
@@ -27,7 +27,11 @@ class Roll:
     weight: float
 
 
-def _number(index: int, options: dict[str, Any], name: str, *, required: bool) -> float | None:
+def _number(
+    index: int, options: dict[str, Any], name: str, *, required: bool, most: float
+) -> float | None:
+    """Option `name`, a number from 0 to `most` (a length's or a weight's bound: beyond
+    them a roll's diameter overflowed, a 500)."""
     value = options.get(name)
     if value is None:
         if required:
@@ -36,10 +40,10 @@ def _number(index: int, options: dict[str, Any], name: str, *, required: bool) -
                 f"rules[{index}].options.{name}: a roll needs {name} (a number > 0)",
             )
         return None
-    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= most:
         raise InvalidRequest(
             "invalid rule options",
-            f"rules[{index}].options.{name}: must be a number >= 0 (got {value!r})",
+            f"rules[{index}].options.{name}: must be a number from 0 to {most:g} (got {value!r})",
         )
     return float(value)
 
@@ -63,11 +67,11 @@ def roll_options(index: int, options: dict[str, Any]) -> RollOptions:
             "invalid rule options",
             f"rules[{index}].options.type: irregular supports type 'roll' (got {kind!r})",
         )
-    core = _number(index, options, "innerDiameter", required=False) or 0.0
-    spool = _number(index, options, "spoolWeight", required=False) or 0.0
-    max_diameter = _number(index, options, "maxDiameter", required=True) or 0.0
-    max_weight = _number(index, options, "maxWeight", required=False)
-    min_length = _number(index, options, "minRollLength", required=False) or 0.0
+    core = _number(index, options, "innerDiameter", required=False, most=MAX_LENGTH) or 0.0
+    spool = _number(index, options, "spoolWeight", required=False, most=MAX_AMOUNT) or 0.0
+    max_diameter = _number(index, options, "maxDiameter", required=True, most=MAX_LENGTH) or 0.0
+    max_weight = _number(index, options, "maxWeight", required=False, most=MAX_AMOUNT)
+    min_length = _number(index, options, "minRollLength", required=False, most=MAX_LENGTH) or 0.0
     if max_diameter <= core:
         raise InvalidRequest(
             "invalid rule options",

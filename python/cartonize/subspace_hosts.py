@@ -9,7 +9,16 @@ from dataclasses import dataclass
 
 from cartonize.errors import InvalidRequest
 from cartonize.grouping import selects
-from cartonize.models import BoxType, Dimensions, ItemSet, PackRequest, Rule, SpaceLook
+from cartonize.models import (
+    MAX_AMOUNT,
+    MAX_LENGTH,
+    BoxType,
+    Dimensions,
+    ItemSet,
+    PackRequest,
+    Rule,
+    SpaceLook,
+)
 from cartonize.nesting import sees_through
 from cartonize.rules import item_matches, targets_box_type
 
@@ -65,19 +74,32 @@ def subspace_options(
     if not isinstance(raw, dict):
         raise _invalid(index, "boxType", "internal-space needs boxType {dimensions, ...}", raw)
     dims = raw.get("dimensions")
-    if not isinstance(dims, dict) or not all(_number(dims.get(a)) and dims[a] > 0 for a in "xyz"):
-        raise _invalid(index, "boxType.dimensions", "must be {x, y, z}, each > 0", dims)
+    # Within the bounds of a box type's own fields: beyond them BoxType refused the
+    # space inside pack() (a 500).
+    if not isinstance(dims, dict) or not all(
+        _number(dims.get(a)) and 0 < dims[a] <= MAX_LENGTH for a in "xyz"
+    ):
+        raise _invalid(
+            index,
+            "boxType.dimensions",
+            f"must be {{x, y, z}}, each > 0 and <= {MAX_LENGTH:g}",
+            dims,
+        )
     weight_max = raw.get("weightMax", 0)
-    if not _number(weight_max) or weight_max < 0:
-        raise _invalid(index, "boxType.weightMax", "must be a number >= 0", weight_max)
+    if not _number(weight_max) or not 0 <= weight_max <= MAX_AMOUNT:
+        raise _invalid(
+            index, "boxType.weightMax", f"must be a number from 0 to {MAX_AMOUNT:g}", weight_max
+        )
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise _invalid(index, "boxType.name", "must be a string", name)
     origin = options.get("origin", {})
     if not isinstance(origin, dict) or not all(
-        _number(origin.get(a, 0)) and origin.get(a, 0) >= 0 for a in "xyz"
+        _number(origin.get(a, 0)) and 0 <= origin.get(a, 0) <= MAX_LENGTH for a in "xyz"
     ):
-        raise _invalid(index, "origin", "must be a point {x, y, z}, each >= 0", origin)
+        raise _invalid(
+            index, "origin", f"must be a point {{x, y, z}}, each from 0 to {MAX_LENGTH:g}", origin
+        )
     box_type = BoxType(
         name=name or "internal space",
         ref_id=raw.get("refId") if isinstance(raw.get("refId"), int) else None,
