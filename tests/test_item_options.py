@@ -261,6 +261,9 @@ def test_a_dimension_set_unit_reports_its_rung() -> None:
     assert response["boxes"][0]["box"]["lenUnits"] == 2
 
 
+_SIDES = {"x": 2, "y": 2, "z": 2}
+
+
 @pytest.mark.parametrize(
     ("ladder", "field"),
     [
@@ -273,6 +276,23 @@ def test_a_dimension_set_unit_reports_its_rung() -> None:
         (
             [{}, {"axisMultipliers": {"x": 1, "y": 0, "z": 1}}],
             "itemSets[0].dimensionSets[1].axisMultipliers",
+        ),
+        # Past the bounds of a side, a count and a weight: refused inside pack() (500s).
+        (
+            [{}, {"axisMultipliers": {"x": 1e300, "y": 1, "z": 1}, "quantityDivisor": 2}],
+            "itemSets[0].dimensionSets[1].axisMultipliers: make a side of 1e+300",
+        ),
+        (
+            [{}, {"axisMultipliers": {"x": 1e5, "y": 1e5, "z": 1}, "dimensions": _SIDES}],
+            "itemSets[0].dimensionSets[1].axisMultipliers: their product 1e+10",
+        ),
+        (
+            [{"weight": 1e8}, {"axisMultipliers": {"x": 1e5, "y": 1, "z": 1}}],
+            "itemSets[0].dimensionSets[1]: 100000 eaches weigh 1e+13",
+        ),
+        (
+            [{}, {"dimensions": _SIDES, "quantityDivisor": 2**32}],
+            "itemSets[0].dimensionSets[1].quantityDivisor: must be an integer <= 4294967295",
         ),
     ],
 )

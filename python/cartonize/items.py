@@ -13,7 +13,16 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from cartonize.errors import InvalidRequest
-from cartonize.models import Dimensions, DimensionSet, Item, ItemSet, PackRequest, Point
+from cartonize.models import (
+    MAX_AMOUNT,
+    MAX_LENGTH,
+    Dimensions,
+    DimensionSet,
+    Item,
+    ItemSet,
+    PackRequest,
+    Point,
+)
 
 __all__ = [
     "Unit",
@@ -191,6 +200,12 @@ def _rung(item_set: ItemSet, path: str, index: int) -> DimensionSet:
                 f"{product:g} is not a whole number",
             )
         divisor = int(product)
+        if divisor > 2**32 - 1:
+            raise InvalidRequest(
+                "invalid dimension set",
+                f"{where}.axisMultipliers: their product {product:g} is the eaches in the "
+                "rung, and a quantity must be <= 4294967295",
+            )
     if divisor is None or (given.dimensions is None and multipliers is None):
         raise InvalidRequest(
             "invalid dimension set",
@@ -198,16 +213,32 @@ def _rung(item_set: ItemSet, path: str, index: int) -> DimensionSet:
         )
     dims = given.dimensions
     if dims is None and multipliers is not None:
-        dims = Dimensions(
-            x=each_dims.x * multipliers.x,
-            y=each_dims.y * multipliers.y,
-            z=each_dims.z * multipliers.z,
+        sides = (
+            each_dims.x * multipliers.x,
+            each_dims.y * multipliers.y,
+            each_dims.z * multipliers.z,
+        )
+        # A rung is bounded as an item set is (beyond, Dimensions refused it inside
+        # pack(): a 500).
+        if max(sides) > MAX_LENGTH:
+            raise InvalidRequest(
+                "invalid dimension set",
+                f"{where}.axisMultipliers: make a side of {max(sides):g}, and a side must be "
+                f"<= {MAX_LENGTH:g}",
+            )
+        dims = Dimensions(x=sides[0], y=sides[1], z=sides[2])
+    weight = (each.weight or 0.0) * divisor if given.weight is None else given.weight
+    if weight > MAX_AMOUNT:
+        raise InvalidRequest(
+            "invalid dimension set",
+            f"{where}: {divisor} eaches weigh {weight:g}, and a weight must be "
+            f"<= {MAX_AMOUNT:g}; give the rung's weight",
         )
     return DimensionSet(
         dimensions=dims,
         axis_multipliers=multipliers,
         quantity_divisor=divisor,
-        weight=(each.weight or 0.0) * divisor if given.weight is None else given.weight,
+        weight=weight,
         unit_of_measure=given.unit_of_measure,
     )
 

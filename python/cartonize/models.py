@@ -527,7 +527,7 @@ class DimensionSet(RequestModel):
 
     dimensions: Dimensions | None = None
     axis_multipliers: Point | None = None
-    quantity_divisor: int | None = Field(default=None, ge=1)
+    quantity_divisor: int | None = Field(default=None, ge=1, le=2**32 - 1)
     weight: Weight | None = None
     unit_of_measure: str | None = None
 
