@@ -135,6 +135,50 @@ def test_malformed_sequence_options_are_a_422(options: Wire, field: str) -> None
     assert f"rules[0].{field}" in (info.value.details or "")
 
 
+@pytest.mark.parametrize(
+    ("change", "case_x", "weight", "details"),
+    [
+        (1e9, 10, 1, "box case becomes an item of the next stage measuring 1000000010 x 10.5"),
+        (-20, 10, 1, "box case becomes an item of the next stage measuring -10 x 10.5"),
+        (0.5, 10, 1e12, "10.5 x 10.5 x 10.5 and weighing 8e+12; an item's sides must be"),
+        (1e300, 10, 1, "boxTypes[0].outer.dimensionChange.x: must be a number <= 2000000000"),
+    ],
+)
+def test_a_case_that_cannot_be_an_item_of_the_next_stage_is_a_422(
+    change: float, case_x: float, weight: float, details: str
+) -> None:
+    # Its outer size or gross weight past an item's bounds: ItemSet refused it between the
+    # stages (a 500).
+    req = request()
+    req["boxTypes"][0] = CASE | {
+        "dimensions": {"x": case_x, "y": 10, "z": 10},
+        "outer": {"dimensionChange": {"x": change, "y": 0.5, "z": 0.5}},
+    }
+    req["itemSets"][0]["weight"] = weight
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(req)
+    assert details in (info.value.details or "")
+
+
+def test_an_outer_based_cost_stays_finite_at_the_bounds() -> None:
+    # A change of 1e300 made the outer volume infinite, which reached the engine as
+    # Infinity (a 500); the largest change allowed still rates finitely.
+    box = CASE | {
+        "outer": {"dimensionChange": {"x": 2e9, "y": 2e9, "z": 2e9}},
+        "outerBasedCost": True,
+        "rateTable": {"dimFactor": 1, "basePrice": 1, "priceIncreaseRate": 1},
+    }
+    req = {"itemSets": request()["itemSets"], "boxTypes": [box], "includeImages": False}
+    response = pack(req)
+    assert response["totalCost"] > 8e27
+    box["outer"] = {"dimensionChange": {"x": 1e300, "y": 1, "z": 1}}
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(req)
+    assert info.value.details == (
+        "boxTypes[0].outer.dimensionChange.x: must be a number <= 2000000000 (got 1e+300)"
+    )
+
+
 def test_the_validator_checks_the_boxes_inside_items() -> None:
     req = request(reducedRefId=100)
     response = pack(req)

@@ -116,13 +116,15 @@ def _nesting_bounded(value: dict[str, Any]) -> dict[str, Any]:
     level: list[tuple[object, int]] = [(value, 1)]
     while level:
         node, depth = level.pop()
-        children = node.values() if isinstance(node, dict) else node
-        if isinstance(node, dict | list):
-            if depth > MAX_NESTING:
-                raise ValueError(
-                    f"must not nest objects or arrays more than {MAX_NESTING} levels deep"
-                )
-            level.extend((child, depth + 1) for child in children)
+        if isinstance(node, dict):
+            children: Iterable[object] = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_NESTING:
+            raise ValueError(f"must not nest objects or arrays more than {MAX_NESTING} levels deep")
+        level.extend((child, depth + 1) for child in children)
     return value
 
 
@@ -642,11 +644,25 @@ class PropertyConstraint(RequestModel):
     value: float | None = None
 
 
+#: An outer side, or its change from the inner side: bounded so that a box's outer
+#: volume stays finite (an outer-based cost of a 1e300 change reached the engine as
+#: Infinity: a 500). An inner side (at most MAX_LENGTH) plus a change stays in range.
+OuterLength = Annotated[float, Field(ge=-2 * MAX_LENGTH, le=2 * MAX_LENGTH)]
+
+
+class OuterPoint(Point):
+    """An outer size or change: a point whose coordinates are OuterLengths."""
+
+    x: OuterLength = 0.0
+    y: OuterLength = 0.0
+    z: OuterLength = 0.0
+
+
 class Outer(RequestModel):
     """Outer dimensions of a box, given as a change from the inner ones."""
 
-    dimensions: Point | None = None
-    dimension_change: Point | None = None
+    dimensions: OuterPoint | None = None
+    dimension_change: OuterPoint | None = None
 
 
 class BoxProperties(RequestModel):

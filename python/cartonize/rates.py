@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from cartonize.errors import InvalidRequest
-from cartonize.models import BoxProperties, Point, RateTable
+from cartonize.models import BoxProperties, OuterPoint, RateTable
 
 __all__ = ["box_cost", "builtin_rate_tables", "lower_rating", "outer_dimensions"]
 
@@ -25,7 +25,7 @@ def builtin_rate_tables() -> dict[str, Any]:
     return carriers
 
 
-def outer_dimensions(box: BoxProperties) -> Point | None:
+def outer_dimensions(box: BoxProperties) -> OuterPoint | None:
     """The box's outer dimensions: as given, or inner plus `dimensionChange`; None if unknown."""
     outer = box.outer
     if outer is None:
@@ -34,7 +34,7 @@ def outer_dimensions(box: BoxProperties) -> Point | None:
         return outer.dimensions
     if outer.dimension_change is not None and box.dimensions is not None:
         inner, change = box.dimensions, outer.dimension_change
-        return Point(x=inner.x + change.x, y=inner.y + change.y, z=inner.z + change.z)
+        return OuterPoint.of(inner.x + change.x, inner.y + change.y, inner.z + change.z)
     return None
 
 

@@ -18,6 +18,8 @@ from typing import Literal
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import (
+    MAX_AMOUNT,
+    MAX_LENGTH,
     Box,
     BoxEntry,
     BoxType,
@@ -369,11 +371,22 @@ def _reduced_item_set(r: _Reduced) -> ItemSet:
     outer = outer_dimensions(r.box) if r.box.outer is not None else None
     d = outer or r.box.dimensions
     assert d is not None  # every packed box has dimensions
+    weight = r.box.weight_used or 0.0
+    # An item's own bounds (beyond them ItemSet refused it here: a 500). Only a box's
+    # outer.dimensionChange or a heavy load takes it there.
+    if not all(0 < side <= MAX_LENGTH for side in (d.x, d.y, d.z)) or weight > MAX_AMOUNT:
+        raise InvalidRequest(
+            "invalid pack-sequence",
+            f"box {r.box.name or r.box.ref_id} becomes an item of the next stage measuring "
+            f"{d.x:.10g} x {d.y:.10g} x {d.z:.10g} and weighing {weight:.10g}; an item's "
+            f"sides must be > 0 and <= {MAX_LENGTH:g} and its weight <= {MAX_AMOUNT:g} "
+            "(check the box type's outer.dimensionChange)",
+        )
     return ItemSet(
         ref_id=r.ref_id,
         name=r.box.name or f"box {r.unique_id}",
         dimensions=Dimensions(x=d.x, y=d.y, z=d.z),
-        weight=r.box.weight_used or 0.0,
+        weight=weight,
         quantity=1,
     ).with_nested(r.nested)
 
