@@ -67,6 +67,54 @@ def test_values_that_do_not_cast_reject_their_record_with_the_reason(bad: Any, r
     assert batch.messages == [f"record 1: rejected: {reason}"]
 
 
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (record(h=0), "dimensions_x (size.h): 0.0 is not a length above 0 and at most 1e9"),
+        (record(w=-2), "dimensions_y (size.w): -2.0 is not a length above 0 and at most 1e9"),
+        (record(l="2e9"), "dimensions_z (size.l): 2000000000.0 is not a length above 0"),
+        (record(mass=-0.5), "weight (mass): -0.5 is not a weight from 0 to 1e12"),
+        (record(mass=1e13), "weight (mass): 10000000000000.0 is not a weight from 0 to 1e12"),
+    ],
+)
+def test_values_no_pack_takes_reject_their_record(bad: Any, reason: str) -> None:
+    # They were stored, and every pack using the row was refused, naming itemSets fields
+    # the caller never sent.
+    batch = map_records([record(sku=0), bad, record(sku=2, mass=0)], ITEM_MAP, "items")
+    assert batch.frame["refId"].to_list() == ["0", "2"]
+    assert (batch.rejected_rows, batch.rejected_values) == (1, 1)
+    assert len(batch.messages) == 1 and batch.messages[0].startswith(
+        f"record 1: rejected: {reason}"
+    )
+
+
+def test_ranges_apply_after_unit_conversion_and_to_every_list() -> None:
+    converted = map_records(
+        [record(h=4e7), record(h=3.9e7)], ITEM_MAP, "items", Conversions.parse("in_to_mm", None)
+    )
+    assert converted.frame["dimensions_x"].to_list() == [pytest.approx(3.9e7 * 25.4)]
+    assert converted.messages == [
+        "record 0: rejected: dimensions_x (size.h): 1016000000.0 is not a length above 0 and "
+        "at most 1e9"
+    ]
+    orders = map_records(
+        [{"o": 1, "r": 2, "q": 2**32}, {"o": 1, "r": 2, "q": 0}],
+        {"orderId": "o", "refId": "r", "quantity": "q"},
+        "orders",
+    )
+    assert orders.frame["quantity"].to_list() == [0]
+    assert orders.messages == [
+        "record 0: rejected: quantity (q): 4294967296 is not a quantity from 0 to 4294967295"
+    ]
+    cartons = map_records(
+        [{"r": 1, "x": 1, "y": 1, "z": 1, "m": 0, "p": -5}],
+        {"refId": "r", "dimensions_x": "x", "dimensions_y": "y", "dimensions_z": "z"}
+        | {"weightMax": "m", "price": "p"},
+        "cartons",
+    )
+    assert cartons.messages == ["record 0: rejected: price (p): -5 is not a price from 0 to 1e12"]
+
+
 def test_missing_values_stay_null_and_are_not_rejections() -> None:
     batch = map_records([{"sku": 1}], ITEM_MAP, "items")
     assert batch.rejected_rows == 0

@@ -217,6 +217,36 @@ def _cast_one(kind: str, value: Any) -> tuple[Any, str | None]:
 
 _ARTICLE = {"string": "a string", "float": "a number", "integer": "an integer"}
 
+#: The range a packing request takes for a property (docs/decisions.md, "Bounds on sizes,
+#: weights and money"): (lowest, lowest allowed, highest, wording). A row outside it was
+#: stored, and every pack that used it was refused, naming a field the caller never sent.
+_RANGES: dict[str, tuple[float, bool, float, str]] = {
+    "length": (0.0, False, 1e9, "a length above 0 and at most 1e9"),
+    "weight": (0.0, True, 1e12, "a weight from 0 to 1e12"),
+    "price": (0.0, True, 1e12, "a price from 0 to 1e12"),
+    "quantity": (0.0, True, 2**32 - 1, "a quantity from 0 to 4294967295"),
+}
+
+
+def _out_of_range(prop: Property, series: pl.Series) -> list[tuple[int, str]]:
+    """(position, reason) of each value of `series` (after unit conversion) outside the
+    range a pack request takes for `prop`; nulls (absent values) pass."""
+    bounds = _RANGES.get(prop.unit or prop.name)
+    if bounds is None:
+        return []
+    low, low_allowed, high, wording = bounds
+    above_low = series >= low if low_allowed else series > low
+    inside = above_low & (series <= high)
+    bad = (~inside).fill_null(False)
+    if not bad.any():
+        return []
+    return [
+        (position, f"{_show(value)} is not {wording}")
+        for position, value in zip(
+            bad.arg_true().to_list(), series.filter(bad).to_list(), strict=True
+        )
+    ]
+
 
 def _show(value: Any) -> str:
     if isinstance(value, Mapping):
@@ -314,6 +344,10 @@ def map_records(
         if conversion is not None:
             multiply, divide = _FACTORS[conversion]
             series = series * multiply / divide
+        outside = _out_of_range(prop, series)
+        for position, reason in outside:
+            bad_rows.setdefault(position, []).append(f"{name} ({targets[name]}): {reason}")
+        rejected_values += len(outside)
         columns.append(series)
 
     property_targets = {k: v for k, v in targets.items() if k.split(".")[0] == PROPERTIES_KEY}
