@@ -467,6 +467,11 @@ def _prepacked_with(item: Wire) -> Wire:
             "boxes[0].items[1]: does not fit in its pre-packed box",
         ),
         (
+            # It named itemSets[n], the item set the pre-packed item becomes inside.
+            _prepacked_with(_cube(2, 5, 1) | {"centerOfMass": {"x": 6, "y": 0, "z": 0}}),
+            "boxes[0].items[1].item.centerOfMass: must lie within the item, 0..5, 0..5, 0..5",
+        ),
+        (
             {**_BASE, "boxes": [{"weightMax": 10}]},
             "boxes[0].dimensions: required, on the box or in its boxType",
         ),
@@ -485,6 +490,7 @@ def _prepacked_with(item: Wire) -> Wire:
         "outside",
         "quantity",
         "no-room",
+        "centre-of-mass",
         "no-dimensions",
         "pack-sequence",
     ],

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cartonize.errors import InvalidRequest
+from cartonize.items import check_center_of_mass
 from cartonize.models import BoxProperties, BoxType, ItemSet, PackRequest, Point
 
 __all__ = ["Prepacked", "read_prepacked"]
@@ -53,20 +54,22 @@ def read_prepacked(req: PackRequest) -> Prepacked:
                     "list each unit with its own origin, or drop the origin",
                 )
             set_index = len(out.item_sets)
-            out.item_sets.append(
-                ItemSet.model_construct(
-                    ref_id=item.ref_id,
-                    name=item.name,
-                    color=item.color,
-                    weight=item.weight,
-                    sequence=item.sequence,
-                    dimensions=item.dimensions,
-                    center_of_mass=item.center_of_mass,
-                    virtual=item.virtual,
-                    properties=item.properties,
-                    quantity=quantity,
-                )
+            given = ItemSet.model_construct(
+                ref_id=item.ref_id,
+                name=item.name,
+                color=item.color,
+                weight=item.weight,
+                sequence=item.sequence,
+                dimensions=item.dimensions,
+                center_of_mass=item.center_of_mass,
+                virtual=item.virtual,
+                properties=item.properties,
+                quantity=quantity,
             )
+            # Here, where the path is the caller's: later it would name the item set the
+            # pre-packed item becomes (itemSets[n], past the request's own).
+            check_center_of_mass(given, where)
+            out.item_sets.append(given)
             units += [(set_index, unit, item.origin) for unit in range(quantity)]
         out.units.append(units)
     return out
