@@ -271,6 +271,24 @@ def test_axis_without_list_or_range_is_a_422() -> None:
     )
 
 
+def test_axes_combining_into_too_many_sizes_are_a_422() -> None:
+    # Every size is checked against the limits before sampling: three lists of 1,000
+    # lengths (a 12 kB body) made a billion sizes and held a worker for minutes.
+    lengths = list(range(1, 101))
+    options = {"xList": lengths, "yList": lengths, "zRange": {"min": 1, "max": 102, "increment": 1}}
+    with pytest.raises(InvalidRequest) as info:
+        pack(
+            {
+                "itemSets": [item(1, 1, 1, 1)],
+                "boxTypeGenerators": [{"operation": "cartesian", "options": options}],
+            }
+        )
+    assert info.value.details == (
+        "boxTypeGenerators[0].options: the axes give 1020000 sizes (100 x 100 x 102 lengths), "
+        "more than the 1000000 a request may search; give fewer lengths or larger increments"
+    )
+
+
 def test_generated_sizes_compete_with_fixed_box_types() -> None:
     # A 4x4x4 item. Fixed box 10-cube at 500; the generator offers 4..6 cubes priced by a
     # volume component: 64 -> 100, 125 -> 100 + 50, 216 -> 100 + 50 + 50 (sum). The
