@@ -287,6 +287,19 @@ def test_axes_combining_into_too_many_sizes_are_a_422() -> None:
         "boxTypeGenerators[0].options: the axes give 1020000 sizes (100 x 100 x 102 lengths), "
         "more than the 1000000 a request may search; give fewer lengths or larger increments"
     )
+    # The bound holds for all the generators together: each is searched in turn.
+    half = {"xList": lengths, "yList": lengths, "zList": lengths[:60]}
+    with pytest.raises(InvalidRequest) as info:
+        pack(
+            {
+                "itemSets": [item(1, 1, 1, 1)],
+                "boxTypeGenerators": [{"operation": "cartesian", "options": half}] * 2,
+            }
+        )
+    assert (info.value.details or "").startswith(
+        "boxTypeGenerators[1].options: the axes give 600000 sizes (100 x 100 x 60 lengths) "
+        "after 600000 of the generators before it, more than the 1000000"
+    )
 
 
 def test_generated_sizes_compete_with_fixed_box_types() -> None:

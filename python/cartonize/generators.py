@@ -39,7 +39,7 @@ __all__ = [
 #: With `generatedBoxTypesMax` 0 ("unlimited") a cartesian product is still sampled down
 #: to this many sizes: every generated type costs a trial fill per box opened.
 UNLIMITED_CAP = 4096
-#: Most sizes a cartesian generator's axes may combine into: each is checked against the
+#: Most sizes the cartesian generators' axes may combine into: each is checked against the
 #: limits before any sampling, about 0.6 s per million. Three lists of 1,000 lengths (a
 #: 12 kB body) made a billion and held a worker for minutes.
 MAX_COMBINATIONS = 1_000_000
@@ -266,6 +266,7 @@ def generate_box_types(
     """Every generator's box types, in generator order; cartesian products larger than
     `generated_max` (0: `UNLIMITED_CAP`) are sampled deterministically."""
     out = GeneratedBoxTypes()
+    searched = 0  # sizes the cartesian generators so far combine into
     for g, gen in enumerate(generators):
         where = f"boxTypeGenerators[{g}]"
         defaults = _template(gen, request_defaults)
@@ -297,12 +298,15 @@ def generate_box_types(
             continue
         xs, ys, zs = (_axis_values(gen, a, item_sets, where) for a in range(3))
         combinations = len(xs) * len(ys) * len(zs)
-        if combinations > MAX_COMBINATIONS:
+        searched += combinations
+        if searched > MAX_COMBINATIONS:
+            before = searched - combinations
+            earlier = f" after {before} of the generators before it" if before else ""
             raise InvalidRequest(
                 "invalid box type generator",
                 f"{where}.options: the axes give {combinations} sizes ({len(xs)} x {len(ys)} "
-                f"x {len(zs)} lengths), more than the {MAX_COMBINATIONS} a request may "
-                "search; give fewer lengths or larger increments",
+                f"x {len(zs)} lengths){earlier}, more than the {MAX_COMBINATIONS} a request "
+                "may search; give fewer lengths or larger increments",
             )
         sizes = [s for s in itertools.product(xs, ys, zs) if _within_limits(gen, s)]
         cap = generated_max if generated_max > 0 else UNLIMITED_CAP
