@@ -574,10 +574,34 @@ def test_no_complete_packing_within_the_grace_is_a_timeout_error() -> None:
     assert (caught.value.details or "").startswith("timeout: no complete packing was found")
 
 
+SERVICE_LIMIT_WARNING = (
+    "the service's time limit of 0.01 s was reached: returning the best complete packing "
+    "found so far"
+)
+
+
 def test_the_service_maximum_caps_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CARTONIZE_MAX_TIMEOUT", "0.01")
     response = _pack(_many(40, 25, 60))
-    assert TIMEOUT_WARNING in response["warnings"]
+    # The service's limit cut it short, not the timeout asked for.
+    assert SERVICE_LIMIT_WARNING in response["warnings"]
+    assert TIMEOUT_WARNING not in response["warnings"]
     assert "timeout 60 s is above the service maximum; using 0.01 s" in response["warnings"]
     within = _pack(_many(40, 25, 0.01))["warnings"]
     assert not any("above the service maximum" in w for w in within)
+    assert TIMEOUT_WARNING in within
+
+
+def test_a_request_without_timeout_is_told_of_the_service_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It gets the service's limit as its timeout; the engine's words named a "timeout" the
+    # caller never sent, and advised a larger one, which cannot help past the limit.
+    monkeypatch.setenv("CARTONIZE_MAX_TIMEOUT", "0.01")
+    assert SERVICE_LIMIT_WARNING in _pack(_many(40, 25, None))["warnings"]
+    with pytest.raises(InvalidRequest) as caught:
+        cartonize.pack(_many(100, 400, None))  # 40,000 units: the first packing needs > 1 s
+    assert caught.value.details == (
+        "no complete packing was found within the service's time limit of 0.01 s (and 1.0 s "
+        "of grace); send fewer items or box types"
+    )
