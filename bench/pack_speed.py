@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python -m bench.pack_speed [--json PATH]``.
 
-Two workloads, both seeded so that every run packs the same requests:
+Four workloads, all seeded so that every run packs the same requests:
 
 - **small orders**: 20 units of 5 item sets into a catalogue of 10 cartons, default
   options (``boxTypeChoiceStyle`` actual, ``itemSort`` combined), many different orders.
@@ -16,6 +16,10 @@ Two workloads, both seeded so that every run packs the same requests:
   ``most-items`` (fewest boxes), other options default. Reports
   pack time (target < 300 ms) and boxes used against the volume lower bound
   ceil(sum of item volumes / largest box volume) (target <= 1.08 x the bound).
+- **order at the item limit**: 10,000 units (the service's default limit per request) of
+  50 SKUs into a catalogue of 100 priced cartons, default options (lowest cost). Reports
+  pack time, boxes and cost; no target (it took 30 s, the service's time limit, until the
+  layers grouped units of one SKU).
 
 Every response must pass ``tests.validator.validate``; an invalid response is reported as
 a failure with its violations, never as a number, and makes the exit status 1. Missing a
@@ -136,6 +140,35 @@ def large_order(seed: int) -> Wire:
         "boxTypeChoiceGoal": "most-items",
         "includeImages": False,
     }
+
+
+def order_at_the_limit(seed: int) -> Wire:
+    """10,000 units of 50 SKUs (sides 20..180 mm) into 100 cartons (sides 200..800 mm)
+    priced by board area."""
+    rng = random.Random(seed)
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(20, 180) for _ in range(3)]),
+            "weight": rng.randint(1, 50) / 10,
+            "quantity": 200,
+        }
+        for ref_id in range(50)
+    ]
+    box_types = []
+    for n in range(100):
+        dims = [rng.randint(200, 800) for _ in range(3)]
+        board = 2 * (dims[0] * dims[1] + dims[1] * dims[2] + dims[0] * dims[2]) / 1e4
+        box_types.append(
+            {
+                "refId": 300 + n,
+                "dimensions": point(dims),
+                "weightMax": 1000,
+                "weightTare": 0.5,
+                "price": 15 + round(0.8 * board),
+            }
+        )
+    return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
 
 
 def timed_pack(request: Wire) -> tuple[Wire, float]:
@@ -265,6 +298,32 @@ def run_large_order(repeats: int, seed: int) -> Workload:
     return workload
 
 
+def run_order_at_the_limit(repeats: int, seed: int) -> Workload:
+    """Pack the order at the item limit ``repeats`` times; median times, boxes, cost."""
+    workload = Workload("order at the item limit (10,000 units of 50 SKUs, 100 box types)")
+    request = order_at_the_limit(seed)
+    pack_ms: list[float] = []
+    wall_ms: list[float] = []
+    response: Wire = {}
+    for _ in range(repeats):
+        response, wall = timed_pack(request)
+        problems = validate(request, response)
+        if problems:
+            workload.violations += problems
+            return workload
+        pack_ms.append(float(response["packTime"]) * 1000)
+        wall_ms.append(wall)
+    workload.figures = {
+        "median pack ms": statistics.median(pack_ms),
+        "median wall ms": statistics.median(wall_ms),
+        "boxes": response["lenBoxes"],
+        "leftovers": response["lenLeftovers"],
+        "total cost": response["totalCost"],
+        "utilisation": response["totalVolumeNet"] / response["totalVolume"],
+    }
+    return workload
+
+
 def verdict(workload: Workload, name: str) -> str:
     """'ok' or 'MISS' for a figure with a target, '' for one without."""
     if name not in workload.targets:
@@ -290,7 +349,7 @@ def print_table(workloads: Sequence[Workload]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run both workloads, print the table, optionally write JSON; 1 if any is invalid."""
+    """Run the workloads, print the table, optionally write JSON; 1 if any is invalid."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.pack_speed", description="Pack speed and packing quality."
     )
@@ -300,6 +359,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--deep-orders", type=int, default=100, help="small orders packed with deep options"
     )
     parser.add_argument("--repeats", type=int, default=5, help="packs of the large order")
+    parser.add_argument(
+        "--limit-repeats", type=int, default=1, help="packs of the order at the item limit"
+    )
     parser.add_argument("--seed", type=int, default=1, help="first seed of the workloads")
     args = parser.parse_args(argv)
 
@@ -307,6 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_small_orders(args.orders, args.seed),
         run_deep_small_orders(args.deep_orders, args.seed),
         run_large_order(args.repeats, args.seed),
+        run_order_at_the_limit(args.limit_repeats, args.seed),
     ]
     print_table(workloads)
     if args.json:

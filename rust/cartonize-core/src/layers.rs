@@ -124,6 +124,9 @@ struct Entry {
     slot: usize,
     shape: Vec3,
     perm: Perm,
+    /// The shape's place in its kind's list: the entries of one unit at one
+    /// depth come in this order.
+    shape_index: usize,
 }
 
 /// The layer axis and the two axes of its face (width, length).
@@ -151,6 +154,13 @@ struct Pool {
     axes: Axes,
     face: [Len; 2],
     entries: Vec<Entry>,
+    /// One entry per kind and shape, of the kind's first unit: units of one
+    /// kind in one shape differ only in their slot (see [`Footprints`]).
+    /// Ordered as `entries` (depth, slot, shape).
+    groups: Vec<Entry>,
+    /// The slots of each kind's units, ascending, at `slots[kinds[kind]]`.
+    slots: Vec<usize>,
+    kinds: Vec<std::ops::Range<usize>>,
 }
 
 impl Pool {
@@ -163,23 +173,72 @@ impl Pool {
             if !ctx.holds[b][kind] {
                 continue;
             }
-            for (shape, perm) in &ctx.kinds[kind].shapes {
+            for (shape_index, (shape, perm)) in ctx.kinds[kind].shapes.iter().enumerate() {
                 if (0..3).all(|a| shape[a] <= dims[a]) {
                     entries.push(Entry {
                         slot,
                         shape: *shape,
                         perm: *perm,
+                        shape_index,
                     });
                 }
             }
         }
         entries.sort_by_key(|e| (e.shape[axes.depth], e.slot));
-        Pool {
+        let mut pool = Pool {
             box_type: b,
             axes,
             face,
             entries,
+            groups: Vec::new(),
+            slots: Vec::new(),
+            kinds: Vec::new(),
+        };
+        pool.group(order, ctx.kinds.len());
+        pool
+    }
+
+    /// Drops the entries of the units `taken`.
+    fn retain(&mut self, taken: &[bool], order: &[UnitRef], kinds: usize) {
+        self.entries.retain(|e| !taken[e.slot]);
+        self.group(order, kinds);
+    }
+
+    /// Sets `groups`, `slots` and `kinds` from `entries`.
+    fn group(&mut self, order: &[UnitRef], kinds: usize) {
+        // Shapes of a kind already grouped, as bits (a kind has at most 6).
+        let mut shapes_seen = vec![0u8; kinds];
+        let mut by_kind: Vec<(usize, usize)> = Vec::new();
+        self.groups.clear();
+        for e in &self.entries {
+            let kind = order[e.slot].kind;
+            let bit = 1u8 << e.shape_index;
+            if shapes_seen[kind] & bit == 0 {
+                shapes_seen[kind] |= bit;
+                self.groups.push(*e);
+            }
+            by_kind.push((kind, e.slot));
         }
+        by_kind.sort_unstable();
+        by_kind.dedup();
+        self.kinds = vec![0..0; kinds];
+        self.slots = Vec::with_capacity(by_kind.len());
+        for (kind, slot) in by_kind {
+            let at = self.slots.len();
+            let range = &mut self.kinds[kind];
+            if range.start == range.end {
+                *range = at..at;
+            }
+            range.end = at + 1;
+            self.slots.push(slot);
+        }
+    }
+
+    /// The groups with a depth in `low..=high`.
+    fn groups_between(&self, low: Len, high: Len) -> &[Entry] {
+        let from = self.groups.partition_point(|e| self.depth(e) < low);
+        let to = self.groups.partition_point(|e| self.depth(e) <= high);
+        &self.groups[from..to]
     }
 
     fn depth(&self, e: &Entry) -> Len {
@@ -391,13 +450,122 @@ type Fit = (u8, u8, Len, Len, Len);
 /// and what the choice weighs (its weight, its smallest side).
 #[derive(Debug, Clone, Copy)]
 struct Footprint {
+    /// An entry of the first unit it stands for (its slot is not kept up to date).
     entry: Entry,
+    kind: usize,
+    depth: Len,
     width: Len,
     length: Len,
     /// Depth in steps of the layer's thickness (see [`DEPTH_STEPS`]).
     depth_step: Len,
     smallest: Len,
     weight: f64,
+}
+
+/// The next unit not taken of each kind, while a layer is built: the
+/// footprints of a kind all stand for that one.
+struct KindSlots<'p> {
+    pool: &'p Pool,
+    /// Per kind, the position in `pool.slots` of its next unit not taken
+    /// (`UNSEEN` until asked).
+    next: Vec<usize>,
+}
+
+const UNSEEN: usize = usize::MAX;
+
+impl<'p> KindSlots<'p> {
+    fn new(pool: &'p Pool, kinds: usize) -> Self {
+        KindSlots {
+            pool,
+            next: vec![UNSEEN; kinds],
+        }
+    }
+
+    /// Finds the first unit of `kind` at or after position `from` not `used`.
+    fn seek(&mut self, kind: usize, from: usize, used: &[bool]) {
+        let range = &self.pool.kinds[kind];
+        let slots = &self.pool.slots;
+        let mut at = from.max(range.start);
+        while at < range.end && used[slots[at]] {
+            at += 1;
+        }
+        self.next[kind] = at;
+    }
+
+    /// The next unit of `kind` not taken, if any.
+    fn get(&self, kind: usize) -> Option<usize> {
+        let at = self.next[kind];
+        (at < self.pool.kinds[kind].end).then(|| self.pool.slots[at])
+    }
+
+    /// Takes the next unit of `kind`.
+    fn take(&mut self, kind: usize, used: &[bool]) {
+        let at = self.next[kind];
+        self.seek(kind, at + 1, used);
+    }
+}
+
+/// The footprints a layer chooses from: one per kind and shape of the groups
+/// given ([`Pool::groups`]) with a unit not `used`. Choosing among them is
+/// choosing among the units' entries: a kind's units in one shape differ only
+/// in their slot, and the first one not taken ranks first (entries are ordered
+/// by depth, then slot, then shape), so each layer scans kinds, not units.
+#[derive(Default)]
+struct Footprints {
+    list: Vec<Footprint>,
+}
+
+impl Footprints {
+    fn of(
+        groups: &[Entry],
+        used: &[bool],
+        order: &[UnitRef],
+        ctx: &Context<'_>,
+        axes: Axes,
+        step: Len,
+        units: &mut KindSlots<'_>,
+    ) -> Self {
+        let mut list: Vec<Footprint> = Vec::with_capacity(groups.len());
+        for e in groups {
+            let kind = order[e.slot].kind;
+            if units.next[kind] == UNSEEN {
+                units.seek(kind, 0, used);
+            }
+            if units.get(kind).is_none() {
+                continue;
+            }
+            let k = &ctx.kinds[kind];
+            list.push(Footprint {
+                entry: *e,
+                kind,
+                depth: e.shape[axes.depth],
+                width: e.shape[axes.width],
+                length: e.shape[axes.length],
+                depth_step: e.shape[axes.depth] / step,
+                smallest: k.sorted[2],
+                weight: k.weight,
+            });
+        }
+        Footprints { list }
+    }
+
+    /// The footprints whose kind has a unit left, with that unit's slot.
+    fn live<'s>(
+        &'s self,
+        units: &'s KindSlots<'_>,
+    ) -> impl Iterator<Item = (&'s Footprint, usize)> {
+        self.list
+            .iter()
+            .filter_map(|f| units.get(f.kind).map(|slot| (f, slot)))
+    }
+
+    /// The narrowest width and shortest length among the footprints left.
+    fn least(&self, units: &KindSlots<'_>) -> (Len, Len) {
+        self.live(units)
+            .fold((Len::MAX, Len::MAX), |(w, l), (f, _)| {
+                (w.min(f.width), l.min(f.length))
+            })
+    }
 }
 
 /// One layer of thickness `t` by skyline best fit among the units not `used`
@@ -415,39 +583,34 @@ fn build_layer(
     let (axes, face) = (pool.axes, pool.face);
     let low = low_depth(t, recipe.share);
     let step = (t / DEPTH_STEPS).max(1);
-    let footprints = |list: &[Entry]| -> Vec<Footprint> {
-        list.iter()
-            .filter(|e| !used[e.slot])
-            .map(|e| {
-                let k = &ctx.kinds[order[e.slot].kind];
-                Footprint {
-                    entry: *e,
-                    width: e.shape[axes.width],
-                    length: e.shape[axes.length],
-                    depth_step: e.shape[axes.depth] / step,
-                    smallest: k.sorted[2],
-                    weight: k.weight,
-                }
-            })
-            .collect()
-    };
-    let close = footprints(pool.between(low, t));
+    // Units of one kind in one shape are alike: one footprint stands for them
+    // all, holding the first of them not taken yet (see [`Footprints`]).
+    let mut units = KindSlots::new(pool, ctx.kinds.len());
+    let close = Footprints::of(
+        pool.groups_between(low, t),
+        used,
+        order,
+        ctx,
+        axes,
+        step,
+        &mut units,
+    );
     let loose = match recipe.fallback < recipe.share {
-        true => footprints(pool.between(low_depth(t, recipe.fallback), low - 1)),
-        false => Vec::new(),
+        true => Footprints::of(
+            pool.groups_between(low_depth(t, recipe.fallback), low - 1),
+            used,
+            order,
+            ctx,
+            axes,
+            step,
+            &mut units,
+        ),
+        false => Footprints::default(),
     };
-    let mut taken = used.to_vec();
     // The narrowest and shortest footprints left among the close units (a
     // gap narrower is lost) and among all (a stretch narrower takes nothing).
-    let least = |list: &[Footprint], taken: &[bool]| -> (Len, Len) {
-        list.iter()
-            .filter(|f| !taken[f.entry.slot])
-            .fold((Len::MAX, Len::MAX), |(w, l), f| {
-                (w.min(f.width), l.min(f.length))
-            })
-    };
-    let (mut min_w, mut min_l) = least(&close, &taken);
-    let (loose_w, loose_l) = least(&loose, &taken);
+    let (mut min_w, mut min_l) = close.least(&units);
+    let (loose_w, loose_l) = loose.least(&units);
     let mut skyline = vec![Segment {
         start: 0,
         width: face[0],
@@ -467,7 +630,7 @@ fn build_layer(
         let left = i.checked_sub(1).map(|j| skyline[j].height);
         let right = skyline.get(i + 1).map(|s| s.height);
         let fit = |f: &Footprint| -> Option<Fit> {
-            if f.width > seg.width || f.length > room || taken[f.entry.slot] {
+            if f.width > seg.width || f.length > room {
                 return None;
             }
             if layer.weight + f.weight > payload_left + WEIGHT_SLACK {
@@ -500,22 +663,25 @@ fn build_layer(
         };
         let reachable = seg.width >= min_w.min(loose_w) && room >= min_l.min(loose_l);
         let best = match reachable {
+            // The first best in the order of the units' entries: by depth, unit, shape.
             true => [&close, &loose].into_iter().find_map(|list| {
-                list.iter()
-                    .filter_map(|f| fit(f).map(|rank| (rank, *f)))
+                list.live(&units)
+                    .filter_map(|(f, slot)| {
+                        fit(f).map(|rank| ((rank, f.depth, slot, f.entry.shape_index), f, slot))
+                    })
                     .min_by(|a, b| a.0.cmp(&b.0))
-                    .map(|(_, f)| f)
+                    .map(|(_, f, slot)| (*f, slot))
             }),
             false => None,
         };
         match best {
-            Some(f) => {
-                let e = f.entry;
-                taken[e.slot] = true;
+            Some((f, slot)) => {
+                let e = Entry { slot, ..f.entry };
+                units.take(f.kind, used);
                 if f.width == min_w || f.length == min_l {
-                    (min_w, min_l) = least(&close, &taken);
+                    (min_w, min_l) = close.least(&units);
                 }
-                let k = &ctx.kinds[order[e.slot].kind];
+                let k = &ctx.kinds[f.kind];
                 layer.weight += k.weight;
                 layer.volume += k.volume;
                 let w = f.width;
@@ -672,7 +838,7 @@ fn open_boxes(
         // Drop the units packed from the pools once a quarter of them is gone.
         if remaining.len() * 4 < pooled * 3 {
             for pool in &mut pools {
-                pool.entries.retain(|e| !taken[e.slot]);
+                pool.retain(&taken, order, ctx.kinds.len());
             }
             pooled = remaining.len();
         }
@@ -1060,5 +1226,257 @@ mod tests {
         ));
         let fragile = crate::testkit::context(&one_fragile, &boxes, Goal::MostItems);
         assert!(!applies(&fragile, &each, 1));
+    }
+
+    /// A unit as the layer saw it before units of a kind were grouped.
+    #[derive(Debug, Clone, Copy)]
+    struct UnitFootprint {
+        entry: Entry,
+        width: Len,
+        length: Len,
+        depth_step: Len,
+        smallest: Len,
+        weight: f64,
+    }
+
+    /// [`build_layer`] as it was before units of a kind were grouped: every
+    /// unit's every entry scanned at every step. The reference the grouped
+    /// one must agree with, placement for placement.
+    fn layer_by_units(
+        pool: &Pool,
+        order: &[UnitRef],
+        ctx: &Context<'_>,
+        used: &[bool],
+        t: Len,
+        recipe: Recipe,
+        payload_left: f64,
+    ) -> Layer {
+        let (axes, face) = (pool.axes, pool.face);
+        let low = low_depth(t, recipe.share);
+        let step = (t / DEPTH_STEPS).max(1);
+        let footprints = |list: &[Entry]| -> Vec<UnitFootprint> {
+            list.iter()
+                .filter(|e| !used[e.slot])
+                .map(|e| {
+                    let k = &ctx.kinds[order[e.slot].kind];
+                    UnitFootprint {
+                        entry: *e,
+                        width: e.shape[axes.width],
+                        length: e.shape[axes.length],
+                        depth_step: e.shape[axes.depth] / step,
+                        smallest: k.sorted[2],
+                        weight: k.weight,
+                    }
+                })
+                .collect()
+        };
+        let close = footprints(pool.between(low, t));
+        let loose = match recipe.fallback < recipe.share {
+            true => footprints(pool.between(low_depth(t, recipe.fallback), low - 1)),
+            false => Vec::new(),
+        };
+        let mut taken = used.to_vec();
+        // The narrowest and shortest footprints left among the close units (a
+        // gap narrower is lost) and among all (a stretch narrower takes nothing).
+        let least = |list: &[UnitFootprint], taken: &[bool]| -> (Len, Len) {
+            list.iter()
+                .filter(|f| !taken[f.entry.slot])
+                .fold((Len::MAX, Len::MAX), |(w, l), f| {
+                    (w.min(f.width), l.min(f.length))
+                })
+        };
+        let (mut min_w, mut min_l) = least(&close, &taken);
+        let (loose_w, loose_l) = least(&loose, &taken);
+        let mut skyline = vec![Segment {
+            start: 0,
+            width: face[0],
+            height: 0,
+        }];
+        let mut layer = Layer {
+            placed: Vec::new(),
+            volume: 0.0,
+            weight: 0.0,
+        };
+        while let Some(i) =
+            (0..skyline.len()).min_by_key(|&i| (skyline[i].height, skyline[i].start))
+        {
+            let seg = skyline[i];
+            if seg.height >= face[1] {
+                break;
+            }
+            let room = face[1] - seg.height;
+            let left = i.checked_sub(1).map(|j| skyline[j].height);
+            let right = skyline.get(i + 1).map(|s| s.height);
+            let fit = |f: &UnitFootprint| -> Option<Fit> {
+                if f.width > seg.width || f.length > room || taken[f.entry.slot] {
+                    return None;
+                }
+                if layer.weight + f.weight > payload_left + WEIGHT_SLACK {
+                    return None;
+                }
+                // Fills the stretch's width exactly, or leaves room a footprint fits.
+                let width_class = match seg.width - f.width {
+                    0 => 0,
+                    r if r >= min_w => 1,
+                    _ => 2,
+                };
+                // Ends level with a neighbour or the face's end, or leaves room.
+                let top = seg.height + f.length;
+                let length_class = if top == face[1] || Some(top) == left || Some(top) == right {
+                    0
+                } else if face[1] - top >= min_l {
+                    1
+                } else {
+                    2
+                };
+                // Then depth close to `t`, then the unit whose smallest side is
+                // largest: chunky units are the hardest to place later.
+                Some((
+                    width_class,
+                    length_class,
+                    -f.depth_step,
+                    -f.smallest,
+                    -f.width,
+                ))
+            };
+            let reachable = seg.width >= min_w.min(loose_w) && room >= min_l.min(loose_l);
+            let best = match reachable {
+                true => [&close, &loose].into_iter().find_map(|list| {
+                    list.iter()
+                        .filter_map(|f| fit(f).map(|rank| (rank, *f)))
+                        .min_by(|a, b| a.0.cmp(&b.0))
+                        .map(|(_, f)| f)
+                }),
+                false => None,
+            };
+            match best {
+                Some(f) => {
+                    let e = f.entry;
+                    taken[e.slot] = true;
+                    if f.width == min_w || f.length == min_l {
+                        (min_w, min_l) = least(&close, &taken);
+                    }
+                    let k = &ctx.kinds[order[e.slot].kind];
+                    layer.weight += k.weight;
+                    layer.volume += k.volume;
+                    let w = f.width;
+                    let at_right = recipe.by_taller
+                        && w < seg.width
+                        && right.unwrap_or(face[1]) > left.unwrap_or(face[1]);
+                    let start = match at_right {
+                        true => seg.start + seg.width - w,
+                        false => seg.start,
+                    };
+                    let mut origin = [0; 3];
+                    origin[axes.width] = start;
+                    origin[axes.length] = seg.height;
+                    layer.placed.push((e, origin));
+                    let top = Segment {
+                        start,
+                        width: w,
+                        height: seg.height + f.length,
+                    };
+                    if w < seg.width {
+                        let rest = Segment {
+                            start: if at_right { seg.start } else { seg.start + w },
+                            width: seg.width - w,
+                            height: seg.height,
+                        };
+                        skyline[i] = rest;
+                        skyline.insert(if at_right { i + 1 } else { i }, top);
+                    } else {
+                        skyline[i] = top;
+                    }
+                }
+                // Nothing fits this stretch: raise it to its lower neighbour.
+                None => {
+                    skyline[i].height = match (left, right) {
+                        (Some(a), Some(b)) => a.min(b),
+                        (Some(a), None) => a,
+                        (None, Some(b)) => b,
+                        (None, None) => face[1],
+                    }
+                }
+            }
+            merge(&mut skyline);
+        }
+        layer
+    }
+
+    #[test]
+    fn a_layer_of_grouped_kinds_places_what_the_unit_by_unit_one_did() {
+        let mut rng = Rng::new(7);
+        let (mut placed, mut empty) = (0, 0);
+        for case in 0..300 {
+            // A few kinds of several units, or many of one, with a weight per
+            // kind, in a shuffled packing order, some units already used.
+            let n_kinds = 1 + rng.below(if case % 3 == 0 { 40 } else { 8 });
+            let mut kinds: Vec<Kind> = (0..n_kinds)
+                .map(|_| {
+                    let mut k = kind([0, 1, 2].map(|_| (1 + rng.below(9)) as f64));
+                    k.weight = (1 + rng.below(5)) as f64;
+                    k
+                })
+                .collect();
+            kinds.truncate(n_kinds);
+            let mut order: Vec<UnitRef> = Vec::new();
+            for (kind, _) in kinds.iter().enumerate() {
+                for unit in 0..1 + rng.below(12) {
+                    order.push(UnitRef {
+                        kind,
+                        unit: unit as u32,
+                    });
+                }
+            }
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            let side = (10 + rng.below(20)) as f64;
+            let boxes = vec![crate::testkit::cube_box(side)];
+            let ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
+            let slots: Vec<usize> = (0..order.len()).filter(|_| rng.below(5) > 0).collect();
+            let pool = Pool::new(0, &order, &slots, &ctx, Axes::of(&ctx.rule));
+            let used: Vec<bool> = (0..order.len()).map(|_| rng.below(6) == 0).collect();
+            let t = (1 + rng.below(9)) as Len * 10_000;
+            let payload = match rng.below(3) {
+                0 => f64::INFINITY,
+                _ => (5 + rng.below(60)) as f64,
+            };
+            let recipe = match rng.below(2) {
+                0 => RECIPE,
+                _ => Recipe {
+                    share: 0.8,
+                    fallback: 0.5,
+                    tries: 4,
+                    by_taller: false,
+                },
+            };
+            let grouped = build_layer(&pool, &order, &ctx, &used, t, recipe, payload);
+            let by_units = layer_by_units(&pool, &order, &ctx, &used, t, recipe, payload);
+            let placements = |l: &Layer| -> Vec<(usize, Vec3, Perm, Vec3)> {
+                l.placed
+                    .iter()
+                    .map(|(e, at)| (e.slot, e.shape, e.perm, *at))
+                    .collect()
+            };
+            assert_eq!(placements(&grouped), placements(&by_units), "case {case}");
+            assert_eq!(
+                grouped.volume.to_bits(),
+                by_units.volume.to_bits(),
+                "case {case}"
+            );
+            assert_eq!(
+                grouped.weight.to_bits(),
+                by_units.weight.to_bits(),
+                "case {case}"
+            );
+            placed += by_units.placed.len();
+            empty += usize::from(by_units.placed.is_empty());
+        }
+        // The cases do place units, most of them several.
+        assert!(
+            placed > 1_500 && empty < 100,
+            "{placed} placed, {empty} layers empty"
+        );
     }
 }
