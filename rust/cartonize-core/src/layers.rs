@@ -783,6 +783,9 @@ fn open_boxes(
             .sum();
         let mut trials: Vec<(usize, BoxFill<'_>)> = Vec::new();
         let mut layered: Vec<(usize, Layered)> = Vec::new();
+        let cheapest_rate = rate(ctx);
+        // The least projected cost of a layered trial so far (lowest-cost).
+        let mut best_projected = f64::INFINITY;
         for &b in &by_volume {
             if !remaining.iter().any(|s| ctx.holds[b][order[*s].kind]) {
                 continue;
@@ -797,17 +800,33 @@ fn open_boxes(
                     continue;
                 }
             }
-            let beaten = ctx.goal == Goal::MostItems
-                && layered.iter().any(|(_, l)| l.volume >= room)
-                && volume_left > room;
+            let beaten = match ctx.goal {
+                Goal::MostItems => {
+                    layered.iter().any(|(_, l)| l.volume >= room) && volume_left > room
+                }
+                // Layers hold at most the box's volume, so its projected cost
+                // (below) is at least this; a later type must be strictly
+                // cheaper to win. Exact for a rate of 0 or more (with a
+                // negative one the bound would not hold).
+                Goal::LowestCost => {
+                    let bk = &ctx.boxes[b];
+                    let least = bk.cost(bk.weight_tare)
+                        + (volume_left - room.min(volume_left)) * cheapest_rate;
+                    cheapest_rate >= 0.0 && least >= best_projected
+                }
+            };
             if !beaten {
-                layered.push((b, layer_box(&pools[b], order, &taken, ctx, RECIPE)));
+                let l = layer_box(&pools[b], order, &taken, ctx, RECIPE);
+                let bk = &ctx.boxes[b];
+                let projected = bk.cost(bk.weight_tare) + (volume_left - l.volume) * cheapest_rate;
+                best_projected = best_projected.min(projected);
+                layered.push((b, l));
             }
         }
         let best_layered = (0..layered.len()).min_by(|&i, &j| {
             let rank = |(b, l): &(usize, Layered)| {
                 let bk = &ctx.boxes[*b];
-                let projected = bk.cost(bk.weight_tare) + (volume_left - l.volume) * rate(ctx);
+                let projected = bk.cost(bk.weight_tare) + (volume_left - l.volume) * cheapest_rate;
                 (l.volume, projected)
             };
             let (x, y) = (rank(&layered[i]), rank(&layered[j]));
