@@ -764,9 +764,10 @@ fn open_boxes(
             .total_cmp(&ctx.boxes[a].volume)
             .then(a.cmp(&b))
     });
-    let mut pools: Vec<Pool> = (0..ctx.openable)
-        .map(|b| Pool::new(b, order, &remaining, ctx, axes))
-        .collect();
+    // Made for a box type when it is first layered (under lowest-cost most
+    // never are): a pool of every unit in every shape is large, and making
+    // one per box type of a big catalogue was most of the time.
+    let mut pools: Vec<Option<Pool>> = (0..ctx.openable).map(|_| None).collect();
     let mut pooled = remaining.len();
     let mut taken = vec![true; order.len()];
     for &s in &remaining {
@@ -816,7 +817,9 @@ fn open_boxes(
                 }
             };
             if !beaten {
-                let l = layer_box(&pools[b], order, &taken, ctx, RECIPE);
+                let pool =
+                    pools[b].get_or_insert_with(|| Pool::new(b, order, &remaining, ctx, axes));
+                let l = layer_box(pool, order, &taken, ctx, RECIPE);
                 let bk = &ctx.boxes[b];
                 let projected = bk.cost(bk.weight_tare) + (volume_left - l.volume) * cheapest_rate;
                 best_projected = best_projected.min(projected);
@@ -856,7 +859,7 @@ fn open_boxes(
         remaining.retain(|s| !taken[*s]);
         // Drop the units packed from the pools once a quarter of them is gone.
         if remaining.len() * 4 < pooled * 3 {
-            for pool in &mut pools {
+            for pool in pools.iter_mut().flatten() {
                 pool.retain(&taken, order, ctx.kinds.len());
             }
             pooled = remaining.len();
