@@ -104,6 +104,12 @@ def test_credentials_are_encrypted_at_rest_and_resolvable_for_a_pull(plan: Plan)
         ({"thirdPartyApiKey": "a\nb"}, "CR and LF"),
         ({"resourceToUpdate": 999}, "resourceToUpdate: no resource 999"),
         ({"surprise": 1}, "surprise"),
+        # Moved to its time zone it left datetime's range (schemathesis): a 500.
+        (
+            {"startAt": "0001-01-01T01:00:00+10:06"},
+            "startAt: must lie between the years 1900 and 9000 (got 0001-01-01T01:00:00+10:06)",
+        ),
+        ({"startAt": "9999-12-31T23:00:00", "syncFrequency": "Monthly"}, "startAt: must lie"),
     ],
 )
 def test_invalid_connections_are_refused_with_the_reason(

@@ -83,6 +83,10 @@ def _headers_template(value: object) -> dict[str, str] | None:
         raise ValueError(exc.message) from None
 
 
+#: The years a connection's startAt may lie in (see `ConnectionFields._start_in_range`).
+START_YEARS = (1900, 9000)
+
+
 class ConnectionFields(BaseModel):
     """The editable fields of a connection as sent by a client (camelCase on the wire)."""
 
@@ -146,6 +150,19 @@ class ConnectionFields(BaseModel):
         if value and ("\r" in value or "\n" in value):
             raise ValueError("CR and LF are not allowed (the value is sent in a header)")
         return value or None
+
+    @field_validator("start_at")
+    @classmethod
+    def _start_in_range(cls, value: datetime | None) -> datetime | None:
+        # Within years 1900-9000 every conversion to the time zone, to UTC and to the
+        # slots of any frequency stays inside datetime's range: 0001-01-01T01:00+10:06
+        # overflowed when it was moved to the time zone (a 500).
+        if value is not None and not START_YEARS[0] <= value.year <= START_YEARS[1]:
+            raise ValueError(
+                f"must lie between the years {START_YEARS[0]} and {START_YEARS[1]} "
+                f"(got {value.isoformat()})"
+            )
+        return value
 
     @field_validator("time_zone")
     @classmethod
