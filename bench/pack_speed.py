@@ -262,6 +262,25 @@ def run_deep_small_orders(orders: int, seed: int) -> Workload:
     return workload
 
 
+def repeated_pack(
+    request: Wire, repeats: int, workload: Workload
+) -> tuple[Wire, list[float], list[float]] | None:
+    """Pack ``request`` ``repeats`` times: the last response, pack and wall ms of each;
+    None (the violations added to ``workload``) when a response fails the validator."""
+    pack_ms: list[float] = []
+    wall_ms: list[float] = []
+    response: Wire = {}
+    for _ in range(repeats):
+        response, wall = timed_pack(request)
+        problems = validate(request, response)
+        if problems:
+            workload.violations += problems
+            return None
+        pack_ms.append(float(response["packTime"]) * 1000)
+        wall_ms.append(wall)
+    return response, pack_ms, wall_ms
+
+
 def run_large_order(repeats: int, seed: int) -> Workload:
     """Pack the large order ``repeats`` times; report median times and box count."""
     workload = Workload(
@@ -272,17 +291,10 @@ def run_large_order(repeats: int, seed: int) -> Workload:
         },
     )
     request = large_order(seed)
-    pack_ms: list[float] = []
-    wall_ms: list[float] = []
-    response: Wire = {}
-    for _ in range(repeats):
-        response, wall = timed_pack(request)
-        problems = validate(request, response)
-        if problems:
-            workload.violations += problems
-            return workload
-        pack_ms.append(float(response["packTime"]) * 1000)
-        wall_ms.append(wall)
+    packed = repeated_pack(request, repeats, workload)
+    if packed is None:
+        return workload
+    response, pack_ms, wall_ms = packed
     item_volume = sum(math.prod(s["dimensions"].values()) for s in request["itemSets"])
     bound = math.ceil(item_volume / max(math.prod(dims) for dims in LARGE_CARTONS))
     workload.figures = {
@@ -302,17 +314,10 @@ def run_order_at_the_limit(repeats: int, seed: int) -> Workload:
     """Pack the order at the item limit ``repeats`` times; median times, boxes, cost."""
     workload = Workload("order at the item limit (10,000 units of 50 SKUs, 100 box types)")
     request = order_at_the_limit(seed)
-    pack_ms: list[float] = []
-    wall_ms: list[float] = []
-    response: Wire = {}
-    for _ in range(repeats):
-        response, wall = timed_pack(request)
-        problems = validate(request, response)
-        if problems:
-            workload.violations += problems
-            return workload
-        pack_ms.append(float(response["packTime"]) * 1000)
-        wall_ms.append(wall)
+    packed = repeated_pack(request, repeats, workload)
+    if packed is None:
+        return workload
+    response, pack_ms, wall_ms = packed
     workload.figures = {
         "median pack ms": statistics.median(pack_ms),
         "median wall ms": statistics.median(wall_ms),
