@@ -16,6 +16,7 @@ from cartonize.errors import InvalidRequest
 from cartonize.models import (
     MAX_AMOUNT,
     MAX_LENGTH,
+    MAX_QUANTITY,
     Dimensions,
     DimensionSet,
     Item,
@@ -200,11 +201,11 @@ def _rung(item_set: ItemSet, path: str, index: int) -> DimensionSet:
                 f"{product:g} is not a whole number",
             )
         divisor = int(product)
-        if divisor > 2**32 - 1:
+        if divisor > MAX_QUANTITY:
             raise InvalidRequest(
                 "invalid dimension set",
                 f"{where}.axisMultipliers: their product {product:g} is the eaches in the "
-                "rung, and a quantity must be <= 4294967295",
+                f"rung, and a quantity must be <= {MAX_QUANTITY}",
             )
     if divisor is None or (given.dimensions is None and multipliers is None):
         raise InvalidRequest(

@@ -102,6 +102,8 @@ Length = Annotated[float, Field(gt=0.0, le=MAX_LENGTH)]
 #: 2**32 units, and rates times weights, stay finite (beyond it they ran to infinity and
 #: the endpoint answered 500). Far above any real parcel, pallet or price.
 MAX_AMOUNT = 1e12
+#: Most units of an item set (and eaches in a rung): the engine counts units in 32 bits.
+MAX_QUANTITY = 2**32 - 1
 Weight = Annotated[float, Field(ge=0.0, le=MAX_AMOUNT)]
 Amount = Annotated[float, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 
@@ -529,7 +531,7 @@ class DimensionSet(RequestModel):
 
     dimensions: Dimensions | None = None
     axis_multipliers: Point | None = None
-    quantity_divisor: int | None = Field(default=None, ge=1, le=2**32 - 1)
+    quantity_divisor: int | None = Field(default=None, ge=1, le=MAX_QUANTITY)
     weight: Weight | None = None
     unit_of_measure: str | None = None
 
@@ -569,7 +571,7 @@ class ItemSet(ItemProperties):
 
     weight: Weight
     # The engine counts units in 32 bits; the service's own item limit is far below.
-    quantity: int = Field(default=1, ge=0, le=2**32 - 1)
+    quantity: int = Field(default=1, ge=0, le=MAX_QUANTITY)
     dimension_sets: list[DimensionSet] | None = None
 
     @property
@@ -958,7 +960,7 @@ class PackRequest(RequestModel):
     random_max_dimension: int = Field(default=10, ge=1, le=int(MAX_LENGTH))
     random_max_weight: int = Field(default=10, ge=0, le=int(MAX_AMOUNT))
     # None: each random item set gets quantity n, as the spec describes.
-    random_max_quantity: int | None = Field(default=None, ge=1, le=2**32 - 1)
+    random_max_quantity: int | None = Field(default=None, ge=1, le=MAX_QUANTITY)
     seed: bool = True
     seed_value: int = 1
     seed_from_order_id: bool = False

@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 
 import polars as pl
 
+from cartonize.models import MAX_AMOUNT, MAX_LENGTH, MAX_QUANTITY
 from cartonize.sync.resources import PROPERTIES, Property, ResourceType, property_names
 
 __all__ = [
@@ -221,10 +222,10 @@ _ARTICLE = {"string": "a string", "float": "a number", "integer": "an integer"}
 #: weights and money"): (lowest, lowest allowed, highest, wording). A row outside it was
 #: stored, and every pack that used it was refused, naming a field the caller never sent.
 _RANGES: dict[str, tuple[float, bool, float, str]] = {
-    "length": (0.0, False, 1e9, "a length above 0 and at most 1e9"),
-    "weight": (0.0, True, 1e12, "a weight from 0 to 1e12"),
-    "price": (0.0, True, 1e12, "a price from 0 to 1e12"),
-    "quantity": (0.0, True, 2**32 - 1, "a quantity from 0 to 4294967295"),
+    "length": (0.0, False, MAX_LENGTH, "a length above 0 and at most 1e9"),
+    "weight": (0.0, True, MAX_AMOUNT, "a weight from 0 to 1e12"),
+    "price": (0.0, True, MAX_AMOUNT, "a price from 0 to 1e12"),
+    "quantity": (0.0, True, MAX_QUANTITY, "a quantity from 0 to 4294967295"),
 }
 
 
