@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -107,30 +106,6 @@ def _with_properties_set(req: PackRequest) -> PackRequest:
         req.rules, req.item_sets, ref_ids[: len(req.item_sets)]
     )
     return req.model_copy(update={"item_sets": item_sets}).with_warnings(*warnings)
-
-
-#: The engine's words when a `timeout` cut the search short, or left no packing at all.
-_TIMED_OUT = "timeout reached: returning the best complete packing found so far"
-_NO_PACKING = re.compile(r"timeout: no complete packing was found within [^ ]+ s (.*); give .*")
-
-
-def _service_limit(message: str, req: PackRequest, cap: float) -> str:
-    """The engine's timeout `message` in terms of the service's time limit `cap` when the
-    request gave no timeout of its own (it gets `cap`), or one above the cap: a larger
-    timeout cannot help there, and "timeout" named a field the caller never sent."""
-    if req.timeout is not None and req.timeout <= cap:
-        return message
-    if message == _TIMED_OUT:
-        return (
-            f"the service's time limit of {cap:g} s was reached: returning the best complete "
-            "packing found so far"
-        )
-    if (cut := _NO_PACKING.fullmatch(message)) is not None:
-        return (
-            f"no complete packing was found within the service's time limit of {cap:g} s "
-            f"{cut.group(1)}; send fewer items or box types"
-        )
-    return message
 
 
 def max_timeout() -> float:
@@ -370,6 +345,9 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             # The engine spends 80 % of an explicit timeout improving the
             # packing; the service's own cap must not cost every request that.
             "improve": req.timeout is not None,
+            # The service's own cap stands in for the request's timeout: the engine's
+            # timeout warning and error name the cap, not a field the caller never sent.
+            "serviceLimit": cap if req.timeout is None or req.timeout > cap else None,
             "allowableOverhang": req.allowable_overhang if req.allowable_overhang >= 0 else None,
             "limits": _limits(req, kinds, box_types, keys),
             "boxTypeChoiceStyle": req.box_type_choice_style,
@@ -389,8 +367,8 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     try:
         out = json.loads(_core.pack_json(engine_json))
     except _core.InvalidInput as exc:
-        raise InvalidRequest("invalid pack request", _service_limit(str(exc), req, cap)) from exc
-    warnings += [_service_limit(w, req, cap) for w in out["warnings"]]
+        raise InvalidRequest("invalid pack request", str(exc)) from exc
+    warnings += out["warnings"]
 
     weights = [k.item_set.weight for k in kinds]
 

@@ -10,8 +10,13 @@ pub enum CoreError {
     /// The input decoded but is invalid or contradictory; `field` names where.
     Invalid { field: String, message: String },
     /// Not even one complete packing was found within `timeout` seconds plus
-    /// the grace after it.
-    Timeout { timeout: f64, grace: f64 },
+    /// the grace after it; `service_limit` as in
+    /// [`crate::model::Options::service_limit`].
+    Timeout {
+        timeout: f64,
+        grace: f64,
+        service_limit: Option<f64>,
+    },
 }
 
 impl fmt::Display for CoreError {
@@ -19,10 +24,23 @@ impl fmt::Display for CoreError {
         match self {
             CoreError::Decode(msg) => write!(f, "cannot decode engine input: {msg}"),
             CoreError::Invalid { field, message } => write!(f, "{field}: {message}"),
-            CoreError::Timeout { timeout, grace } => write!(
+            CoreError::Timeout {
+                timeout,
+                grace,
+                service_limit: None,
+            } => write!(
                 f,
                 "timeout: no complete packing was found within {timeout} s (and {grace:.1} s \
                  of grace); give a larger timeout or fewer items"
+            ),
+            CoreError::Timeout {
+                grace,
+                service_limit: Some(limit),
+                ..
+            } => write!(
+                f,
+                "no complete packing was found within the service's time limit of {limit} s \
+                 (and {grace:.1} s of grace); send fewer items or box types"
             ),
         }
     }

@@ -83,7 +83,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
                     best = out;
                 }
             }
-            Err(CoreError::Timeout { .. }) => mark_timed_out(&mut best),
+            Err(CoreError::Timeout { .. }) => mark_timed_out(&mut best, &input.options),
             Err(other) => return Err(other),
         }
     }
@@ -98,14 +98,14 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         if let Some(t) = input.options.timeout {
             let left = t - started.elapsed().as_secs_f64();
             if left <= 0.0 {
-                mark_timed_out(&mut best);
+                mark_timed_out(&mut best, &input.options);
                 break;
             }
             sub.options.timeout = Some(left);
         }
         let mut out = match pack_box_types(&sub, Instant::now(), &deadline) {
             Err(CoreError::Timeout { .. }) => {
-                mark_timed_out(&mut best);
+                mark_timed_out(&mut best, &input.options);
                 break;
             }
             other => other?,
@@ -120,14 +120,18 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
 }
 
 /// Records that the timeout cut the search short, with the warning, once.
-fn mark_timed_out(out: &mut PackOutput) {
+fn mark_timed_out(out: &mut PackOutput, opts: &model::Options) {
     if !out.timed_out {
         out.timed_out = true;
-        out.warnings.push(TIMEOUT_WARNING.to_string());
+        out.warnings.push(match opts.service_limit {
+            None => "timeout reached: returning the best complete packing found so far".into(),
+            Some(limit) => format!(
+                "the service's time limit of {limit} s was reached: returning the best \
+                 complete packing found so far"
+            ),
+        });
     }
 }
-
-const TIMEOUT_WARNING: &str = "timeout reached: returning the best complete packing found so far";
 
 /// [`pack`] with the input's own box types only; a small request under
 /// box-count limits is packed without them first (`uncapped`).
@@ -414,7 +418,11 @@ fn pack_box_types_once(
     let Some((mut packing, order, sort, reverse)) = best else {
         if let Some(timeout) = opts.timeout.filter(|_| deadline.hard_expired()) {
             let grace = deadline::grace(timeout);
-            return Err(CoreError::Timeout { timeout, grace });
+            return Err(CoreError::Timeout {
+                timeout,
+                grace,
+                service_limit: opts.service_limit,
+            });
         }
         return Ok(PackOutput::default());
     };
@@ -423,13 +431,18 @@ fn pack_box_types_once(
     out.item_sort_used = sort_name(sort).to_string();
     out.item_sort_reverse_used = reverse;
     if let Some((left, total)) = searched.cut_short {
+        let limit = match opts.service_limit {
+            None => "timeout",
+            Some(_) => "the service's time limit",
+        };
         out.warnings.push(format!(
-            "itemOrientationSearchDepth: timeout reached after {} of {total} orientation combinations",
+            "itemOrientationSearchDepth: {limit} reached after {} of {total} orientation \
+             combinations",
             total - left
         ));
     }
     if timed_out {
-        mark_timed_out(&mut out);
+        mark_timed_out(&mut out, opts);
     }
     out.pack_time = started.elapsed().as_secs_f64();
     Ok(out)
@@ -765,6 +778,38 @@ mod tests {
         let capped = pack(&scattered(Some(30.0), Some(false)))?.boxes.len();
         assert!(improved < plain);
         assert_eq!(capped, plain);
+        Ok(())
+    }
+
+    #[test]
+    fn the_service_limit_is_named_where_the_request_gave_no_timeout() -> Result<(), CoreError> {
+        // A microsecond cuts the orderings short after the first packing.
+        let own = pack(&scattered(Some(1e-6), Some(false)))?;
+        let mut input = scattered(Some(1e-6), Some(false));
+        input.options.service_limit = Some(1e-6);
+        let service = pack(&input)?;
+        assert!(own
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("timeout reached")));
+        assert!(!service.warnings.iter().any(|w| w.contains("timeout")));
+        assert!(service.warnings.iter().any(|w| w
+            == "the service's time limit of 0.000001 s was reached: returning the best \
+                complete packing found so far"));
+        let refused = |service_limit| {
+            CoreError::Timeout {
+                timeout: 30.0,
+                grace: 4.0,
+                service_limit,
+            }
+            .to_string()
+        };
+        assert!(refused(None).ends_with("give a larger timeout or fewer items"));
+        assert_eq!(
+            refused(Some(30.0)),
+            "no complete packing was found within the service's time limit of 30 s (and 4.0 s \
+             of grace); send fewer items or box types"
+        );
         Ok(())
     }
 }

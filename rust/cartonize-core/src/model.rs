@@ -154,6 +154,12 @@ pub struct Options {
     /// not ask for a time budget stay fast.
     #[serde(default)]
     pub improve: Option<bool>,
+    /// Set when `timeout` is the service's time limit standing in for one the
+    /// request did not give (or gave above the limit): that limit, in seconds.
+    /// Only the wording of the timeout warning and error depends on it, since
+    /// a caller who sent no `timeout` must not be told to raise one.
+    #[serde(default)]
+    pub service_limit: Option<f64>,
     /// `allowableOverhang`: with `Some(a)`, `a >= 0`, no item overhangs the
     /// items or floor beneath it by more than `a` on any side, and each
     /// placement reports its support. `None` or negative: no support check.
@@ -217,6 +223,7 @@ impl Default for Options {
             orientation_preferred: true,
             timeout: None,
             improve: None,
+            service_limit: None,
             allowable_overhang: None,
             limits: Limits::default(),
             box_type_choice_style: ChoiceStyle::default(),
