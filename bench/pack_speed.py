@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python -m bench.pack_speed [--json PATH]``.
 
-Four workloads, all seeded so that every run packs the same requests:
+Five workloads, all seeded so that every run packs the same requests:
 
 - **small orders**: 20 units of 5 item sets into a catalogue of 10 cartons, default
   options (``boxTypeChoiceStyle`` actual, ``itemSort`` combined), many different orders.
@@ -20,6 +20,11 @@ Four workloads, all seeded so that every run packs the same requests:
   50 SKUs into a catalogue of 100 priced cartons, default options (lowest cost). Reports
   pack time, boxes and cost; no target (it took 30 s, the service's time limit, until the
   layers grouped units of one SKU).
+- **order against generated sizes**: 100 units of 20 SKUs, one stock carton and a
+  cartesian generator of sizes on a 2-unit grid (37,584 sizes, sampled to 4,096 as
+  ``generatedBoxTypesMax`` 0 does), priced by volume bands, default options: what a
+  box-on-demand user sends. Reports pack time, boxes and cost; no target (it took 15 s
+  until re-boxing skipped box types without the room, session 14).
 
 Every response must pass ``tests.validator.validate``; an invalid response is reported as
 a failure with its violations, never as a number, and makes the exit status 1. Missing a
@@ -169,6 +174,46 @@ def order_at_the_limit(seed: int) -> Wire:
             }
         )
     return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
+
+
+def order_with_generated_sizes(seed: int) -> Wire:
+    """100 units of 20 SKUs, one stock carton and 4,096 of 37,584 generated sizes."""
+    rng = random.Random(seed)
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(5, 40), rng.randint(5, 40), rng.randint(2, 30)]),
+            "weight": rng.randint(1, 50),
+            "quantity": 5,
+        }
+        for ref_id in range(20)
+    ]
+    grid = {"increment": 2}
+    return {
+        "itemSets": item_sets,
+        "boxTypeDefaults": {"weightMax": 1000},
+        "boxTypes": [{"refId": 0, "dimensions": point([60, 60, 60]), "price": 500}],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xRange": {"min": 10, "max": 80, **grid},
+                    "yRange": {"min": 10, "max": 80, **grid},
+                    "zRange": {"min": 5, "max": 60, **grid},
+                    "priceComponents": [
+                        {
+                            "key": "band",
+                            "metric": "volume",
+                            "aggregator": "sum",
+                            "thresholds": [0, 50000, 100000],
+                            "prices": [100, 150, 200],
+                        }
+                    ],
+                },
+            }
+        ],
+        "includeImages": False,
+    }
 
 
 def timed_pack(request: Wire) -> tuple[Wire, float]:
@@ -329,6 +374,25 @@ def run_order_at_the_limit(repeats: int, seed: int) -> Workload:
     return workload
 
 
+def run_generated_sizes(repeats: int, seed: int) -> Workload:
+    """Pack the order against generated sizes ``repeats`` times; median times, boxes, cost."""
+    workload = Workload("order against generated sizes (100 units of 20 SKUs, 4,097 box types)")
+    request = order_with_generated_sizes(seed)
+    packed = repeated_pack(request, repeats, workload)
+    if packed is None:
+        return workload
+    response, pack_ms, wall_ms = packed
+    workload.figures = {
+        "median pack ms": statistics.median(pack_ms),
+        "median wall ms": statistics.median(wall_ms),
+        "boxes": response["lenBoxes"],
+        "leftovers": response["lenLeftovers"],
+        "total cost": response["totalCost"],
+        "utilisation": response["totalVolumeNet"] / response["totalVolume"],
+    }
+    return workload
+
+
 def verdict(workload: Workload, name: str) -> str:
     """'ok' or 'MISS' for a figure with a target, '' for one without."""
     if name not in workload.targets:
@@ -365,7 +429,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repeats", type=int, default=5, help="packs of the large order")
     parser.add_argument(
-        "--limit-repeats", type=int, default=1, help="packs of the order at the item limit"
+        "--limit-repeats",
+        type=int,
+        default=1,
+        help="packs of the order at the item limit and of the order against generated sizes",
     )
     parser.add_argument("--seed", type=int, default=1, help="first seed of the workloads")
     args = parser.parse_args(argv)
@@ -375,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_deep_small_orders(args.deep_orders, args.seed),
         run_large_order(args.repeats, args.seed),
         run_order_at_the_limit(args.limit_repeats, args.seed),
+        run_generated_sizes(args.limit_repeats, args.seed),
     ]
     print_table(workloads)
     if args.json:

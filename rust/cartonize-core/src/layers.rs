@@ -849,7 +849,7 @@ fn open_boxes(
             }
             trials.push((b, fill_gaps(b, l, order, &remaining, ctx, rule)));
         }
-        let (b, fill) = best_trial(trials, remaining.len(), volume_left, ctx)?;
+        let (b, fill) = best_trial(trials, remaining.len(), volume_left, cheapest_rate, ctx)?;
         if fill.units.is_empty() {
             return None;
         }
@@ -884,11 +884,13 @@ fn rate(ctx: &Context<'_>) -> f64 {
 
 /// The trial that takes all `units` left wins; then, under `most-items`, the
 /// one holding the most volume, under `lowest-cost` the least projected cost
-/// (its own plus the volume it leaves at the best rate); then the earlier.
+/// (its own plus the volume it leaves at the best rate, `cheapest_rate`,
+/// from [`rate`]); then the earlier.
 fn best_trial<'a>(
     mut trials: Vec<(usize, BoxFill<'a>)>,
     units: usize,
     volume_left: f64,
+    cheapest_rate: f64,
     ctx: &Context<'_>,
 ) -> Option<(usize, BoxFill<'a>)> {
     let score = |(b, f): &(usize, BoxFill<'_>)| {
@@ -897,7 +899,7 @@ fn best_trial<'a>(
         let all_in = f.units.len() == units;
         let projected = match all_in {
             true => cost,
-            false => cost + (volume_left - f.volume_used()) * rate(ctx),
+            false => cost + (volume_left - f.volume_used()) * cheapest_rate,
         };
         (all_in, f.volume_used(), projected)
     };
