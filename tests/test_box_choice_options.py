@@ -734,3 +734,23 @@ def test_a_box_whose_volume_underflows_reports_no_utilisation(side: float) -> No
     tiny, other = (b["box"] for b in response["boxes"])
     assert (tiny["volumeMax"], tiny["volumeUtilization"], tiny["items"]) == (0.0, 0.0, [])
     assert [i["item"]["refId"] for i in other["items"]] == [1]
+
+
+def test_lookahead_never_ends_dearer_than_choosing_box_by_box() -> None:
+    # Looking ahead, the first box is judged by the cost per unit of it and the box after
+    # it: 14x7x9 then 8x11x8 boxes (650) where three 14x7x9 boxes hold everything for 600.
+    # The engine also packs without looking ahead and keeps the strictly better answer.
+    request = _request(
+        [_item(0, 6, 7, 7, 1), _item(1, 7, 3, 5, 4), _item(2, 8, 9, 7, 3)],
+        [
+            _box(100, 8, 11, 8, price=150),
+            _box(101, 7, 9, 9, price=300),
+            _box(102, 8, 4, 12, price=100),
+            _box(103, 6, 10, 4, price=400),
+            _box(104, 14, 7, 9, price=200),
+        ],
+    )
+    plain = _pack(request)
+    looked = _pack({**request, "boxTypeChoiceLookahead": 1})
+    assert plain["totalCost"] == looked["totalCost"] == 600
+    assert _ref_ids(looked) == [104, 104, 104]

@@ -87,6 +87,26 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
             Err(other) => return Err(other),
         }
     }
+    if input.options.lookahead > 0 && !best.timed_out {
+        // Looking ahead judges a box by the cost per unit of the boxes that
+        // follow it, which can end dearer than choosing box by box (against
+        // thousands of generated sizes: 9 boxes for 1600 where box by box
+        // packed 4 for 1450). The answer without it wins when strictly better.
+        let mut plain = input.clone();
+        plain.options.lookahead = 0;
+        if let Some(t) = input.options.timeout {
+            plain.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
+        }
+        match pack_box_types(&plain, Instant::now(), &deadline) {
+            Ok(out) => {
+                if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
+                    best = out;
+                }
+            }
+            Err(CoreError::Timeout { .. }) => mark_timed_out(&mut best, &input.options),
+            Err(other) => return Err(other),
+        }
+    }
     for keep in &input.box_type_subsets {
         if best.timed_out {
             break;
@@ -514,6 +534,7 @@ fn context<'a>(
         usable_space: opts.usable_space,
         lookahead: opts.lookahead,
         lookback: opts.lookback,
+        lookahead_candidates: select::LOOKAHEAD_CANDIDATES,
     };
     ctx
 }

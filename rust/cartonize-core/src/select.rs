@@ -53,6 +53,9 @@ pub struct Choice {
     /// `None`: every box stays open; `Some(n)`: the box being filled and the
     /// `n` opened before it.
     pub lookback: Option<u32>,
+    /// Candidates of one box choice that look ahead: the best by the ranking
+    /// without it ([`LOOKAHEAD_CANDIDATES`]; no option sets another).
+    pub lookahead_candidates: usize,
 }
 
 impl Default for Choice {
@@ -62,6 +65,7 @@ impl Default for Choice {
             usable_space: 0.85,
             lookahead: 0,
             lookback: None,
+            lookahead_candidates: LOOKAHEAD_CANDIDATES,
         }
     }
 }
@@ -719,14 +723,6 @@ fn best_trial<'a>(
     lookahead: u32,
 ) -> Option<Trial<'a>> {
     let boxes_left = rest.boxes_left;
-    let ahead: Vec<Option<crate::choice::Ahead>> = if lookahead > 0 && trials.len() > 1 {
-        trials
-            .iter()
-            .map(|t| Some(crate::choice::look_ahead(t, rest, ctx, lookahead)))
-            .collect()
-    } else {
-        Vec::new()
-    };
     let largest = ctx.boxes[..ctx.openable]
         .iter()
         .map(|b| b.volume)
@@ -737,24 +733,61 @@ fn best_trial<'a>(
             rest <= n.saturating_sub(1) as f64 * largest * (1.0 + 1e-9)
         })
     };
-    let best = (0..trials.len()).min_by(|&i, &j| {
-        let (a, b) = (&trials[i], &trials[j]);
+    // Without looking ahead: room for the rest first, then the fuller
+    // among those without it, then the goal.
+    let plain = |a: &Trial<'_>, b: &Trial<'_>| {
         let (ra, rb) = (room(a), room(b));
         let fuller = || match (ra, rb) {
             (false, false) => cmp_f64(b.fill.volume_used(), a.fill.volume_used()),
             _ => Ordering::Equal,
         };
+        rb.cmp(&ra).then_with(fuller)
+    };
+    let candidates = ctx.choice.lookahead_candidates;
+    if lookahead > 0 && trials.len() > candidates {
+        // Only the best candidates by the plain ranking look ahead: each
+        // look-ahead trial-fills every box type again, so with a thousand
+        // types one box choice was a million fills.
+        let mut ranked: Vec<usize> = (0..trials.len()).collect();
+        ranked.sort_by(|&i, &j| {
+            let (a, b) = (&trials[i], &trials[j]);
+            plain(a, b).then_with(|| compare_trials(a, b, ctx))
+        });
+        ranked.truncate(candidates);
+        ranked.sort_unstable();
+        let mut kept = ranked.into_iter().peekable();
+        let mut i = 0;
+        trials.retain(|_| {
+            let keep = kept.next_if_eq(&i).is_some();
+            i += 1;
+            keep
+        });
+    }
+    let ahead: Vec<Option<crate::choice::Ahead>> = if lookahead > 0 && trials.len() > 1 {
+        trials
+            .iter()
+            .map(|t| Some(crate::choice::look_ahead(t, rest, ctx, lookahead)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let best = (0..trials.len()).min_by(|&i, &j| {
+        let (a, b) = (&trials[i], &trials[j]);
         let looked = || match (ahead.get(i), ahead.get(j)) {
             (Some(Some(x)), Some(Some(y))) => x.compare(y, ctx.goal),
             _ => Ordering::Equal,
         };
-        rb.cmp(&ra)
-            .then_with(fuller)
+        plain(a, b)
             .then_with(looked)
             .then_with(|| compare_trials(a, b, ctx))
     })?;
     Some(trials.swap_remove(best))
 }
+
+/// Candidates of one box choice that look ahead (`boxTypeChoiceLookahead`):
+/// the best by the ranking without it. With at most this many box types,
+/// every candidate does.
+pub const LOOKAHEAD_CANDIDATES: usize = 16;
 
 /// Which trial fills [`choose_actual`] may leave out (with no lookahead and
 /// no box-count limit), so the choice is the same as with every trial made.
@@ -1209,6 +1242,52 @@ mod tests {
         // 0.85 x 648 holds two cubes, 0.85 x 1000 all three: the 10-cube is chosen.
         assert_eq!(first_box(ChoiceStyle::Estimated, 0.85), Some((0, 1)));
         assert_eq!(first_box(ChoiceStyle::Estimated, 1.0), Some((1, 3)));
+    }
+
+    #[test]
+    fn only_the_best_candidates_look_ahead() {
+        // Random catalogues under lookahead 1: with at most
+        // LOOKAHEAD_CANDIDATES trials the choice is the one every trial
+        // looking ahead makes; with more, only the best that many by the
+        // ranking without lookahead may win, and that changes some choices.
+        use crate::testkit::{random_box_type, random_kind};
+        let mut rng = crate::improve::Rng::new(11);
+        let (mut small, mut changed) = (0, 0);
+        for case in 0..120 {
+            let quantity = |i: usize| 1 + (case + i) as u32 % 4;
+            let kinds: Vec<Kind> = (0..1 + case % 5)
+                .map(|i| random_kind(&mut rng, i, quantity(i), 9.0))
+                .collect();
+            let boxes: Vec<BoxKind> = (0..4 + case % 37)
+                .map(|i| random_box_type(&mut rng, case, i, 16.0))
+                .collect();
+            let goal = if case % 3 == 0 {
+                Goal::MostItems
+            } else {
+                Goal::LowestCost
+            };
+            let order: Vec<UnitRef> = (0..kinds.len())
+                .flat_map(|kind| (0..quantity(kind)).map(move |unit| UnitRef { kind, unit }))
+                .collect();
+            let all: Vec<usize> = (0..order.len()).collect();
+            let choose = |candidates| {
+                let mut ctx = crate::testkit::context(&kinds, &boxes, goal);
+                ctx.choice.lookahead_candidates = candidates;
+                let (trials, _) = trial_fills(&order, &all, &ctx, ctx.rule, false, false);
+                let made = trials.len();
+                let best = choose_actual(&order, &all, &ctx, ctx.rule, None, false, 1)
+                    .map(|t| (t.box_type, slots_of(&t.fill)));
+                (best, made)
+            };
+            let ((capped, made), (every, _)) = (choose(LOOKAHEAD_CANDIDATES), choose(usize::MAX));
+            if made <= LOOKAHEAD_CANDIDATES {
+                assert_eq!(capped, every, "case {case}");
+                small += 1;
+            } else if capped != every {
+                changed += 1;
+            }
+        }
+        assert!(small > 0 && changed > 0, "{small} small, {changed} changed");
     }
 
     #[test]
