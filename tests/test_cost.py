@@ -263,3 +263,47 @@ def test_tables_alike_are_lowered_once_and_each_request_keeps_its_own_fields() -
     with pytest.raises(InvalidRequest) as info:
         pack(one_cube(), [*cube, box(2, point(10, 10, 10), rateTable={"weights": [20, 10]})])
     assert (info.value.details or "").startswith("boxTypes[1].rateTable.rates")
+
+
+@pytest.mark.parametrize(
+    ("weight", "quantity", "dims", "rate"),
+    [
+        # 20 x 0.05 lb sums to 1.0000000000000002 in floating point: billed at 1 lb.
+        (0.05, 20, point(1, 1, 1), 800),
+        # 15 x 0.2 lb sums to 3.0000000000000004: billed at 3 lb, not 4.
+        (0.2, 15, point(1, 1, 1), 920),
+    ],
+)
+def test_a_weight_summed_to_a_breakpoint_is_billed_at_it(
+    weight: float, quantity: int, dims: dict[str, float], rate: int
+) -> None:
+    # sample / retail-ground zone 1: 800 up to 1 lb, 860 to 2, 920 to 3, 980 to 4.
+    table = builtin_rate_tables()["sample"]["services"]["retail-ground"]
+    assert table["weights"][:4] == [1, 2, 3, 4]
+    assert table["zones"]["1"][:4] == [800, 860, 920, 980]
+    response = pack(
+        [{"refId": 1, "dimensions": dims, "weight": weight, "quantity": quantity}],
+        [
+            box(
+                9,
+                point(5, 5, 5),
+                rateTable={"carrier": "sample", "service": "retail-ground", "zone": 1},
+            )
+        ],
+    )
+    assert used(response) == [(9, rate)]
+
+
+def test_a_dimensional_weight_a_hair_above_a_breakpoint_is_billed_at_it() -> None:
+    # A 0.1 x 3 x 10 box with dimFactor 1: 0.1 * 3 * 10 = 3.0000000000000004, billed at 3.
+    response = pack(
+        one_cube(side=0.1, weight=0),
+        [
+            box(
+                9,
+                point(0.1, 3, 10),
+                rateTable={"weights": [3, 4], "rates": [100, 200], "dimFactor": 1},
+            )
+        ],
+    )
+    assert used(response) == [(9, 100)]

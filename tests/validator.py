@@ -1063,13 +1063,21 @@ def check_box_type(view: PackView) -> Iterator[str]:
                 yield f"box-type: box {box.position}: {name} {got:g}, box type says {want:g}"
 
 
+#: A weight at most a billionth above a breakpoint counts as that breakpoint (the engine's
+#: BREAKPOINT_SLACK): 20 units of 0.05 weigh 1.0000000000000002, billed as 1.
+_BREAKPOINT_TAKES = 1 + 1e-9
+
+
 def _rate_at(table: Wire, weight: float) -> float | None:
     """A breakpoint or linear table's rate at ``weight``; None for carrier tables."""
     if table.get("weights"):
         weights, rates = table["weights"], table["rates"]
         # The first breakpoint at or above the weight; above the last, the last rate.
         return float(
-            next((r for w, r in zip(weights, rates, strict=True) if weight <= w), rates[-1])
+            next(
+                (r for w, r in zip(weights, rates, strict=True) if weight <= w * _BREAKPOINT_TAKES),
+                rates[-1],
+            )
         )
     if table.get("basePrice") is not None or table.get("priceIncreaseRate") is not None:
         return (

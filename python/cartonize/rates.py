@@ -221,12 +221,20 @@ def box_cost(
     return (price or 0.0) + _rate_at(rate, weight), dimensional, used
 
 
+#: A weight at most a billionth above a breakpoint counts as that breakpoint (the engine's
+#: BREAKPOINT_SLACK): 20 units of 0.05 weigh 1.0000000000000002, billed as 1.
+_BREAKPOINT_TAKES = 1 + 1e-9
+
+
 def _rate_at(rate: dict[str, Any], weight: float) -> float:
     """A lowered rate at `weight`: the first breakpoint at or above it (above the last,
     the last rate), or base plus slope times weight."""
     if rate["method"] == "breakpoints":
         weights, rates = rate["weights"], rate["rates"]
         return float(
-            next((r for w, r in zip(weights, rates, strict=True) if weight <= w), rates[-1])
+            next(
+                (r for w, r in zip(weights, rates, strict=True) if weight <= w * _BREAKPOINT_TAKES),
+                rates[-1],
+            )
         )
     return float(rate["basePrice"] + rate["priceIncreaseRate"] * weight)

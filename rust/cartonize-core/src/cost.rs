@@ -5,12 +5,19 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A weight at most this share above a breakpoint counts as that
+/// breakpoint: weights are sums of decimal fractions in binary floating
+/// point, and 20 units of 0.05 weigh 1.0000000000000002, which a carrier
+/// bills as 1, not as the next step.
+pub const BREAKPOINT_SLACK: f64 = 1e-9;
+
 /// How a rate follows from the rating weight.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", tag = "method")]
 pub enum Rate {
-    /// `rates[i]` applies up to and including `weights[i]`; weights ascend.
-    /// Below the first breakpoint the first rate, above the last the last.
+    /// `rates[i]` applies up to and including `weights[i]` (within
+    /// [`BREAKPOINT_SLACK`]); weights ascend from 0. Below the first
+    /// breakpoint the first rate, above the last the last.
     #[serde(rename_all = "camelCase")]
     Breakpoints { weights: Vec<f64>, rates: Vec<f64> },
     /// `base_price + price_increase_rate × weight`.
@@ -26,8 +33,7 @@ impl Rate {
     pub fn at(&self, weight: f64) -> f64 {
         match self {
             Rate::Breakpoints { weights, rates } => {
-                let i = weights.partition_point(|w| *w < weight);
-                let i = i.min(rates.len().saturating_sub(1));
+                let i = breakpoint_index(weights, weight).min(rates.len().saturating_sub(1));
                 rates.get(i).copied().unwrap_or(0.0)
             }
             Rate::Linear {
@@ -42,8 +48,7 @@ impl Rate {
     pub fn least_from(&self, weight: f64) -> f64 {
         match self {
             Rate::Breakpoints { weights, rates } => {
-                let i = weights.partition_point(|w| *w < weight);
-                let i = i.min(rates.len().saturating_sub(1));
+                let i = breakpoint_index(weights, weight).min(rates.len().saturating_sub(1));
                 let rest = rates
                     .get(i..)
                     .and_then(|r| r.iter().copied().reduce(f64::min));
@@ -56,6 +61,12 @@ impl Rate {
             Rate::Linear { .. } => self.at(weight),
         }
     }
+}
+
+/// The first breakpoint of `weights` that takes `weight` (the length when
+/// none does).
+fn breakpoint_index(weights: &[f64], weight: f64) -> usize {
+    weights.partition_point(|w| *w * (1.0 + BREAKPOINT_SLACK) < weight)
 }
 
 /// A box type's rate table, lowered.
@@ -139,6 +150,10 @@ mod tests {
             (0.5, 10.0),
             (1.0, 10.0),
             (1.01, 15.0),
+            // Sums of decimal fractions: 20 x 0.05 and 0.1 + 0.2 + 2.7 are a
+            // hair above 1 and 3 in binary floating point.
+            ((0..20).map(|_| 0.05).sum::<f64>(), 10.0),
+            (0.1 + 0.2 + 2.7, 20.0),
             (2.0, 15.0),
             (2.5, 20.0),
             (3.0, 20.0),
