@@ -195,6 +195,70 @@ def test_price_components_with_different_keys_add_up() -> None:
     assert box.price == 130
 
 
+@pytest.mark.parametrize(("outer_based", "price"), [(False, 10), (True, 20)])
+def test_outer_based_cost_prices_components_on_the_outer_size(
+    outer_based: bool, price: int
+) -> None:
+    # A 3x4x5 box (volume 60) with 1 added along each axis outside: 4x5x6 (120). The
+    # component charges 10 above volume 0 and 20 above 100; outerBasedCost bases "price
+    # component thresholds on outer dimensions" (service-spec.md).
+    response = pack(
+        {
+            "itemSets": [item(0, 3, 4, 5)],
+            "boxTypeGenerators": [
+                {
+                    "operation": "cartesian",
+                    "boxTypeDefaults": {
+                        "weightMax": 0,
+                        "outerBasedCost": outer_based,
+                        "outer": {"dimensionChange": {"x": 1, "y": 1, "z": 1}},
+                    },
+                    "options": {
+                        "xList": [3],
+                        "yList": [4],
+                        "zList": [5],
+                        "priceComponents": [
+                            {"metric": "volume", "thresholds": [0, 100], "prices": [10, 20]}
+                        ],
+                    },
+                }
+            ],
+        }
+    )
+    assert [b["box"]["price"] for b in response["boxes"]] == [price]
+
+
+def test_a_trimmed_box_is_priced_on_its_outer_size_under_outer_based_cost() -> None:
+    # A 2-cube: the range gives lengths 1 and 10 along x, so it goes into 10x2x2, trimmed
+    # to 2x2x2 (volume 8), outer 4x4x4 (64). The component charges 5 above volume 0 and 50
+    # above 60: 50 on the outer size (5 on the inner one).
+    response = pack(
+        {
+            "itemSets": [item(0, 2, 2, 2)],
+            "boxTypeGenerators": [
+                {
+                    "operation": "cartesian",
+                    "boxTypeDefaults": {
+                        "weightMax": 0,
+                        "outerBasedCost": True,
+                        "outer": {"dimensionChange": {"x": 2, "y": 2, "z": 2}},
+                    },
+                    "options": {
+                        "xRange": {"min": 1, "max": 10},
+                        "yList": [2],
+                        "zList": [2],
+                        "priceComponents": [
+                            {"metric": "volume", "thresholds": [0, 60], "prices": [5, 50]}
+                        ],
+                    },
+                }
+            ],
+        }
+    )
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert (box["dimensions"]["x"], box["price"]) == (2, 50)
+
+
 def _six_cubes_in_generated_boxes(generator: Wire) -> Wire:
     """Six 2-cubes, lowest cost, in boxes of 2 or 4 along each axis from `generator`."""
     options = {"xList": [2, 4], "yList": [2, 4], "zList": [2, 4]} | generator.pop("options", {})

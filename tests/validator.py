@@ -3209,9 +3209,15 @@ def _generated_costs(view: PackView, box: Box, generator: Wire, template: Wire) 
     defaults') plus its rate table's rate, as for any box. Empty for a carrier table."""
     components = (generator.get("options") or {}).get("priceComponents") or []
     prices: list[object] = [template.get("price")]
+    # Under outerBasedCost the components measure the outer size: the box plus the
+    # defaults' outer.dimensionChange (the spec, outerBasedCost).
+    change = (template.get("outer") or {}).get("dimensionChange")
+    measured = box.dims
+    if template.get("outerBasedCost") and change:
+        measured = tuple(d + float(change.get(a, 0)) for d, a in zip(box.dims, "xyz", strict=True))
     if generator.get("operation") != "pack-as-is":
         if components:
-            prices = [_component_price(components, box.dims, b) for b in (False, True)]
+            prices = [_component_price(components, measured, b) for b in (False, True)]
         # A cartesian box is never priced below 0 (-1 is pack-as-is's marker; a negative
         # price makes every extra box lower the cost).
         prices = [p if p is None else max(_numeric(p), 0.0) for p in prices]

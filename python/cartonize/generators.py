@@ -175,6 +175,17 @@ def _axis_values(
     return sorted(values)
 
 
+def priced_size(box_type: BoxType, size: Size) -> Size:
+    """The size a box type's price components measure: under `outerBasedCost` the outer one
+    (the spec: "Base dimensionalWeight and price component thresholds on outer
+    dimensions"), `size` plus the defaults' `outer.dimensionChange`; else `size`."""
+    outer = box_type.outer
+    if not box_type.outer_based_cost or outer is None or outer.dimension_change is None:
+        return size
+    change = outer.dimension_change
+    return (size[0] + change.x, size[1] + change.y, size[2] + change.z)
+
+
 def _price(components: Sequence[GeneratorPriceComponent], size: Size) -> int | None:
     """The price of a cartesian box of `size`: the components' price, at least 0 (see
     `_component_price`); None without components."""
@@ -330,7 +341,7 @@ def generate_box_types(
         components = gen.options.price_components or []
         below_zero: list[tuple[Size, int]] = []
         for size in sizes:
-            price = _component_price(components, size)
+            price = _component_price(components, priced_size(defaults, size))
             if price is not None and price < 0:
                 below_zero.append((size, price))
                 price = 0
@@ -425,7 +436,7 @@ def trimmed_size(trim: Trim, size: Size, extent: Size) -> Size | None:
 
 def trimmed_box_type(trim: Trim, box_type: BoxType, size: Size) -> BoxType:
     """`box_type` at the trimmed `size`, priced by the generator's components anew."""
-    price = _price(trim.generator.options.price_components or [], size)
+    price = _price(trim.generator.options.price_components or [], priced_size(box_type, size))
     update: dict[str, object] = {
         "dimensions": Dimensions.model_construct(x=size[0], y=size[1], z=size[2])
     }
