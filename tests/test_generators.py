@@ -438,7 +438,8 @@ def test_pack_as_is_generator_weighs_shipping_as_is_against_overboxing(
     as_is_price: int, as_is_wins: bool
 ) -> None:
     # One 4x4x4 item. A 5-cube box at 64 + the same rate; the item's own carton (64
-    # volume, priced at as_is_price + rate) ties at 0 and wins by the -1.
+    # volume, priced at as_is_price + rate) ties at 0 and wins by the -1. The -1 only
+    # decides the tie: the carton is reported at 0 + its rate (a price is >= 0).
     rate = {"basePrice": 64, "priceIncreaseRate": 0}
     response = pack(
         {
@@ -465,9 +466,29 @@ def test_pack_as_is_generator_weighs_shipping_as_is_against_overboxing(
     if as_is_wins:
         assert box["name"] == "as-is kettle"
         assert box["dimensions"] == {"x": 4, "y": 4, "z": 4}
-        assert response["totalCost"] == 63
-    else:
-        assert response["totalCost"] == 64
+    assert box["price"] == response["totalCost"] == 64
+
+
+def test_a_pack_as_is_carton_priced_minus_one_is_reported_at_zero() -> None:
+    # -1 favours shipping as is by the smallest amount (the spec); it is no price of its
+    # own: the response's price was -1 (totalCost -1), which the schema's price >= 0 does
+    # not allow, and the box could not be sent back as a pre-packed box.
+    response = pack(
+        {
+            "itemSets": [{**item(0, 2, 2, 2), "name": "w"}],
+            "boxTypes": [{"dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100, "price": 5}],
+            "boxTypeGenerators": [
+                {"operation": "pack-as-is", "boxTypeDefaults": {"price": -1, "weightMax": 0}}
+            ],
+        }
+    )
+    (box,) = [b["box"] for b in response["boxes"]]
+    assert (box["name"], box["price"], response["totalCost"]) == ("as-is w", 0, 0)
+    box["items"] = [
+        {"item": {k: v for k, v in e["item"].items() if k != "centerOfMass"}} for e in box["items"]
+    ]
+    again = pack({"boxes": [box]})
+    assert again["lenItems"] == 1
 
 
 def test_pack_as_is_generator_cartons_hold_only_their_own_item() -> None:
@@ -595,7 +616,8 @@ def test_pack_as_is_generator_is_restricted_by_an_exclude_rule() -> None:
         for b in response["boxes"]
     )
     assert contents == [("", ["glass"]), ("as-is kettle", ["kettle"])]
-    assert response["totalCost"] == 63 + 64
+    # The kettle's carton is reported at 0 + its rate (its -1 only decided the choice).
+    assert response["totalCost"] == 64 + 64
 
 
 def test_largest_box_type_includes_generated_types() -> None:

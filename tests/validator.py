@@ -3215,6 +3215,9 @@ def _generated_costs(view: PackView, box: Box, generator: Wire, template: Wire) 
     measured = box.dims
     if template.get("outerBasedCost") and change:
         measured = tuple(d + float(change.get(a, 0)) for d, a in zip(box.dims, "xyz", strict=True))
+    if generator.get("operation") == "pack-as-is" and _numeric(template.get("price")) < 0:
+        # -1 favours shipping as is in the choice only: the carton is reported at 0.
+        prices = [0]
     if generator.get("operation") != "pack-as-is":
         if components:
             prices = [_component_price(components, measured, b) for b in (False, True)]

@@ -757,12 +757,14 @@ def _box(
         "weight_tare": tare,
         "outer": _outer(box_type),
         "rate_table": box_type.rate_table,
-        "price": round(packed["cost"]),
+        "price": _reported_price(packed["cost"], box_type),
         "dimensional_weight": packed.get("dimensionalWeight"),
         "dimensional_weight_used": (
             packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
         ),
-        "box_type": box_type,
+        "box_type": box_type
+        if box_type.price is None or box_type.price >= 0
+        else _as_paid(box_type),
         "items": entries,
         "property_constraints": _property_values(box_type.property_constraints, items),
         "volume_max": volume_max,
@@ -781,6 +783,22 @@ def _box(
         "center_of_mass_string": point_string(center),
     }
     return assemble(Box, values, set(values))
+
+
+def _reported_price(cost: float, box_type: BoxType) -> int:
+    """A packed box's `price`: its cost in whole units. A pack-as-is carton priced -1 (the
+    spec: -1 "favors as-is by the smallest meaningful amount") cost 1 less in the engine so
+    that shipping as is wins ties; it is worth 0 plus its rate, and `price` is >= 0."""
+    price = round(cost)
+    if box_type.price is not None and box_type.price < 0:
+        price -= box_type.price
+    return price
+
+
+def _as_paid(box_type: BoxType) -> BoxType:
+    """A pack-as-is type priced -1 as the box echoes it: at 0, as `price` reports it (so
+    the box can be sent back as a pre-packed box)."""
+    return box_type.model_copy(update={"price": 0})
 
 
 _ITEM_ENTRY_FIELDS = {"item"}
