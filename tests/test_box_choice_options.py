@@ -570,6 +570,36 @@ def test_a_prepacked_box_echoed_from_a_response_keeps_its_type_price() -> None:
     assert [i["item"]["refId"] for i in second["boxes"][0]["box"]["items"]] == [1, 2]
 
 
+def test_a_box_echoed_from_a_response_packs_again_with_its_centres_of_mass() -> None:
+    # A packed item's centerOfMass is box-local; an item with an origin in a pre-packed box
+    # read it as an offset from its own corner, so the upper cube's (2.5, 2.5, 7.5) was "not
+    # within the item" (a 422) and a lower off-centre one would have moved.
+    heavy_low = {**_cube(1, 5, 1), "centerOfMass": {"x": 1, "y": 2.5, "z": 2.5}}
+    first = _pack(_request([heavy_low, _cube(2, 5, 1)], [_box(9, 5, 5, 10)], itemSort="default"))
+    echoed = first["boxes"][0]["box"]
+    reported = [(i["item"]["origin"], i["item"]["centerOfMass"]) for i in echoed["items"]]
+    assert [o["z"] for o, _ in reported] == [0, 5]
+    second = _pack({**_request([], [_box(9, 5, 5, 10)]), "boxes": [echoed]})
+    again = second["boxes"][0]["box"]
+    assert [(i["item"]["origin"], i["item"]["centerOfMass"]) for i in again["items"]] == reported
+    assert again["centerOfMass"] == echoed["centerOfMass"]
+
+
+def test_a_placed_pre_packed_items_centre_of_mass_outside_it_names_the_box_range() -> None:
+    placed = {**_cube(1, 5, 1), "origin": {"x": 0, "y": 0, "z": 5}}
+    box = {
+        **_box(9, 5, 5, 10),
+        "items": [{"item": {**placed, "centerOfMass": {"x": 2.5, "y": 2.5, "z": 2.5}}}],
+    }
+    with pytest.raises(InvalidRequest) as caught:
+        cartonize.pack({**_request([], []), "boxes": [box]})
+    assert caught.value.details == (
+        "boxes[0].items[0].item.centerOfMass: an item with an origin gives its centre of mass "
+        "in the box's coordinates, as a response reports it: it must lie within the item, "
+        "0..5, 0..5, 5..10 (got 2.5, 2.5, 2.5)"
+    )
+
+
 @pytest.mark.parametrize("style", ["corner", "wedge", "mound", "orb"])
 def test_a_placement_style_leaves_pre_packed_items_where_they_are(style: str) -> None:
     # Styles re-fill each box toward their reference point; a pre-packed box's items

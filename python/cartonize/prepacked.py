@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from cartonize.errors import InvalidRequest
 from cartonize.items import check_center_of_mass
-from cartonize.models import BoxProperties, BoxType, ItemSet, PackRequest, Point
+from cartonize.models import BoxProperties, BoxType, Item, ItemSet, PackRequest, Point
 
 __all__ = ["Prepacked", "read_prepacked"]
 
@@ -54,6 +54,7 @@ def read_prepacked(req: PackRequest) -> Prepacked:
                     "list each unit with its own origin, or drop the origin",
                 )
             set_index = len(out.item_sets)
+            center_of_mass = _own_center_of_mass(item.center_of_mass, item.origin, item, where)
             given = ItemSet.model_construct(
                 ref_id=item.ref_id,
                 name=item.name,
@@ -61,7 +62,7 @@ def read_prepacked(req: PackRequest) -> Prepacked:
                 weight=item.weight,
                 sequence=item.sequence,
                 dimensions=item.dimensions,
-                center_of_mass=item.center_of_mass,
+                center_of_mass=center_of_mass,
                 virtual=item.virtual,
                 properties=item.properties,
                 quantity=quantity,
@@ -73,6 +74,42 @@ def read_prepacked(req: PackRequest) -> Prepacked:
             units += [(set_index, unit, item.origin) for unit in range(quantity)]
         out.units.append(units)
     return out
+
+
+def _own_center_of_mass(
+    com: Point | None, origin: Point | None, item: Item, where: str
+) -> Point | None:
+    """A pre-packed item's centre of mass as an offset from its back-bottom corner. An item
+    with an `origin` is placed, as a packed item of a response is, and gives it box-local as
+    a response reports it (so a box echoed from a response packs again): it must lie within
+    the item where it stands."""
+    if com is None or origin is None:
+        return com
+    dims = item.dimensions
+    offset = (com.x - origin.x, com.y - origin.y, com.z - origin.z)
+    if dims is not None and not all(
+        -_SLACK * max(1.0, d) <= o <= d * (1 + _SLACK) + _SLACK
+        for o, d in zip(offset, (dims.x, dims.y, dims.z), strict=True)
+    ):
+        ends = ", ".join(
+            f"{lo:g}..{lo + d:g}"
+            for lo, d in zip((origin.x, origin.y, origin.z), (dims.x, dims.y, dims.z), strict=True)
+        )
+        raise InvalidRequest(
+            "invalid centre of mass",
+            f"{where}.centerOfMass: an item with an origin gives its centre of mass in the "
+            f"box's coordinates, as a response reports it: it must lie within the item, {ends} "
+            f"(got {com.x:g}, {com.y:g}, {com.z:g})",
+        )
+    clamp = [
+        min(max(o, 0.0), d)
+        for o, d in zip(offset, (dims.x, dims.y, dims.z) if dims else offset, strict=True)
+    ]
+    return Point.model_construct(x=clamp[0], y=clamp[1], z=clamp[2])
+
+
+#: Rounding a box-local centre of mass may carry (the response's sums of floats).
+_SLACK = 1e-9
 
 
 def _box_type(index: int, box: BoxProperties, defaults: BoxProperties | None) -> BoxType:
