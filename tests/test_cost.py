@@ -307,3 +307,15 @@ def test_a_dimensional_weight_a_hair_above_a_breakpoint_is_billed_at_it() -> Non
         ],
     )
     assert used(response) == [(9, 100)]
+
+
+@pytest.mark.parametrize(("rate", "price"), [(0.5, 1), (1.5, 2), (2.5, 3), (100.5, 101), (2.4, 2)])
+def test_a_price_rounds_halves_up(rate: float, price: int) -> None:
+    # Money rounds halves up; Python's round() took them to the even neighbour (2.5 -> 2,
+    # 0.5 -> 0).
+    response = pack(
+        one_cube(side=1, weight=0), [box(9, point(5, 5, 5), rateTable={"basePrice": rate})]
+    )
+    assert used(response) == [(9, price)]
+    (item,) = [e["item"] for e in response["boxes"][0]["box"]["items"]]
+    assert item["deltaCost"] == price

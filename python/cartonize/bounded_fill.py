@@ -36,7 +36,7 @@ from cartonize.models import (
     response_totals,
 )
 from cartonize.nesting import add_nested_relations
-from cartonize.rates import box_cost, lower_rating
+from cartonize.rates import box_cost, lower_rating, whole_units
 from cartonize.render import render_pictures
 from cartonize.rules import apply_rules
 from cartonize.units import first_units, renamed_rules, renumber, without_operations
@@ -605,7 +605,7 @@ def _add(box: Box, fill: _Fill, origin: Vec, dims: Vec, packed_index: int) -> No
         rating = lower_rating(box_type, "boxTypes", [])
         t = box_type.dimensions
         cost, dimensional, used = box_cost(box_type.price, t.x * t.y * t.z, rating, box.weight_used)
-        box.price = round(cost)
+        box.price = whole_units(cost)
         box.dimensional_weight = dimensional
         if box.rate_table is not None:
             box.dimensional_weight_used = used

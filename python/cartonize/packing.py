@@ -54,7 +54,7 @@ from cartonize.models import (
 from cartonize.nesting import add_nested_relations
 from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
-from cartonize.rates import lower_rating, outer_dimensions
+from cartonize.rates import lower_rating, outer_dimensions, whole_units
 from cartonize.render import render_pictures
 from cartonize.rules import RuleEffects, apply_rules, check_rule_options, with_properties_set
 from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
@@ -730,7 +730,7 @@ def _box(
     for number, (kind, placement) in enumerate(placed, first_index):
         before = rounded
         cost_so_far += placement["deltaCost"]
-        rounded = round(cost_so_far)
+        rounded = whole_units(cost_so_far)
         items.append(_item(kind, placement, rounded - before, number))
     # One fields set for all the entries, as XYZ is for points: an entry sets its one field.
     entries = [assemble_whole(ItemEntry, {"item": item}, _ITEM_ENTRY_FIELDS) for item in items]
@@ -789,7 +789,7 @@ def _reported_price(cost: float, box_type: BoxType) -> int:
     """A packed box's `price`: its cost in whole units. A pack-as-is carton priced -1 (the
     spec: -1 "favors as-is by the smallest meaningful amount") cost 1 less in the engine so
     that shipping as is wins ties; it is worth 0 plus its rate, and `price` is >= 0."""
-    price = round(cost)
+    price = whole_units(cost)
     if box_type.price is not None and box_type.price < 0:
         price -= box_type.price
     return price

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 from importlib import resources
 from typing import Any
 
@@ -203,6 +204,12 @@ def _lookup(table: dict[str, Any], name: str | None, field: str, what: str) -> A
         "invalid rate table",
         f"{field}: unknown {what} {name!r}; known: {', '.join(known)}",
     )
+
+
+def whole_units(cost: float) -> int:
+    """`cost` in whole units of currency, halves rounded up as money is (Python's round
+    takes halves to the even neighbour: a rate of 2.5 cents came out 2, 0.5 came out 0)."""
+    return math.floor(cost + 0.5)
 
 
 def box_cost(
