@@ -184,6 +184,48 @@ def test_unit_conversions_use_the_exact_factors(dim: Any, weight: Any, x: float,
     assert batch.frame["weight"][0] == pytest.approx(w, rel=1e-15)
 
 
+#: (conversion, value sent, value stored): every one exact in decimal arithmetic, so the
+#: stored number must be exactly the decimal's nearest float.
+EXACT_CONVERSIONS = [
+    ("mm_to_in", 25.4, 1.0),
+    ("mm_to_in", 50.8, 2.0),
+    ("mm_to_in", 76.2, 3.0),
+    ("mm_to_in", 2.54, 0.1),
+    ("mm_to_in", 254, 10.0),
+    ("mm_to_in", 12.7, 0.5),
+    ("mm_to_in", 1270, 50.0),
+    ("mm_to_in", 0.254, 0.01),
+    ("in_to_mm", 1, 25.4),
+    ("in_to_mm", 3, 76.2),
+    ("in_to_mm", 0.1, 2.54),
+    ("in_to_mm", 0.3, 7.62),
+    ("in_to_mm", 7, 177.8),
+    ("in_to_mm", 11.5, 292.1),
+    ("gr_to_lb", 453.59237, 1.0),
+    ("gr_to_lb", 907.18474, 2.0),
+    ("gr_to_lb", 45.359237, 0.1),
+    ("gr_to_lb", 1360.77711, 3.0),
+    ("gr_to_lb", 4535.9237, 10.0),
+    ("lb_to_gr", 1, 453.59237),
+    ("lb_to_gr", 3, 1360.77711),
+    ("lb_to_gr", 0.1, 45.359237),
+    ("lb_to_gr", 0.7, 317.514659),
+    ("lb_to_gr", 2.5, 1133.980925),
+]
+
+
+@pytest.mark.parametrize(("conversion", "sent", "stored"), EXACT_CONVERSIONS)
+def test_unit_conversions_are_exact_where_the_decimal_result_is(
+    conversion: str, sent: float, stored: float
+) -> None:
+    dim, weight = (conversion, None) if conversion.endswith(("in", "mm")) else (None, conversion)
+    batch = map_records(
+        [record(h=sent, mass=sent)], ITEM_MAP, "items", Conversions.parse(dim, weight)
+    )
+    column = "dimensions_x" if dim else "weight"
+    assert batch.frame[column][0] == stored  # exactly, not approximately
+
+
 def test_carton_lengths_and_weights_convert_too() -> None:
     smap = {
         "refId": "r",

@@ -16,6 +16,7 @@ import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal, get_args
 
 import polars as pl
@@ -40,14 +41,14 @@ WeightConv = Literal["gr_to_lb", "lb_to_gr"]
 DIM_CONVERSIONS: tuple[str, ...] = get_args(DimConv)
 WEIGHT_CONVERSIONS: tuple[str, ...] = get_args(WeightConv)
 
-MM_PER_INCH = 25.4
-GRAMS_PER_POUND = 453.59237
-#: (multiply by, divide by) of each conversion; dividing keeps 25.4 mm exactly 1 in.
-_FACTORS: dict[str, tuple[float, float]] = {
-    "mm_to_in": (1.0, MM_PER_INCH),
-    "in_to_mm": (MM_PER_INCH, 1.0),
-    "gr_to_lb": (1.0, GRAMS_PER_POUND),
-    "lb_to_gr": (GRAMS_PER_POUND, 1.0),
+MM_PER_INCH = Decimal("25.4")
+GRAMS_PER_POUND = Decimal("453.59237")
+#: (multiply by, divide by) of each conversion, applied in decimal arithmetic.
+_FACTORS: dict[str, tuple[Decimal, Decimal]] = {
+    "mm_to_in": (Decimal(1), MM_PER_INCH),
+    "in_to_mm": (MM_PER_INCH, Decimal(1)),
+    "gr_to_lb": (Decimal(1), GRAMS_PER_POUND),
+    "lb_to_gr": (GRAMS_PER_POUND, Decimal(1)),
 }
 #: Reasons kept per batch; the counts cover every rejected value.
 MAX_MESSAGES = 20
@@ -299,6 +300,20 @@ def _typed_series(
         return pl.Series(name, cast, dtype=dtype, strict=True), failures
 
 
+def _convert(series: pl.Series, conversion: str) -> pl.Series:
+    """`series` in the other unit, each value rounded once from its exact decimal result.
+
+    Binary floating point cannot: `3 * 25.4` is 76.19999999999999 and polars turns
+    `x / 25.4` into `x * (1 / 25.4)`, so 25.4 mm became 0.9999999999999999 in. A value's
+    shortest text is the decimal the source sent, so it is converted as that decimal.
+    """
+    multiply, divide = _FACTORS[conversion]
+    # Each distinct value once: a list repeats its sizes and weights many times over.
+    distinct = series.drop_nulls().unique().to_list()
+    converted = [float(Decimal(repr(value)) * multiply / divide) for value in distinct]
+    return series.replace_strict(distinct, converted, default=None, return_dtype=pl.Float64())
+
+
 def _targets(schema_map: Mapping[str, str], rtype: ResourceType) -> dict[str, str]:
     if schema_map:
         return dict(schema_map)
@@ -343,8 +358,7 @@ def map_records(
         rejected_values += len(failures)
         conversion = conversions.for_property(prop)
         if conversion is not None:
-            multiply, divide = _FACTORS[conversion]
-            series = series * multiply / divide
+            series = _convert(series, conversion)
         outside = _out_of_range(prop, series)
         for position, reason in outside:
             bad_rows.setdefault(position, []).append(f"{name} ({targets[name]}): {reason}")
