@@ -185,6 +185,26 @@ def test_values_that_do_not_cast_are_rejected_and_counted(plan: Plan) -> None:
     assert entry["messages"] == ['record 1: rejected: weight (mass): "heavy" is not a number']
 
 
+@pytest.mark.parametrize("number", ["NaN", "1e400", "-Infinity"])
+def test_a_non_finite_number_in_properties_rejects_its_record(plan: Plan, number: str) -> None:
+    # It was a 500 with no log entry: JSON text cannot hold it, so encoding raised.
+    connection = plan.create_connection()
+    bad, good = item("X", look={"colour": 0}), item("Y", look={"colour": "red"})
+    raw = json.dumps({"payload": [bad, good]}).replace('"colour": 0', f'"colour": {number}')
+    result = plan.client.simulate_request(
+        "POST",
+        f"/sync-api/{connection['publicApiId']}/rest",
+        body=raw,
+        headers={"X-Service-API-Secret": connection["apiSecret"]},
+    )
+    assert result.status_code == 200
+    body = result.json
+    assert (body["status"], body["inserted"], body["rejected"]) == ("success", 1, 1)
+    (entry,) = plan.log(connection)
+    assert entry["rejected"] == 1
+    assert entry["messages"][0].startswith("record 0: rejected: properties.color (look.colour): ")
+
+
 def test_a_payload_given_as_json_text_is_parsed(plan: Plan) -> None:
     connection = plan.create_connection()
     result = plan.write("POST", connection, {"payload": json.dumps([item(1)])})

@@ -45,6 +45,7 @@ from tests.sync.third_party import (
     HEADERS_TEMPLATE,
     SCHEMA_MAP,
     ThirdPartyServer,
+    make_record,
 )
 
 NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
@@ -168,6 +169,27 @@ def test_a_pull_whose_records_all_fail_keeps_the_old_rows(
     (entry,) = read_log(store, connection.id, limit=10, offset=0)
     assert entry.status == "failure" and entry.rejected == 40
     assert "none of the 40 records could be used" in entry.messages[0]
+
+
+def test_a_pulled_record_with_a_non_finite_property_is_rejected_alone(
+    store: Store, account_id: int, third_party: ThirdPartyServer
+) -> None:
+    # The pull's step crashed on it (encoding JSON), importing none of the valid records.
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["old"])
+    smap = {**SCHEMA_MAP, "properties.color": "attributes.color"}
+    connection, _ = connect(
+        store, account_id, third_party, resource_to_update=resource_id, schema_map=smap
+    )
+    bad, good = make_record(1), make_record(2)
+    bad["attributes"]["color"] = float("inf")
+    catalog = StoreCatalog(store, SecretBox.for_data_dir(store.data_dir))
+    result = catalog.import_records(str(connection.id), [bad, good], trigger="webhook", at=NOW)
+    assert (result.status, result.inserted, result.rejected) == ("success", 1, 1)
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["SKU-000002"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.messages[0].startswith("record 0: rejected: properties.color")
 
 
 def test_source_failure_is_logged_with_the_run(

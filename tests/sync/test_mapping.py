@@ -150,6 +150,34 @@ def test_properties_are_collected_from_dotted_keys_and_whole_objects() -> None:
     assert whole.frame["properties"].to_list() == ['{"a":[1,2],"c":"x"}']
 
 
+@pytest.mark.parametrize(
+    ("look", "meta", "reason"),
+    [
+        (
+            {"colour": float("nan")},
+            None,
+            "properties.color (look.colour): NaN is not a finite number",
+        ),
+        ({"colour": float("inf")}, None, "properties.color (look.colour): Infinity is not"),
+        ({"colour": [1, float("-inf")]}, None, "properties.color (look.colour): holds a number"),
+        ({}, {"shade": float("inf")}, "properties (meta): holds a number that is not finite"),
+        ({}, {"a": {"b": [float("nan")]}}, "properties (meta): holds a number that is not finite"),
+    ],
+)
+def test_non_finite_numbers_in_properties_reject_only_their_record(
+    look: Any, meta: Any, reason: str
+) -> None:
+    # JSON has no NaN or infinity (1e400 reads as inf): encoding raised, a 500 on writes
+    # and a crashed step on pulls, and the valid records were lost with it.
+    smap = {"refId": "id", "properties": "meta", "properties.color": "look.colour"}
+    records = [{"id": 1, "look": look, "meta": meta}, {"id": 2, "look": {"colour": "red"}}]
+    batch = map_records(records, smap, "items")
+    assert batch.frame.rows() == [("2", '{"color":"red"}')]
+    assert batch.rejected_rows == 1
+    (message,) = batch.messages
+    assert message.startswith("record 0: rejected: " + reason)
+
+
 def test_an_empty_schema_map_reads_properties_by_their_own_names() -> None:
     row = {"refId": 7, "dimensions_x": 1, "dimensions_y": 2, "dimensions_z": 3, "other": 9}
     batch = map_records([row], {}, "items")

@@ -401,26 +401,53 @@ def _properties_column(
         fast = _scalar_properties(records, keyed)
         if fast is not None:
             return fast, []
-    getters: list[tuple[str, Callable[[Mapping[str, Any]], Any]]] = [
-        (key, _getter(path)) for key, path in keyed
+    getters: list[tuple[str, str, Callable[[Mapping[str, Any]], Any]]] = [
+        (key, path, _getter(path)) for key, path in keyed
     ]
     whole_getter = _getter(whole) if whole else None
     texts: list[str | None] = []
     failures: list[tuple[int, str]] = []
     for position, record in enumerate(records):
         merged: dict[str, Any] = {}
+        reasons: list[str] = []
         if whole_getter is not None:
             base = whole_getter(record)
             if isinstance(base, Mapping):
+                if not _finite(base):
+                    reasons.append(f"properties ({whole}): holds a number that is not finite")
                 merged.update(base)
             elif base is not None:
-                failures.append((position, f"properties ({whole}): {_show(base)} is not an object"))
-        for key, getter in getters:
+                reasons.append(f"properties ({whole}): {_show(base)} is not an object")
+        for key, path, getter in getters:
             value = getter(record)
             if value is not None:
+                if not _finite(value):
+                    what = (
+                        f"{_show(value)} is not a finite number"
+                        if isinstance(value, float)
+                        else "holds a number that is not finite"
+                    )
+                    reasons.append(f"properties.{key} ({path}): {what}")
                 merged[key] = value
-        texts.append(_ENCODE(merged) if merged else None)
+        # JSON has no NaN or infinity (1e400 reads as inf): such a record is rejected.
+        failures.extend((position, reason) for reason in reasons)
+        texts.append(_ENCODE(merged) if merged and not reasons else None)
     return texts, failures
+
+
+def _finite(value: Any) -> bool:
+    """Whether `value` (a JSON value) holds no NaN or infinity at any depth."""
+    pending = [value]  # a stack, not recursion: source objects may nest deeply
+    while pending:
+        current = pending.pop()
+        if isinstance(current, float):
+            if not math.isfinite(current):
+                return False
+        elif isinstance(current, Mapping):
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return True
 
 
 _SCALAR_DTYPES: dict[type, pl.DataType] = {
