@@ -117,6 +117,31 @@ def test_rule_4_patch_with_row_key_merges_and_inserts(plan: Plan) -> None:
     assert [r["refId"] for r in rows] == ["1", "2", "4"]
 
 
+def test_a_partial_upsert_keeps_properties_keys_it_does_not_set(plan: Plan) -> None:
+    # Keys with non-ASCII names (and others escaped differently by polars and json.dumps)
+    # were stored as explicit nulls, and the merge then deleted them from existing rows.
+    keys = {"größe": "g", 'q"uote': "q", "emoji😀": "e", "plain": "p"}
+    smap = {**ITEM_MAP, **{f"properties.{key}": field for key, field in keys.items()}}
+    creator = plan.create_connection(name="creator", schemaMap=smap)
+    made = plan.write("POST", creator, {"payload": [item("A", g="XL", q="1", e="y", p="x")]})
+    resource_id = made.json["packResourceId"]
+    connection = plan.create_connection(resourceToUpdate=resource_id, schemaMap=smap)
+    result = plan.write(
+        "PATCH",
+        connection,
+        {"payload": [{"sku": "A", "p": "changed"}, item("B", g="M")], "row_key": "refId"},
+    )
+    assert (result.json["updated"], result.json["inserted"]) == (1, 1)
+    rows = {row["refId"]: row for row in plan.rows(resource_id)}
+    assert rows["A"]["properties"] == {
+        "größe": "XL",
+        'q"uote': "1",
+        "emoji😀": "y",
+        "plain": "changed",
+    }
+    assert rows["B"]["properties"] == {"größe": "M"}
+
+
 def test_rule_4_patch_without_row_key_appends_without_deduplication(plan: Plan) -> None:
     connection, resource_id = updating(plan)
     result = plan.write("PATCH", connection, {"payload": [item(1), item(1)]})

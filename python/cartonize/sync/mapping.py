@@ -415,7 +415,8 @@ def _properties_column(
             if isinstance(base, Mapping):
                 if not _finite(base):
                     reasons.append(f"properties ({whole}): holds a number that is not finite")
-                merged.update(base)
+                # A null is an absent value: stored, it would clear the key in a merge.
+                merged.update((k, v) for k, v in base.items() if v is not None)
             elif base is not None:
                 reasons.append(f"properties ({whole}): {_show(base)} is not an object")
         for key, path, getter in getters:
@@ -464,30 +465,30 @@ def _scalar_properties(
     """JSON objects built by polars when every mapped key holds one scalar type (or null);
     None when some key does not, and the caller builds them one by one."""
     fields: list[pl.Series] = []
-    for key, path in keyed:
+    for position, (_, path) in enumerate(keyed):
         values = _values(records, path)
         kinds = {type(v) for v in values if v is not None}
         if len(kinds) > 1 or not kinds <= set(_SCALAR_DTYPES):
             return None
         dtype = _SCALAR_DTYPES[kinds.pop()] if kinds else pl.String()
         try:
-            fields.append(pl.Series(key, values, dtype=dtype, strict=True))
+            # Positional column names: the keys themselves go into each one-field struct.
+            fields.append(pl.Series(f"_{position}", values, dtype=dtype, strict=True))
         except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
             return None
         if dtype == pl.Float64() and not fields[-1].drop_nulls().is_finite().all():
             return None
-    encoded = pl.DataFrame(fields).select(pl.struct(pl.all()).struct.json_encode()).to_series()
-    for series in fields:
-        if series.null_count():
-            # json_encode writes nulls; a missing source value leaves its key out instead.
-            null = json.dumps(series.name) + ":null"
-            encoded = (
-                encoded.str.replace_all("," + null, "", literal=True)
-                .str.replace_all(null + ",", "", literal=True)
-                .str.replace_all(null, "", literal=True)
-            )
-    texts: list[str | None] = encoded.to_list()
-    return [None if text == "{}" else text for text in texts]
+    # One `"key":value` member per set value, encoded by polars (`{"key":value}` less its
+    # braces), joined: a missing source value leaves its key out, and no text is searched
+    # for, so keys with quotes, escapes or non-ASCII letters cannot be mistaken.
+    members = [
+        pl.when(pl.col(series.name).is_not_null()).then(
+            pl.struct(pl.col(series.name).alias(key)).struct.json_encode().str.slice(1).str.head(-1)
+        )
+        for series, (key, _) in zip(fields, keyed, strict=True)
+    ]
+    joined = pl.DataFrame(fields).select(pl.concat_str(members, separator=",", ignore_nulls=True))
+    return [f"{{{text}}}" if text else None for text in joined.to_series().to_list()]
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
