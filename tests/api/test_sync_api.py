@@ -195,9 +195,38 @@ def test_duplicate_keys_in_one_payload_keep_the_last_and_the_log_says_so(plan: P
     payload = [item(5, mass=1), item(5, mass=2), item(5, mass=3), item(1, mass=1)]
     result = plan.write("PATCH", connection, {"payload": payload, "row_key": ["refId"]})
     body = result.json
-    assert (body["inserted"], body["updated"], body["unchanged"]) == (1, 0, 1)
+    # The two dropped records count as unchanged (rule of the answer's counts).
+    assert (body["inserted"], body["updated"], body["unchanged"]) == (1, 0, 3)
     assert [(r["refId"], r["weight"]) for r in plan.rows(resource_id)][-1] == ("5", 3.0)
     assert "2 records had a row_key seen later" in plan.log(connection)[0]["messages"][0]
+
+
+@pytest.mark.parametrize(
+    ("stored", "payload", "counts"),
+    [
+        # (inserted, updated, unchanged, rejected); "1" and "2" are stored by `updating`.
+        # A record matching two rows (appends keep duplicates) is one record updated: it
+        # was counted twice, and unchanged (received - inserted - updated) went to -1.
+        (["D", "D"], [item("D", mass=9)], (0, 1, 0, 0)),
+        (["D", "D"], [item("D")], (0, 0, 1, 0)),
+        # A duplicate dropped for a later record counted nowhere.
+        ([], [item(1, mass=5), item(1, mass=6), item(3)], (1, 1, 1, 0)),
+        ([], [item(1), item(1), item(1)], (0, 0, 3, 0)),
+        ([], [item(7), item(None), item(7, mass="heavy"), item(8)], (2, 0, 0, 2)),
+    ],
+)
+def test_upsert_counts_add_up_to_the_records_received(
+    plan: Plan, stored: list[str], payload: list[Any], counts: tuple[int, int, int, int]
+) -> None:
+    connection, _ = updating(plan)
+    if stored:
+        appended = plan.write("PATCH", connection, {"payload": [item(s) for s in stored]})
+        assert appended.json["status"] == "success"
+    body = plan.write("PATCH", connection, {"payload": payload, "row_key": "refId"}).json
+    got = (body["inserted"], body["updated"], body["unchanged"], body["rejected"])
+    assert got == counts
+    assert sum(got) == body["received"] == len(payload)
+    assert plan.log(connection)[0]["unchanged"] == counts[2]
 
 
 def test_values_that_do_not_cast_are_rejected_and_counted(plan: Plan) -> None:

@@ -259,7 +259,10 @@ def _write(
                 "the last one was kept"
             )
         inserted, updated, unchanged = _merge(con, table, rtype, resource_id, frame, row_key)
-        result.inserted, result.updated, result.unchanged = inserted, updated, unchanged
+        # A dropped duplicate is a record with nothing left to change, so every record
+        # received is counted once: inserted + updated + unchanged + rejected = received.
+        result.inserted, result.updated = inserted, updated
+        result.unchanged = unchanged + dropped_duplicates
     else:
         result.inserted = _insert(con, table, resource_id, frame)
     con.execute("UPDATE resources SET updated_at = ? WHERE id = ?", [_db(now), resource_id])
@@ -317,7 +320,8 @@ def _merge(
 ) -> tuple[int, int, int]:
     """MERGE the frame into the resource: matched rows take the batch's non-null values
     (`properties` merged key by key), others are inserted and must be complete.
-    Returns (inserted, updated, unchanged)."""
+    Returns how many of the frame's records were (inserted, updated, unchanged): a record
+    whose key matches several stored rows (appends do not de-duplicate) counts once."""
     if frame.height == 0:
         return 0, 0, 0
     source = frame.with_row_index(_ORDINAL)
@@ -362,12 +366,14 @@ def _merge(
             f"{matched}"
             f"WHEN NOT MATCHED THEN INSERT (resource_id, pos, {columns}) "
             f"VALUES ({int(resource_id)}, {int(base)} + s.{_ORDINAL}, {values}) "
-            "RETURNING merge_action"
+            f"RETURNING merge_action, {', '.join(_quote(k) for k in keys)}"
         ).fetchall()
     finally:
         con.unregister(_SOURCE)
-    inserted = sum(1 for (action,) in actions if action == "INSERT")
-    updated = sum(1 for (action,) in actions if action == "UPDATE")
+    # RETURNING sees only the target's columns; after the update a row's key is its
+    # record's key, and keys are unique in the frame (de-duplicated above).
+    inserted = sum(1 for action, *_ in actions if action == "INSERT")
+    updated = len({tuple(key) for action, *key in actions if action == "UPDATE"})
     return inserted, updated, frame.height - inserted - updated
 
 
