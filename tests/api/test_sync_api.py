@@ -86,6 +86,33 @@ def test_rule_3_put_replaces_every_row(plan: Plan) -> None:
     assert [r["refId"] for r in plan.rows(resource_id)] == ["7", "8", "9"]
 
 
+def test_a_put_whose_every_record_is_rejected_answers_422_and_keeps_the_rows(plan: Plan) -> None:
+    # It emptied the resource and answered success (pulls were already guarded).
+    connection, resource_id = updating(plan)
+    before = plan.rows(resource_id)
+    payload = [item("Z", mass="heavy"), item("Q", h="tall")]
+    result = plan.write("PUT", connection, {"payload": payload})
+    assert result.status_code == 422
+    body = result.json
+    assert (body["status"], body["received"], body["rejected"]) == ("failure", 2, 2)
+    assert body["message"] == (
+        "none of the 2 records could be used, so nothing was written: "
+        'record 0: rejected: weight (mass): "heavy" is not a number; '
+        'record 1: rejected: dimensions_x (size.h): "tall" is not a number'
+    )
+    assert plan.rows(resource_id) == before
+    entry = plan.log(connection)[0]
+    assert (entry["status"], entry["rejected"]) == ("failure", 2)
+    assert entry["messages"][1:] == [
+        'record 0: rejected: weight (mass): "heavy" is not a number',
+        'record 1: rejected: dimensions_x (size.h): "tall" is not a number',
+    ]
+    # One usable record is an overwrite as before; an empty array still empties.
+    mixed = plan.write("PUT", connection, {"payload": [item("Z", mass="heavy"), item("K")]})
+    assert (mixed.status_code, mixed.json["status"], mixed.json["inserted"]) == (200, "success", 1)
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["K"]
+
+
 def test_rule_3_put_needs_an_array_and_a_resource_to_update(plan: Plan) -> None:
     connection, resource_id = updating(plan)
     single = plan.write("PUT", connection, {"payload": item(7)})

@@ -38,7 +38,14 @@ from cartonize.sync.fetch import SourceRequest
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import PROPERTIES, find_resource, one, table_of
 from cartonize.sync.schedule import Frequency, ScheduleSpec
-from cartonize.sync.writes import RunInfo, WriteMode, WriteResult, log_result, write_batch
+from cartonize.sync.writes import (
+    RunInfo,
+    WriteMode,
+    WriteResult,
+    log_result,
+    none_usable,
+    write_batch,
+)
 
 __all__ = ["StoreCatalog"]
 
@@ -127,21 +134,11 @@ class StoreCatalog:
         batch = map_records(
             records, connection.schema_map, connection.resource_type, connection.conversions
         )
-        if batch.received and not batch.frame.height:
+        refused = none_usable(connection, batch)
+        if refused is not None:
             # Every record rejected: an overwrite would empty the resource. Keep it instead.
-            result = WriteResult(
-                "failure",
-                connection.resource_to_update,
-                received=batch.received,
-                rejected=batch.rejected_rows,
-                messages=[
-                    f"none of the {batch.received:,} records could be used "
-                    "(see the reasons below); nothing was written",
-                    *batch.messages,
-                ],
-            )
-            log_result(self.store, connection, result, trigger=trigger, now=at, run=run)
-            return result
+            log_result(self.store, connection, refused, trigger=trigger, now=at, run=run)
+            return refused
         mode: WriteMode = "create" if connection.resource_to_update is None else "overwrite"
         return write_batch(self.store, connection, batch, mode, trigger=trigger, now=at, run=run)
 

@@ -37,6 +37,7 @@ __all__ = [
     "WriteResult",
     "log_entry",
     "log_result",
+    "none_usable",
     "write_batch",
 ]
 
@@ -140,6 +141,28 @@ def write_batch(
         result.messages.insert(0, reason)
         log_result(store, connection, result, trigger=trigger, now=now, run=run)
     return result
+
+
+def none_usable(connection: Connection, batch: MappedBatch) -> WriteResult | None:
+    """The failure to answer when every record of a non-empty batch was rejected: written,
+    an overwrite would empty the resource (and a create make an empty one). None otherwise.
+
+    The first message says so and names the first reasons; the rest follow, one each."""
+    if not batch.received or batch.frame.height:
+        return None
+    reasons = list(iter_messages(batch))
+    shown = "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "")
+    return WriteResult(
+        "failure",
+        connection.resource_to_update,
+        received=batch.received,
+        rejected=batch.rejected_rows,
+        messages=[
+            f"none of the {batch.received:,} records could be used, so nothing was written: "
+            + shown,
+            *reasons,
+        ],
+    )
 
 
 @dataclass(frozen=True)
