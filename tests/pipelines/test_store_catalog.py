@@ -204,6 +204,28 @@ def test_source_failure_is_logged_with_the_run(
     assert entry.run_id == result.run_id
 
 
+def test_a_stored_non_ascii_key_fails_the_pull_cleanly_naming_the_field(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    # Saving refuses it now; one stored before crashed every pull inside httpx
+    # (UnicodeEncodeError: the step failed with no log entry).
+    connection, _ = connect(store, account_id, third_party)
+    encrypted = SecretBox.for_data_dir(store.data_dir).encrypt("ключ-123")
+    store.transaction(
+        lambda con: con.execute(
+            "UPDATE connections SET api_key_encrypted = ? WHERE id = ?", [encrypted, connection.id]
+        )
+    )
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == result.run_id
+    assert entry.messages[0].startswith(
+        "Third-Party API Key: the Third-Party API Key contains 'к', which is not ASCII"
+    )
+    assert third_party.seen == []
+
+
 def test_connection_deleted_between_schedule_and_run_fails_cleanly(
     store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
 ) -> None:
