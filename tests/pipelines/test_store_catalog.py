@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cartonize.store import Store
+from cartonize.sync.catalog import PullBusy
 from cartonize.sync.connections import (
     Connection,
     ConnectionFields,
@@ -317,6 +318,57 @@ REST_WRITER = textwrap.dedent(
         assert answer.status_code == 200 and answer.json["status"] == "success", answer.text
     """
 )
+
+
+def test_the_pull_lock_is_per_connection_and_gives_up_after_its_wait(store: Store) -> None:
+    catalog = StoreCatalog(store, SecretBox.for_data_dir(store.data_dir))
+    other = StoreCatalog(store, SecretBox.for_data_dir(store.data_dir))
+    with catalog.pull_lock("1", wait=1):
+        with other.pull_lock("2", wait=0.1):
+            pass  # another connection's pull is not held up
+        started = time.monotonic()
+        busy = pytest.raises(PullBusy, match="another pull of this connection was still running")
+        with busy, other.pull_lock("1", wait=0.2):
+            pass
+        assert time.monotonic() - started >= 0.2
+    with other.pull_lock("1", wait=0.1):
+        pass  # released on exit
+
+
+def test_overlapping_pulls_of_one_connection_commit_the_newest_read(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two webhook runs (processes of their own) of one connection: the first reads the
+    source slowly, the second starts while it waits. The second ran at once, read newer
+    data and committed first; the first then committed its older data over it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["seed"])
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=resource_id,
+        third_party_api_url=third_party.url("/versioned?n=3&delay=3"),
+        schema_root_path=None,
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    older = runs.start(connection, "webhook")
+    deadline = time.monotonic() + 60
+    while not third_party.seen:  # the older run is reading
+        assert time.monotonic() < deadline, "the first run never read the source"
+        time.sleep(0.05)
+    newer = runs.start(connection, "webhook")
+    statuses = [runs.wait(run_id, 120) for run_id in (older, newer)]
+    assert all(s is not None and s.status == "success" for s in statuses), statuses
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["v2-0", "v2-1", "v2-2"]
+    log = read_log(store, connection.id, limit=10, offset=0)
+    assert [(e.run_id, e.status) for e in log] == [(newer, "success"), (older, "success")]
 
 
 def test_scheduled_and_webhook_pulls_race_rest_writes(

@@ -13,15 +13,19 @@ comes back, and a key that is not an id is a connection that does not exist.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import filelock
 
 from cartonize.store import Store, StoreUnavailable
 from cartonize.sync.catalog import (
     CatalogUnavailable,
     ConnectionSchedule,
+    PullBusy,
     PullSpec,
     PullTrigger,
     ResourceQuality,
@@ -108,6 +112,27 @@ class StoreCatalog:
                 else str(connection.resource_to_update)
             ),
         )
+
+    @contextmanager
+    def pull_lock(self, connection_id: str, wait: float) -> Iterator[None]:
+        """A file lock per connection beside the database (`pull-locks/<id>.lock`): webhook
+        runs, scheduled runs and the web workers are separate processes on this machine,
+        as the DuckDB file requires anyway. Released when the holder exits or dies."""
+        directory = self.store.data_dir / "pull-locks"
+        directory.mkdir(exist_ok=True)
+        name = "".join(c if c.isalnum() else "_" for c in connection_id)
+        lock = filelock.FileLock(str(directory / f"{name}.lock"), timeout=wait)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise PullBusy(
+                f"another pull of this connection was still running after {wait:g} s; "
+                "this one did not start"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     # -- what a run writes -------------------------------------------------------------
 
