@@ -394,7 +394,13 @@ def test_scheduled_and_webhook_pulls_race_rest_writes(
     writer = subprocess.Popen(
         [sys.executable, str(script), str(store.data_dir), connection.public_api_id, secret, "15"],
         cwd=root,
-        env={**os.environ, "PYTHONPATH": str(root)},
+        # Prepended, not replaced: a PYTHONPATH naming this tree's `python/` must stay.
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p
+            ),
+        },
         stderr=subprocess.PIPE,
     )
     scheduled = runs.start(connection, "schedule")
