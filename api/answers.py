@@ -35,10 +35,17 @@ __all__ = [
 
 _COUNTS = {
     "received": "Records in the payload (or found at the Schema Root Path)",
-    "inserted": "Rows inserted",
-    "updated": "Existing rows matched by row_key and changed",
-    "unchanged": "Rows matched with nothing to change, including dropped duplicates",
-    "rejected": "Records whose values could not be cast; each reason is in the log",
+    "inserted": "Records inserted as new rows",
+    "updated": "Records whose row_key matched existing rows and changed them",
+    "unchanged": (
+        "Records whose row_key matched rows with nothing to change, and records dropped "
+        "for a later one with the same row_key; received = inserted + updated + unchanged "
+        "+ rejected"
+    ),
+    "rejected": (
+        "Records whose values could not be cast (or, in an upsert, without a row_key "
+        "value); each reason is in the log"
+    ),
 }
 
 

@@ -321,7 +321,7 @@ def _conversion(name: str, header: str, values: tuple[str, ...], what: str) -> l
     ]
 
 
-def _write(summary: str, description: str, post: bool) -> dict[str, Any]:
+def _write(summary: str, description: str, post: bool, put: bool = False) -> dict[str, Any]:
     ok = "Authenticated: `status` says whether the write completed" + (
         " (`packResourceId` names the resource)" if post else ""
     )
@@ -350,6 +350,17 @@ def _write(summary: str, description: str, post: bool) -> dict[str, Any]:
         "requestBody": _json_request("SyncWriteBody"),
         "responses": {
             "200": _body(ok, "SyncWriteAnswer"),
+            **(
+                {}
+                if not put
+                else {
+                    "422": _body(
+                        "PUT only: every record was rejected, so nothing was written and the "
+                        "old rows stay; `message` names the first reasons, the log all",
+                        "SyncWriteAnswer",
+                    )
+                }
+            ),
             **_errors(
                 "SyncError",
                 _400="Invalid JSON payload, or Invalid row_key format",
@@ -399,8 +410,9 @@ def _sync() -> dict[str, Any]:
             "put": _write(
                 "Overwrite the Resource to Update",
                 "The payload must be an array of complete rows; all rows are replaced in one "
-                "transaction.",
+                "transaction. Every record rejected: 422, and the old rows stay.",
                 post=False,
+                put=True,
             ),
             "patch": _write(
                 "Upsert by row_key, or append",

@@ -9,7 +9,8 @@ the row_key (400 `Invalid row_key format`); then the write, which is one transac
 
 - POST: Resource to Update blank creates a new resource (`packResourceId`); set, upserts
   (as PATCH).
-- PUT: overwrites the Resource to Update with the payload (an array of complete rows).
+- PUT: overwrites the Resource to Update with the payload (an array of complete rows);
+  422 when every record was rejected, keeping the old rows.
 - PATCH: with a row_key, upserts; without, appends.
 """
 
@@ -31,7 +32,7 @@ from cartonize.sync.connections import (
 )
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import Conversions, map_records
-from cartonize.sync.writes import WriteMode, WriteResult, log_result, write_batch
+from cartonize.sync.writes import WriteMode, WriteResult, log_result, none_usable, write_batch
 
 if TYPE_CHECKING:
     from pipelines.runs import PullRuns
@@ -160,6 +161,12 @@ class SyncRestResource:
                 batch = map_records(
                     payload, connection.schema_map, connection.resource_type, conversions
                 )
+                refused = none_usable(connection, batch) if mode == "overwrite" else None
+                if refused is not None:
+                    # Written, it would empty the resource and call that a success.
+                    log_result(self._store, connection, refused, trigger=trigger, now=now)
+                    _answer(resp, 422, _result_body(method, refused))
+                    return
                 result = write_batch(
                     self._store, connection, batch, mode, trigger=trigger, now=now, row_key=row_key
                 )

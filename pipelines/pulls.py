@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
-from cartonize.sync.catalog import CatalogUnavailable, PullTrigger
+from cartonize.sync.catalog import CatalogUnavailable, PullBusy, PullTrigger
 from cartonize.sync.errors import PullError
 from cartonize.sync.schedule import latest_slot, slot_key
 from dagster import (
@@ -56,6 +56,9 @@ PULL_JOB = "pull_connection"
 PARTITIONS = "connections"
 connections_partitions = DynamicPartitionsDefinition(name=PARTITIONS)
 
+#: Seconds a pull waits beyond the source time limit for another pull of its connection.
+LOCK_MARGIN_S = 60.0
+
 REQUIRED_PRESENT = "required_properties_present"
 REF_IDS_UNIQUE = "ref_ids_unique"
 
@@ -85,35 +88,65 @@ def synced_resource(
     connection_id = context.partition_key
     trigger = pull_trigger(context.run.tags)
     store = catalog.open()
-    spec = store.pull_spec(connection_id)
-    if spec is None:
-        raise Failure(
-            description=f"connection {connection_id} no longer exists (deleted after this run "
-            "was requested) or its account may no longer use connections; nothing was pulled",
-            allow_retries=False,
-        )
-    started_at = datetime.now(UTC)
-    started = time.perf_counter()
-    context.log.info(f"pulling connection {connection_id} ({spec.name}) for a {trigger} run")
+    if store.pull_spec(connection_id) is None:
+        raise _gone(connection_id)
+    # Pulls of one connection run one at a time (a slow older pull committed over a newer
+    # one); a pull waits for one whole pull of another run, plus a margin for its write.
+    wait = source.settings().total_timeout + LOCK_MARGIN_S
+    waiting_since = time.perf_counter()
     try:
-        with source.client() as client:
-            fetched = client.fetch(spec.source)
-    except PullError as exc:
+        with store.pull_lock(connection_id, wait):
+            waited = time.perf_counter() - waiting_since
+            if waited >= 1:
+                context.log.info(f"waited {waited:.1f} s for another pull of this connection")
+            # Read afresh: the connection may have changed (or gone) while this run waited.
+            spec = store.pull_spec(connection_id)
+            if spec is None:
+                raise _gone(connection_id)
+            started_at = datetime.now(UTC)
+            started = time.perf_counter()
+            context.log.info(
+                f"pulling connection {connection_id} ({spec.name}) for a {trigger} run"
+            )
+            try:
+                with source.client() as client:
+                    fetched = client.fetch(spec.source)
+            except PullError as exc:
+                store.record_failure(
+                    connection_id,
+                    exc.message,
+                    trigger=trigger,
+                    at=started_at,
+                    run_id=context.run.run_id,
+                )
+                raise Failure(
+                    description=exc.message,
+                    metadata={
+                        "error": type(exc).__name__,
+                        "duration_s": time.perf_counter() - started,
+                    },
+                    allow_retries=False,
+                ) from exc
+            context.log.info(
+                f"fetched {len(fetched.records):,} records ({fetched.bytes_read:,} bytes) from "
+                f"{fetched.url} in {fetched.attempts} attempt(s)"
+            )
+            outcome = store.import_records(
+                connection_id,
+                fetched.records,
+                trigger=trigger,
+                at=started_at,
+                run_id=context.run.run_id,
+            )
+    except PullBusy as exc:
         store.record_failure(
-            connection_id, exc.message, trigger=trigger, at=started_at, run_id=context.run.run_id
+            connection_id,
+            str(exc),
+            trigger=trigger,
+            at=datetime.now(UTC),
+            run_id=context.run.run_id,
         )
-        raise Failure(
-            description=exc.message,
-            metadata={"error": type(exc).__name__, "duration_s": time.perf_counter() - started},
-            allow_retries=False,
-        ) from exc
-    context.log.info(
-        f"fetched {len(fetched.records):,} records ({fetched.bytes_read:,} bytes) from "
-        f"{fetched.url} in {fetched.attempts} attempt(s)"
-    )
-    outcome = store.import_records(
-        connection_id, fetched.records, trigger=trigger, at=started_at, run_id=context.run.run_id
-    )
+        raise Failure(description=str(exc), allow_retries=False) from exc
     duration = time.perf_counter() - started
     figures: dict[str, float | int | str] = {
         "records_fetched": len(fetched.records),
@@ -150,6 +183,14 @@ def synced_resource(
                 metadata={"rows": quality.rows, "duplicate_ref_ids": quality.duplicate_ref_ids},
             ),
         ],
+    )
+
+
+def _gone(connection_id: str) -> Failure:
+    return Failure(
+        description=f"connection {connection_id} no longer exists (deleted after this run "
+        "was requested) or its account may no longer use connections; nothing was pulled",
+        allow_retries=False,
     )
 
 

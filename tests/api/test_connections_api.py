@@ -101,7 +101,14 @@ def test_credentials_are_encrypted_at_rest_and_resolvable_for_a_pull(plan: Plan)
         ({"syncFrequency": "Yearly"}, "syncFrequency"),
         ({"timeZone": "Mars/Olympus"}, "unknown time zone"),
         ({"thirdPartyApiUrl": "ftp://x"}, "http:// or https://"),
-        ({"thirdPartyApiKey": "a\nb"}, "CR and LF"),
+        ({"thirdPartyApiKey": "a\nb"}, "thirdPartyApiKey: contains a line break"),
+        # httpx sends header values as ASCII: every pull of these failed inside the client.
+        (
+            {"thirdPartyApiKey": "ключ-123"},
+            "thirdPartyApiKey: contains 'к', which is not ASCII; it is sent in an HTTP header",
+        ),
+        ({"thirdPartyApiToken": "café"}, "thirdPartyApiToken: contains 'é', which is not ASCII"),
+        ({"apiHeadersTemplate": {"X-Note": "grüße"}}, "header 'X-Note' contains 'ü', which"),
         ({"resourceToUpdate": 999}, "resourceToUpdate: no resource 999"),
         ({"surprise": 1}, "surprise"),
         # Moved to its time zone it left datetime's range (schemathesis): a 500.

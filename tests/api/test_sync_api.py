@@ -86,6 +86,33 @@ def test_rule_3_put_replaces_every_row(plan: Plan) -> None:
     assert [r["refId"] for r in plan.rows(resource_id)] == ["7", "8", "9"]
 
 
+def test_a_put_whose_every_record_is_rejected_answers_422_and_keeps_the_rows(plan: Plan) -> None:
+    # It emptied the resource and answered success (pulls were already guarded).
+    connection, resource_id = updating(plan)
+    before = plan.rows(resource_id)
+    payload = [item("Z", mass="heavy"), item("Q", h="tall")]
+    result = plan.write("PUT", connection, {"payload": payload})
+    assert result.status_code == 422
+    body = result.json
+    assert (body["status"], body["received"], body["rejected"]) == ("failure", 2, 2)
+    assert body["message"] == (
+        "none of the 2 records could be used, so nothing was written: "
+        'record 0: rejected: weight (mass): "heavy" is not a number; '
+        'record 1: rejected: dimensions_x (size.h): "tall" is not a number'
+    )
+    assert plan.rows(resource_id) == before
+    entry = plan.log(connection)[0]
+    assert (entry["status"], entry["rejected"]) == ("failure", 2)
+    assert entry["messages"][1:] == [
+        'record 0: rejected: weight (mass): "heavy" is not a number',
+        'record 1: rejected: dimensions_x (size.h): "tall" is not a number',
+    ]
+    # One usable record is an overwrite as before; an empty array still empties.
+    mixed = plan.write("PUT", connection, {"payload": [item("Z", mass="heavy"), item("K")]})
+    assert (mixed.status_code, mixed.json["status"], mixed.json["inserted"]) == (200, "success", 1)
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["K"]
+
+
 def test_rule_3_put_needs_an_array_and_a_resource_to_update(plan: Plan) -> None:
     connection, resource_id = updating(plan)
     single = plan.write("PUT", connection, {"payload": item(7)})
@@ -115,6 +142,31 @@ def test_rule_4_patch_with_row_key_merges_and_inserts(plan: Plan) -> None:
         "name": "renamed",
     }
     assert [r["refId"] for r in rows] == ["1", "2", "4"]
+
+
+def test_a_partial_upsert_keeps_properties_keys_it_does_not_set(plan: Plan) -> None:
+    # Keys with non-ASCII names (and others escaped differently by polars and json.dumps)
+    # were stored as explicit nulls, and the merge then deleted them from existing rows.
+    keys = {"größe": "g", 'q"uote': "q", "emoji😀": "e", "plain": "p"}
+    smap = {**ITEM_MAP, **{f"properties.{key}": field for key, field in keys.items()}}
+    creator = plan.create_connection(name="creator", schemaMap=smap)
+    made = plan.write("POST", creator, {"payload": [item("A", g="XL", q="1", e="y", p="x")]})
+    resource_id = made.json["packResourceId"]
+    connection = plan.create_connection(resourceToUpdate=resource_id, schemaMap=smap)
+    result = plan.write(
+        "PATCH",
+        connection,
+        {"payload": [{"sku": "A", "p": "changed"}, item("B", g="M")], "row_key": "refId"},
+    )
+    assert (result.json["updated"], result.json["inserted"]) == (1, 1)
+    rows = {row["refId"]: row for row in plan.rows(resource_id)}
+    assert rows["A"]["properties"] == {
+        "größe": "XL",
+        'q"uote': "1",
+        "emoji😀": "y",
+        "plain": "changed",
+    }
+    assert rows["B"]["properties"] == {"größe": "M"}
 
 
 def test_rule_4_patch_without_row_key_appends_without_deduplication(plan: Plan) -> None:
@@ -170,9 +222,38 @@ def test_duplicate_keys_in_one_payload_keep_the_last_and_the_log_says_so(plan: P
     payload = [item(5, mass=1), item(5, mass=2), item(5, mass=3), item(1, mass=1)]
     result = plan.write("PATCH", connection, {"payload": payload, "row_key": ["refId"]})
     body = result.json
-    assert (body["inserted"], body["updated"], body["unchanged"]) == (1, 0, 1)
+    # The two dropped records count as unchanged (rule of the answer's counts).
+    assert (body["inserted"], body["updated"], body["unchanged"]) == (1, 0, 3)
     assert [(r["refId"], r["weight"]) for r in plan.rows(resource_id)][-1] == ("5", 3.0)
     assert "2 records had a row_key seen later" in plan.log(connection)[0]["messages"][0]
+
+
+@pytest.mark.parametrize(
+    ("stored", "payload", "counts"),
+    [
+        # (inserted, updated, unchanged, rejected); "1" and "2" are stored by `updating`.
+        # A record matching two rows (appends keep duplicates) is one record updated: it
+        # was counted twice, and unchanged (received - inserted - updated) went to -1.
+        (["D", "D"], [item("D", mass=9)], (0, 1, 0, 0)),
+        (["D", "D"], [item("D")], (0, 0, 1, 0)),
+        # A duplicate dropped for a later record counted nowhere.
+        ([], [item(1, mass=5), item(1, mass=6), item(3)], (1, 1, 1, 0)),
+        ([], [item(1), item(1), item(1)], (0, 0, 3, 0)),
+        ([], [item(7), item(None), item(7, mass="heavy"), item(8)], (2, 0, 0, 2)),
+    ],
+)
+def test_upsert_counts_add_up_to_the_records_received(
+    plan: Plan, stored: list[str], payload: list[Any], counts: tuple[int, int, int, int]
+) -> None:
+    connection, _ = updating(plan)
+    if stored:
+        appended = plan.write("PATCH", connection, {"payload": [item(s) for s in stored]})
+        assert appended.json["status"] == "success"
+    body = plan.write("PATCH", connection, {"payload": payload, "row_key": "refId"}).json
+    got = (body["inserted"], body["updated"], body["unchanged"], body["rejected"])
+    assert got == counts
+    assert sum(got) == body["received"] == len(payload)
+    assert plan.log(connection)[0]["unchanged"] == counts[2]
 
 
 def test_values_that_do_not_cast_are_rejected_and_counted(plan: Plan) -> None:
@@ -183,6 +264,26 @@ def test_values_that_do_not_cast_are_rejected_and_counted(plan: Plan) -> None:
     entry = plan.log(connection)[0]
     assert entry["rejected"] == 1
     assert entry["messages"] == ['record 1: rejected: weight (mass): "heavy" is not a number']
+
+
+@pytest.mark.parametrize("number", ["NaN", "1e400", "-Infinity"])
+def test_a_non_finite_number_in_properties_rejects_its_record(plan: Plan, number: str) -> None:
+    # It was a 500 with no log entry: JSON text cannot hold it, so encoding raised.
+    connection = plan.create_connection()
+    bad, good = item("X", look={"colour": 0}), item("Y", look={"colour": "red"})
+    raw = json.dumps({"payload": [bad, good]}).replace('"colour": 0', f'"colour": {number}')
+    result = plan.client.simulate_request(
+        "POST",
+        f"/sync-api/{connection['publicApiId']}/rest",
+        body=raw,
+        headers={"X-Service-API-Secret": connection["apiSecret"]},
+    )
+    assert result.status_code == 200
+    body = result.json
+    assert (body["status"], body["inserted"], body["rejected"]) == ("success", 1, 1)
+    (entry,) = plan.log(connection)
+    assert entry["rejected"] == 1
+    assert entry["messages"][0].startswith("record 0: rejected: properties.color (look.colour): ")
 
 
 def test_a_payload_given_as_json_text_is_parsed(plan: Plan) -> None:

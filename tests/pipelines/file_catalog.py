@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -135,6 +136,10 @@ class FileCatalog:
             resource_type="items",
             resource_to_update=row["resource_to_update"],
         )
+
+    def pull_lock(self, connection_id: str, wait: float) -> AbstractContextManager[None]:
+        """No lock: the pipeline tests run one pull at a time."""
+        return nullcontext()
 
     def import_records(
         self,

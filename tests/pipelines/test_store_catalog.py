@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cartonize.store import Store
+from cartonize.sync.catalog import PullBusy
 from cartonize.sync.connections import (
     Connection,
     ConnectionFields,
@@ -45,6 +46,7 @@ from tests.sync.third_party import (
     HEADERS_TEMPLATE,
     SCHEMA_MAP,
     ThirdPartyServer,
+    make_record,
 )
 
 NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
@@ -170,6 +172,27 @@ def test_a_pull_whose_records_all_fail_keeps_the_old_rows(
     assert "none of the 40 records could be used" in entry.messages[0]
 
 
+def test_a_pulled_record_with_a_non_finite_property_is_rejected_alone(
+    store: Store, account_id: int, third_party: ThirdPartyServer
+) -> None:
+    # The pull's step crashed on it (encoding JSON), importing none of the valid records.
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["old"])
+    smap = {**SCHEMA_MAP, "properties.color": "attributes.color"}
+    connection, _ = connect(
+        store, account_id, third_party, resource_to_update=resource_id, schema_map=smap
+    )
+    bad, good = make_record(1), make_record(2)
+    bad["attributes"]["color"] = float("inf")
+    catalog = StoreCatalog(store, SecretBox.for_data_dir(store.data_dir))
+    result = catalog.import_records(str(connection.id), [bad, good], trigger="webhook", at=NOW)
+    assert (result.status, result.inserted, result.rejected) == ("success", 1, 1)
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["SKU-000002"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.messages[0].startswith("record 0: rejected: properties.color")
+
+
 def test_source_failure_is_logged_with_the_run(
     store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
 ) -> None:
@@ -180,6 +203,28 @@ def test_source_failure_is_logged_with_the_run(
     (entry,) = read_log(store, connection.id, limit=10, offset=0)
     assert entry.status == "failure" and "answered 503" in entry.messages[0]
     assert entry.run_id == result.run_id
+
+
+def test_a_stored_non_ascii_key_fails_the_pull_cleanly_naming_the_field(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    # Saving refuses it now; one stored before crashed every pull inside httpx
+    # (UnicodeEncodeError: the step failed with no log entry).
+    connection, _ = connect(store, account_id, third_party)
+    encrypted = SecretBox.for_data_dir(store.data_dir).encrypt("ключ-123")
+    store.transaction(
+        lambda con: con.execute(
+            "UPDATE connections SET api_key_encrypted = ? WHERE id = ?", [encrypted, connection.id]
+        )
+    )
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == result.run_id
+    assert entry.messages[0].startswith(
+        "Third-Party API Key: the Third-Party API Key contains 'к', which is not ASCII"
+    )
+    assert third_party.seen == []
 
 
 def test_connection_deleted_between_schedule_and_run_fails_cleanly(
@@ -275,6 +320,57 @@ REST_WRITER = textwrap.dedent(
 )
 
 
+def test_the_pull_lock_is_per_connection_and_gives_up_after_its_wait(store: Store) -> None:
+    catalog = StoreCatalog(store, SecretBox.for_data_dir(store.data_dir))
+    other = StoreCatalog(store, SecretBox.for_data_dir(store.data_dir))
+    with catalog.pull_lock("1", wait=1):
+        with other.pull_lock("2", wait=0.1):
+            pass  # another connection's pull is not held up
+        started = time.monotonic()
+        busy = pytest.raises(PullBusy, match="another pull of this connection was still running")
+        with busy, other.pull_lock("1", wait=0.2):
+            pass
+        assert time.monotonic() - started >= 0.2
+    with other.pull_lock("1", wait=0.1):
+        pass  # released on exit
+
+
+def test_overlapping_pulls_of_one_connection_commit_the_newest_read(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two webhook runs (processes of their own) of one connection: the first reads the
+    source slowly, the second starts while it waits. The second ran at once, read newer
+    data and committed first; the first then committed its older data over it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["seed"])
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=resource_id,
+        third_party_api_url=third_party.url("/versioned?n=3&delay=3"),
+        schema_root_path=None,
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    older = runs.start(connection, "webhook")
+    deadline = time.monotonic() + 60
+    while not third_party.seen:  # the older run is reading
+        assert time.monotonic() < deadline, "the first run never read the source"
+        time.sleep(0.05)
+    newer = runs.start(connection, "webhook")
+    statuses = [runs.wait(run_id, 120) for run_id in (older, newer)]
+    assert all(s is not None and s.status == "success" for s in statuses), statuses
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["v2-0", "v2-1", "v2-2"]
+    log = read_log(store, connection.id, limit=10, offset=0)
+    assert [(e.run_id, e.status) for e in log] == [(newer, "success"), (older, "success")]
+
+
 def test_scheduled_and_webhook_pulls_race_rest_writes(
     store: Store,
     account_id: int,
@@ -298,7 +394,13 @@ def test_scheduled_and_webhook_pulls_race_rest_writes(
     writer = subprocess.Popen(
         [sys.executable, str(script), str(store.data_dir), connection.public_api_id, secret, "15"],
         cwd=root,
-        env={**os.environ, "PYTHONPATH": str(root)},
+        # Prepended, not replaced: a PYTHONPATH naming this tree's `python/` must stay.
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p
+            ),
+        },
         stderr=subprocess.PIPE,
     )
     scheduled = runs.start(connection, "schedule")

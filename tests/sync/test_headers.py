@@ -45,6 +45,7 @@ def test_accepted_templates(text: str | None, expected: dict[str, str]) -> None:
         ('{"X": "a\\r\\nSet-Cookie: x=1"}', "header 'X' contains a line break"),
         ('{"X": "a\\nb"}', "line break"),
         ('{"X": "a\\u0000b"}', "control character"),
+        ('{"X": "Grüße {{ api_key }}"}', "header 'X' contains 'ü', which is not ASCII"),
         ('{"X-Evil\\r\\nHost": "a"}', "is not a valid HTTP header name"),
         ('{"Bad Name": "a"}', "is not a valid HTTP header name"),
         ('{"Bad:Name": "a"}', "is not a valid HTTP header name"),
@@ -92,6 +93,14 @@ def test_render_does_not_expand_placeholders_inside_credentials() -> None:
             "Third-Party API Key",
         ),
         ("k", "t\n", "Third-Party API Token contains a line break", "Third-Party API Token"),
+        # Stored before saving refused it: the pull fails naming the field, not in httpx.
+        (
+            "ключ-123",
+            "t",
+            "Third-Party API Key contains 'к', which is not ASCII",
+            "Third-Party API Key",
+        ),
+        ("k", "tökén", "Third-Party API Token contains 'ö'", "Third-Party API Token"),
     ],
 )
 def test_render_refuses_missing_or_unsafe_credentials(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import polars as pl
@@ -150,6 +151,59 @@ def test_properties_are_collected_from_dotted_keys_and_whole_objects() -> None:
     assert whole.frame["properties"].to_list() == ['{"a":[1,2],"c":"x"}']
 
 
+@pytest.mark.parametrize(
+    ("look", "meta", "reason"),
+    [
+        (
+            {"colour": float("nan")},
+            None,
+            "properties.color (look.colour): NaN is not a finite number",
+        ),
+        ({"colour": float("inf")}, None, "properties.color (look.colour): Infinity is not"),
+        ({"colour": [1, float("-inf")]}, None, "properties.color (look.colour): holds a number"),
+        ({}, {"shade": float("inf")}, "properties (meta): holds a number that is not finite"),
+        ({}, {"a": {"b": [float("nan")]}}, "properties (meta): holds a number that is not finite"),
+    ],
+)
+def test_non_finite_numbers_in_properties_reject_only_their_record(
+    look: Any, meta: Any, reason: str
+) -> None:
+    # JSON has no NaN or infinity (1e400 reads as inf): encoding raised, a 500 on writes
+    # and a crashed step on pulls, and the valid records were lost with it.
+    smap = {"refId": "id", "properties": "meta", "properties.color": "look.colour"}
+    records = [{"id": 1, "look": look, "meta": meta}, {"id": 2, "look": {"colour": "red"}}]
+    batch = map_records(records, smap, "items")
+    assert batch.frame.rows() == [("2", '{"color":"red"}')]
+    assert batch.rejected_rows == 1
+    (message,) = batch.messages
+    assert message.startswith("record 0: rejected: " + reason)
+
+
+#: Keys polars and Python's json escape differently, or that need escaping at all.
+AWKWARD_KEYS = ["größe", "emoji😀", 'quo"te', "back\\slash", "ctl\x01\n\t", "\u2028sep", "plain"]
+
+
+@pytest.mark.parametrize("kind", ["text", "number", "mixed"])
+def test_properties_leave_out_keys_whose_value_is_missing_whatever_their_name(kind: str) -> None:
+    # `"größe":null` was built with json.dumps (which writes \u00f6) and searched for in
+    # polars' output (raw UTF-8): it stayed, and an upsert's merge then deleted the key.
+    smap = {"refId": "id", **{f"properties.{key}": f"f{i}" for i, key in enumerate(AWKWARD_KEYS)}}
+    value = {"text": "v", "number": 2.5, "mixed": [1]}[kind]  # "mixed": the slow path
+    full = {"id": 1, **{f"f{i}": value for i in range(len(AWKWARD_KEYS))}}
+    partial = {"id": 2, "f6": value}  # only "plain"
+    batch = map_records([full, partial, {"id": 3}], smap, "items")
+    texts = batch.frame["properties"].to_list()
+    assert json.loads(texts[0]) == dict.fromkeys(AWKWARD_KEYS, value)
+    assert json.loads(texts[1]) == {"plain": value}
+    assert texts[2] is None
+
+
+def test_nulls_in_a_whole_properties_object_are_left_out() -> None:
+    smap = {"refId": "id", "properties": "meta"}
+    batch = map_records([{"id": 1, "meta": {"größe": None, "a": 1}}], smap, "items")
+    assert batch.frame["properties"].to_list() == ['{"a":1}']
+
+
 def test_an_empty_schema_map_reads_properties_by_their_own_names() -> None:
     row = {"refId": 7, "dimensions_x": 1, "dimensions_y": 2, "dimensions_z": 3, "other": 9}
     batch = map_records([row], {}, "items")
@@ -182,6 +236,48 @@ def test_unit_conversions_use_the_exact_factors(dim: Any, weight: Any, x: float,
     )
     assert batch.frame["dimensions_x"][0] == pytest.approx(x, rel=1e-15)
     assert batch.frame["weight"][0] == pytest.approx(w, rel=1e-15)
+
+
+#: (conversion, value sent, value stored): every one exact in decimal arithmetic, so the
+#: stored number must be exactly the decimal's nearest float.
+EXACT_CONVERSIONS = [
+    ("mm_to_in", 25.4, 1.0),
+    ("mm_to_in", 50.8, 2.0),
+    ("mm_to_in", 76.2, 3.0),
+    ("mm_to_in", 2.54, 0.1),
+    ("mm_to_in", 254, 10.0),
+    ("mm_to_in", 12.7, 0.5),
+    ("mm_to_in", 1270, 50.0),
+    ("mm_to_in", 0.254, 0.01),
+    ("in_to_mm", 1, 25.4),
+    ("in_to_mm", 3, 76.2),
+    ("in_to_mm", 0.1, 2.54),
+    ("in_to_mm", 0.3, 7.62),
+    ("in_to_mm", 7, 177.8),
+    ("in_to_mm", 11.5, 292.1),
+    ("gr_to_lb", 453.59237, 1.0),
+    ("gr_to_lb", 907.18474, 2.0),
+    ("gr_to_lb", 45.359237, 0.1),
+    ("gr_to_lb", 1360.77711, 3.0),
+    ("gr_to_lb", 4535.9237, 10.0),
+    ("lb_to_gr", 1, 453.59237),
+    ("lb_to_gr", 3, 1360.77711),
+    ("lb_to_gr", 0.1, 45.359237),
+    ("lb_to_gr", 0.7, 317.514659),
+    ("lb_to_gr", 2.5, 1133.980925),
+]
+
+
+@pytest.mark.parametrize(("conversion", "sent", "stored"), EXACT_CONVERSIONS)
+def test_unit_conversions_are_exact_where_the_decimal_result_is(
+    conversion: str, sent: float, stored: float
+) -> None:
+    dim, weight = (conversion, None) if conversion.endswith(("in", "mm")) else (None, conversion)
+    batch = map_records(
+        [record(h=sent, mass=sent)], ITEM_MAP, "items", Conversions.parse(dim, weight)
+    )
+    column = "dimensions_x" if dim else "weight"
+    assert batch.frame[column][0] == stored  # exactly, not approximately
 
 
 def test_carton_lengths_and_weights_convert_too() -> None:

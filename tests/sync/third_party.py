@@ -100,6 +100,8 @@ class ThirdPartyApp:
     seen: list[SeenRequest] = field(default_factory=list)
     script: list[Scripted] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Reads of `/versioned` so far.
+    reads: int = 0
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
@@ -124,6 +126,7 @@ class ThirdPartyApp:
         route = {
             "/records": self._records,
             "/slow": self._slow,
+            "/versioned": self._versioned,
             "/trickle": self._trickle,
             "/large": self._large,
             "/not-a-list": self._not_a_list,
@@ -155,6 +158,19 @@ class ThirdPartyApp:
     def _slow(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
         time.sleep(float(params.get("delay", "1")))
         return self._records(params, start_response)
+
+    def _versioned(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
+        """A source whose data changes with every read: the records of read k have skus
+        `v<k>-<i>`; the first read answers after `delay` seconds (an older, slower pull)."""
+        with self.lock:
+            self.reads += 1
+            read = self.reads
+        if read == 1:
+            time.sleep(float(params.get("delay", "1")))
+        records = [
+            {**make_record(i), "sku": f"v{read}-{i}"} for i in range(int(params.get("n", "3")))
+        ]
+        return _send(start_response, 200, records)
 
     def _trickle(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
         body = records_body(min(int(params.get("n", "10")), MAX_RECORDS), "")
@@ -269,6 +285,7 @@ class ThirdPartyServer:
         with self.app.lock:
             self.app.seen.clear()
             self.app.script.clear()
+            self.app.reads = 0
 
     @property
     def seen(self) -> list[SeenRequest]:

@@ -9,6 +9,7 @@ keys; a store with integer ids passes `str(id)` out and parses it back.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -21,6 +22,7 @@ __all__ = [
     "ConnectionCatalog",
     "ConnectionSchedule",
     "ImportOutcome",
+    "PullBusy",
     "PullSpec",
     "PullTrigger",
     "ResourceQuality",
@@ -33,6 +35,10 @@ PullTrigger = Literal["schedule", "webhook"]
 
 class CatalogUnavailable(Exception):
     """The connection store cannot be reached (or is not configured) right now."""
+
+
+class PullBusy(Exception):
+    """Another pull of the connection held it for longer than this pull would wait."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,13 @@ class ConnectionCatalog(Protocol):
 
     def pull_spec(self, connection_id: str) -> PullSpec | None:
         """What a pull of the connection needs, or None when it no longer exists."""
+        ...
+
+    def pull_lock(self, connection_id: str, wait: float) -> AbstractContextManager[None]:
+        """Held by a pull from before it reads the source until its write commits, so the
+        pulls of one connection run one at a time, across processes: a pull that read the
+        source earlier can never commit over one that read it later. Raises PullBusy after
+        `wait` seconds."""
         ...
 
     def import_records(

@@ -26,7 +26,11 @@ from cartonize.errors import InvalidRequest
 from cartonize.models import validation_details
 from cartonize.store import Account, Store, StoreError, Tier, page_offset
 from cartonize.sync.crypto import SecretBox
-from cartonize.sync.headers import HeadersTemplateError, parse_headers_template
+from cartonize.sync.headers import (
+    HeadersTemplateError,
+    header_value_problem,
+    parse_headers_template,
+)
 from cartonize.sync.mapping import Conversions, DimConv, WeightConv, validate_schema_map
 from cartonize.sync.resources import ResourceType, find_resource, one, resource_type
 
@@ -147,8 +151,12 @@ class ConnectionFields(BaseModel):
     @field_validator("third_party_api_key", "third_party_api_token")
     @classmethod
     def _credential(cls, value: str | None) -> str | None:
-        if value and ("\r" in value or "\n" in value):
-            raise ValueError("CR and LF are not allowed (the value is sent in a header)")
+        problem = header_value_problem(value) if value else None
+        if problem is not None:
+            # CR and LF, other control characters and non-ASCII: each pull would fail.
+            raise ValueError(
+                f"{problem}; it is sent in an HTTP header, so it must be printable ASCII"
+            )
         return value or None
 
     @field_validator("start_at")

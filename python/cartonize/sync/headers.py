@@ -4,7 +4,9 @@ The template is a JSON object of header names to string values. A value may cont
 placeholders `{{ api_key }}` and `{{ api_token }}` (spaces inside the braces optional) and
 nothing else that looks like a placeholder: this is substitution of two names, not a
 template engine. CR, LF and other control characters are refused in names, values and the
-substituted credentials, so a stored value can never add a header or split a request.
+substituted credentials, so a stored value can never add a header or split a request; so
+is any character outside ASCII, which the HTTP client cannot send in a header (it raised
+UnicodeEncodeError inside every pull).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from cartonize import jsontext
 __all__ = [
     "PLACEHOLDERS",
     "HeadersTemplateError",
+    "header_value_problem",
     "parse_headers_template",
     "render_headers",
 ]
@@ -33,6 +36,17 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 # Control characters other than horizontal tab, which RFC 9110 allows inside a value.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def header_value_problem(value: str) -> str | None:
+    """Why `value` cannot be sent as (part of) an HTTP header value, or None when it can."""
+    if _CONTROL.search(value):
+        return "contains a line break or control character"
+    if not value.isascii():
+        # httpx encodes header values as ASCII; RFC 9110 calls other bytes obsolete.
+        bad = next(c for c in value if not c.isascii())
+        return f"contains {bad!r}, which is not ASCII"
+    return None
 
 
 class HeadersTemplateError(ValueError):
@@ -80,9 +94,10 @@ def parse_headers_template(text: str | None) -> dict[str, str]:
             raise HeadersTemplateError(
                 f'header {name!r} must be a string, not {_json_kind(value)}; quote it, e.g. "42"'
             )
-        if _CONTROL.search(value):
+        problem = header_value_problem(value)
+        if problem is not None:
             raise HeadersTemplateError(
-                f"header {name!r} contains a line break or control character, which is refused"
+                f"header {name!r} {problem}; header values must be printable ASCII"
             )
         _check_placeholders(name, value)
         template[name] = value
@@ -118,9 +133,11 @@ def render_headers(
                     f"{PLACEHOLDERS[variable]}",
                     field=PLACEHOLDERS[variable],
                 )
-            if _CONTROL.search(credential):
+            problem = header_value_problem(credential)
+            if problem is not None:
                 raise HeadersTemplateError(
-                    f"the {PLACEHOLDERS[variable]} contains a line break or control character",
+                    f"the {PLACEHOLDERS[variable]} {problem}; it is sent in an HTTP header, "
+                    "so it must be printable ASCII",
                     field=PLACEHOLDERS[variable],
                 )
             return credential

@@ -16,6 +16,7 @@ import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal, get_args
 
 import polars as pl
@@ -40,14 +41,14 @@ WeightConv = Literal["gr_to_lb", "lb_to_gr"]
 DIM_CONVERSIONS: tuple[str, ...] = get_args(DimConv)
 WEIGHT_CONVERSIONS: tuple[str, ...] = get_args(WeightConv)
 
-MM_PER_INCH = 25.4
-GRAMS_PER_POUND = 453.59237
-#: (multiply by, divide by) of each conversion; dividing keeps 25.4 mm exactly 1 in.
-_FACTORS: dict[str, tuple[float, float]] = {
-    "mm_to_in": (1.0, MM_PER_INCH),
-    "in_to_mm": (MM_PER_INCH, 1.0),
-    "gr_to_lb": (1.0, GRAMS_PER_POUND),
-    "lb_to_gr": (GRAMS_PER_POUND, 1.0),
+MM_PER_INCH = Decimal("25.4")
+GRAMS_PER_POUND = Decimal("453.59237")
+#: (multiply by, divide by) of each conversion, applied in decimal arithmetic.
+_FACTORS: dict[str, tuple[Decimal, Decimal]] = {
+    "mm_to_in": (Decimal(1), MM_PER_INCH),
+    "in_to_mm": (MM_PER_INCH, Decimal(1)),
+    "gr_to_lb": (Decimal(1), GRAMS_PER_POUND),
+    "lb_to_gr": (GRAMS_PER_POUND, Decimal(1)),
 }
 #: Reasons kept per batch; the counts cover every rejected value.
 MAX_MESSAGES = 20
@@ -299,6 +300,20 @@ def _typed_series(
         return pl.Series(name, cast, dtype=dtype, strict=True), failures
 
 
+def _convert(series: pl.Series, conversion: str) -> pl.Series:
+    """`series` in the other unit, each value rounded once from its exact decimal result.
+
+    Binary floating point cannot: `3 * 25.4` is 76.19999999999999 and polars turns
+    `x / 25.4` into `x * (1 / 25.4)`, so 25.4 mm became 0.9999999999999999 in. A value's
+    shortest text is the decimal the source sent, so it is converted as that decimal.
+    """
+    multiply, divide = _FACTORS[conversion]
+    # Each distinct value once: a list repeats its sizes and weights many times over.
+    distinct = series.drop_nulls().unique().to_list()
+    converted = [float(Decimal(repr(value)) * multiply / divide) for value in distinct]
+    return series.replace_strict(distinct, converted, default=None, return_dtype=pl.Float64())
+
+
 def _targets(schema_map: Mapping[str, str], rtype: ResourceType) -> dict[str, str]:
     if schema_map:
         return dict(schema_map)
@@ -343,8 +358,7 @@ def map_records(
         rejected_values += len(failures)
         conversion = conversions.for_property(prop)
         if conversion is not None:
-            multiply, divide = _FACTORS[conversion]
-            series = series * multiply / divide
+            series = _convert(series, conversion)
         outside = _out_of_range(prop, series)
         for position, reason in outside:
             bad_rows.setdefault(position, []).append(f"{name} ({targets[name]}): {reason}")
@@ -387,26 +401,54 @@ def _properties_column(
         fast = _scalar_properties(records, keyed)
         if fast is not None:
             return fast, []
-    getters: list[tuple[str, Callable[[Mapping[str, Any]], Any]]] = [
-        (key, _getter(path)) for key, path in keyed
+    getters: list[tuple[str, str, Callable[[Mapping[str, Any]], Any]]] = [
+        (key, path, _getter(path)) for key, path in keyed
     ]
     whole_getter = _getter(whole) if whole else None
     texts: list[str | None] = []
     failures: list[tuple[int, str]] = []
     for position, record in enumerate(records):
         merged: dict[str, Any] = {}
+        reasons: list[str] = []
         if whole_getter is not None:
             base = whole_getter(record)
             if isinstance(base, Mapping):
-                merged.update(base)
+                if not _finite(base):
+                    reasons.append(f"properties ({whole}): holds a number that is not finite")
+                # A null is an absent value: stored, it would clear the key in a merge.
+                merged.update((k, v) for k, v in base.items() if v is not None)
             elif base is not None:
-                failures.append((position, f"properties ({whole}): {_show(base)} is not an object"))
-        for key, getter in getters:
+                reasons.append(f"properties ({whole}): {_show(base)} is not an object")
+        for key, path, getter in getters:
             value = getter(record)
             if value is not None:
+                if not _finite(value):
+                    what = (
+                        f"{_show(value)} is not a finite number"
+                        if isinstance(value, float)
+                        else "holds a number that is not finite"
+                    )
+                    reasons.append(f"properties.{key} ({path}): {what}")
                 merged[key] = value
-        texts.append(_ENCODE(merged) if merged else None)
+        # JSON has no NaN or infinity (1e400 reads as inf): such a record is rejected.
+        failures.extend((position, reason) for reason in reasons)
+        texts.append(_ENCODE(merged) if merged and not reasons else None)
     return texts, failures
+
+
+def _finite(value: Any) -> bool:
+    """Whether `value` (a JSON value) holds no NaN or infinity at any depth."""
+    pending = [value]  # a stack, not recursion: source objects may nest deeply
+    while pending:
+        current = pending.pop()
+        if isinstance(current, float):
+            if not math.isfinite(current):
+                return False
+        elif isinstance(current, Mapping):
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return True
 
 
 _SCALAR_DTYPES: dict[type, pl.DataType] = {
@@ -423,30 +465,30 @@ def _scalar_properties(
     """JSON objects built by polars when every mapped key holds one scalar type (or null);
     None when some key does not, and the caller builds them one by one."""
     fields: list[pl.Series] = []
-    for key, path in keyed:
+    for position, (_, path) in enumerate(keyed):
         values = _values(records, path)
         kinds = {type(v) for v in values if v is not None}
         if len(kinds) > 1 or not kinds <= set(_SCALAR_DTYPES):
             return None
         dtype = _SCALAR_DTYPES[kinds.pop()] if kinds else pl.String()
         try:
-            fields.append(pl.Series(key, values, dtype=dtype, strict=True))
+            # Positional column names: the keys themselves go into each one-field struct.
+            fields.append(pl.Series(f"_{position}", values, dtype=dtype, strict=True))
         except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
             return None
         if dtype == pl.Float64() and not fields[-1].drop_nulls().is_finite().all():
             return None
-    encoded = pl.DataFrame(fields).select(pl.struct(pl.all()).struct.json_encode()).to_series()
-    for series in fields:
-        if series.null_count():
-            # json_encode writes nulls; a missing source value leaves its key out instead.
-            null = json.dumps(series.name) + ":null"
-            encoded = (
-                encoded.str.replace_all("," + null, "", literal=True)
-                .str.replace_all(null + ",", "", literal=True)
-                .str.replace_all(null, "", literal=True)
-            )
-    texts: list[str | None] = encoded.to_list()
-    return [None if text == "{}" else text for text in texts]
+    # One `"key":value` member per set value, encoded by polars (`{"key":value}` less its
+    # braces), joined: a missing source value leaves its key out, and no text is searched
+    # for, so keys with quotes, escapes or non-ASCII letters cannot be mistaken.
+    members = [
+        pl.when(pl.col(series.name).is_not_null()).then(
+            pl.struct(pl.col(series.name).alias(key)).struct.json_encode().str.slice(1).str.head(-1)
+        )
+        for series, (key, _) in zip(fields, keyed, strict=True)
+    ]
+    joined = pl.DataFrame(fields).select(pl.concat_str(members, separator=",", ignore_nulls=True))
+    return [f"{{{text}}}" if text else None for text in joined.to_series().to_list()]
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode

@@ -13,15 +13,19 @@ comes back, and a key that is not an id is a connection that does not exist.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import filelock
 
 from cartonize.store import Store, StoreUnavailable
 from cartonize.sync.catalog import (
     CatalogUnavailable,
     ConnectionSchedule,
+    PullBusy,
     PullSpec,
     PullTrigger,
     ResourceQuality,
@@ -38,7 +42,14 @@ from cartonize.sync.fetch import SourceRequest
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import PROPERTIES, find_resource, one, table_of
 from cartonize.sync.schedule import Frequency, ScheduleSpec
-from cartonize.sync.writes import RunInfo, WriteMode, WriteResult, log_result, write_batch
+from cartonize.sync.writes import (
+    RunInfo,
+    WriteMode,
+    WriteResult,
+    log_result,
+    none_usable,
+    write_batch,
+)
 
 __all__ = ["StoreCatalog"]
 
@@ -102,6 +113,27 @@ class StoreCatalog:
             ),
         )
 
+    @contextmanager
+    def pull_lock(self, connection_id: str, wait: float) -> Iterator[None]:
+        """A file lock per connection beside the database (`pull-locks/<id>.lock`): webhook
+        runs, scheduled runs and the web workers are separate processes on this machine,
+        as the DuckDB file requires anyway. Released when the holder exits or dies."""
+        directory = self.store.data_dir / "pull-locks"
+        directory.mkdir(exist_ok=True)
+        name = "".join(c if c.isalnum() else "_" for c in connection_id)
+        lock = filelock.FileLock(str(directory / f"{name}.lock"), timeout=wait)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise PullBusy(
+                f"another pull of this connection was still running after {wait:g} s; "
+                "this one did not start"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
     # -- what a run writes -------------------------------------------------------------
 
     def import_records(
@@ -127,21 +159,11 @@ class StoreCatalog:
         batch = map_records(
             records, connection.schema_map, connection.resource_type, connection.conversions
         )
-        if batch.received and not batch.frame.height:
+        refused = none_usable(connection, batch)
+        if refused is not None:
             # Every record rejected: an overwrite would empty the resource. Keep it instead.
-            result = WriteResult(
-                "failure",
-                connection.resource_to_update,
-                received=batch.received,
-                rejected=batch.rejected_rows,
-                messages=[
-                    f"none of the {batch.received:,} records could be used "
-                    "(see the reasons below); nothing was written",
-                    *batch.messages,
-                ],
-            )
-            log_result(self.store, connection, result, trigger=trigger, now=at, run=run)
-            return result
+            log_result(self.store, connection, refused, trigger=trigger, now=at, run=run)
+            return refused
         mode: WriteMode = "create" if connection.resource_to_update is None else "overwrite"
         return write_batch(self.store, connection, batch, mode, trigger=trigger, now=at, run=run)
 

@@ -37,6 +37,7 @@ __all__ = [
     "WriteResult",
     "log_entry",
     "log_result",
+    "none_usable",
     "write_batch",
 ]
 
@@ -140,6 +141,28 @@ def write_batch(
         result.messages.insert(0, reason)
         log_result(store, connection, result, trigger=trigger, now=now, run=run)
     return result
+
+
+def none_usable(connection: Connection, batch: MappedBatch) -> WriteResult | None:
+    """The failure to answer when every record of a non-empty batch was rejected: written,
+    an overwrite would empty the resource (and a create make an empty one). None otherwise.
+
+    The first message says so and names the first reasons; the rest follow, one each."""
+    if not batch.received or batch.frame.height:
+        return None
+    reasons = list(iter_messages(batch))
+    shown = "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "")
+    return WriteResult(
+        "failure",
+        connection.resource_to_update,
+        received=batch.received,
+        rejected=batch.rejected_rows,
+        messages=[
+            f"none of the {batch.received:,} records could be used, so nothing was written: "
+            + shown,
+            *reasons,
+        ],
+    )
 
 
 @dataclass(frozen=True)
@@ -259,7 +282,10 @@ def _write(
                 "the last one was kept"
             )
         inserted, updated, unchanged = _merge(con, table, rtype, resource_id, frame, row_key)
-        result.inserted, result.updated, result.unchanged = inserted, updated, unchanged
+        # A dropped duplicate is a record with nothing left to change, so every record
+        # received is counted once: inserted + updated + unchanged + rejected = received.
+        result.inserted, result.updated = inserted, updated
+        result.unchanged = unchanged + dropped_duplicates
     else:
         result.inserted = _insert(con, table, resource_id, frame)
     con.execute("UPDATE resources SET updated_at = ? WHERE id = ?", [_db(now), resource_id])
@@ -317,7 +343,8 @@ def _merge(
 ) -> tuple[int, int, int]:
     """MERGE the frame into the resource: matched rows take the batch's non-null values
     (`properties` merged key by key), others are inserted and must be complete.
-    Returns (inserted, updated, unchanged)."""
+    Returns how many of the frame's records were (inserted, updated, unchanged): a record
+    whose key matches several stored rows (appends do not de-duplicate) counts once."""
     if frame.height == 0:
         return 0, 0, 0
     source = frame.with_row_index(_ORDINAL)
@@ -362,12 +389,14 @@ def _merge(
             f"{matched}"
             f"WHEN NOT MATCHED THEN INSERT (resource_id, pos, {columns}) "
             f"VALUES ({int(resource_id)}, {int(base)} + s.{_ORDINAL}, {values}) "
-            "RETURNING merge_action"
+            f"RETURNING merge_action, {', '.join(_quote(k) for k in keys)}"
         ).fetchall()
     finally:
         con.unregister(_SOURCE)
-    inserted = sum(1 for (action,) in actions if action == "INSERT")
-    updated = sum(1 for (action,) in actions if action == "UPDATE")
+    # RETURNING sees only the target's columns; after the update a row's key is its
+    # record's key, and keys are unique in the frame (de-duplicated above).
+    inserted = sum(1 for action, *_ in actions if action == "INSERT")
+    updated = len({tuple(key) for action, *key in actions if action == "UPDATE"})
     return inserted, updated, frame.height - inserted - updated
 
 
