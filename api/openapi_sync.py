@@ -350,17 +350,6 @@ def _write(summary: str, description: str, post: bool, put: bool = False) -> dic
         "requestBody": _json_request("SyncWriteBody"),
         "responses": {
             "200": _body(ok, "SyncWriteAnswer"),
-            **(
-                {}
-                if not put
-                else {
-                    "422": _body(
-                        "PUT only: every record was rejected, so nothing was written and the "
-                        "old rows stay; `message` names the first reasons, the log all",
-                        "SyncWriteAnswer",
-                    )
-                }
-            ),
             **_errors(
                 "SyncError",
                 _400="Invalid JSON payload, or Invalid row_key format",
@@ -410,7 +399,7 @@ def _sync() -> dict[str, Any]:
             "put": _write(
                 "Overwrite the Resource to Update",
                 "The payload must be an array of complete rows; all rows are replaced in one "
-                "transaction. Every record rejected: 422, and the old rows stay.",
+                "transaction. Every record rejected: a failure, and the old rows stay.",
                 post=False,
                 put=True,
             ),
