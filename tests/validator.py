@@ -3214,7 +3214,8 @@ def _generated_costs(view: PackView, box: Box, generator: Wire, template: Wire) 
     change = (template.get("outer") or {}).get("dimensionChange")
     measured = box.dims
     if template.get("outerBasedCost") and change:
-        measured = tuple(d + float(change.get(a, 0)) for d, a in zip(box.dims, "xyz", strict=True))
+        x, y, z = (d + float(change.get(a, 0)) for d, a in zip(box.dims, "xyz", strict=True))
+        measured = (x, y, z)
     if generator.get("operation") == "pack-as-is" and _numeric(template.get("price")) < 0:
         # -1 favours shipping as is in the choice only: the carton is reported at 0.
         prices = [0]
