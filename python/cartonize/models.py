@@ -1039,6 +1039,14 @@ class PackRequest(RequestModel):
     def _empty_template_is_none(cls, value: object) -> object:
         return None if value == "" else value
 
+    @field_validator("eye")
+    @classmethod
+    def _a_direction(cls, value: Point) -> Point:
+        # Only the direction matters (render.py scales it); (0, 0, 0) has none.
+        if value.x == 0 and value.y == 0 and value.z == 0:
+            raise ValueError("must not be (0, 0, 0): it is the direction the pictures look from")
+        return value
+
     @field_validator("coord_order")
     @classmethod
     def _axis_permutation(cls, value: list[int] | None) -> list[int] | None:
