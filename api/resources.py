@@ -19,7 +19,7 @@ from cartonize.errors import BadRequest, InvalidRequest, NotFound, PayloadTooLar
 from cartonize.models import PackRequest, ResponseModel, validate_request
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService, RateLimiter
 from cartonize.store import ApiKey, Store
-from cartonize.sync.library import needs_library, resolve_library
+from cartonize.sync.library import needs_account, needs_library, resolve_library
 from pydantic import Field
 
 __all__ = [
@@ -142,11 +142,13 @@ class PackResource:
         # The library belongs to an account, so the key is needed before validation.
         body_key = data.get("key") if isinstance(data.get("key"), str) else None
         key = authenticate(req, self._keys, body_key)
+        if key is None and not needs_account(data):
+            return data  # an orderId without a key only labels the request
         if key is None:
             raise InvalidRequest(
                 details=(
-                    "boxTypeSets customer, itemSets given by refId only and orders by orderId "
-                    "use the account's resource library: send an API key"
+                    "boxTypeSets customer and itemSets given by refId only use the "
+                    "account's resource library: send an API key"
                 )
             )
         return resolve_library(data, key.account_id, store)

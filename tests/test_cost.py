@@ -216,6 +216,59 @@ def test_bad_rate_tables_are_422_naming_the_field(table: Wire, details: str) -> 
     assert (info.value.details or "").startswith(details)
 
 
+NEGATIVE = {"weights": [1], "rates": [-1]}
+GENERATOR = {"operation": "cartesian", "options": {"xList": [10], "yList": [10], "zList": [10]}}
+PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1, 1), "weight": 1}}])
+
+
+@pytest.mark.parametrize(
+    ("fields", "details"),
+    [
+        ({"boxTypeDefaults": {"rateTable": NEGATIVE}}, "boxTypeDefaults.rateTable.rates:"),
+        (
+            {
+                "boxTypes": [box(1, point(10, 10, 10), rateTable={"service": "retail-ground"})],
+                "boxTypeDefaults": {"rateTable": {"carrier": "sample", "zone": 42}},
+            },
+            "boxTypeDefaults.rateTable.zone: unknown zone '42'",
+        ),
+        (
+            {
+                "boxTypes": [box(1, point(10, 10, 10), rateTable={"zone": 42})],
+                "boxTypeDefaults": {"rateTable": {"carrier": "sample", "service": "retail-ground"}},
+            },
+            "boxTypes[0].rateTable.zone: unknown zone '42'",
+        ),
+        (
+            {"boxTypes": [], "boxTypeGenerators": [GENERATOR]}
+            | {"boxTypeDefaults": {"rateTable": NEGATIVE}},
+            "boxTypeDefaults.rateTable.rates:",
+        ),
+        (
+            {"boxTypes": []}
+            | {"boxTypeGenerators": [GENERATOR | {"boxTypeDefaults": {"rateTable": NEGATIVE}}]},
+            "boxTypeGenerators[0].boxTypeDefaults.rateTable.rates:",
+        ),
+        (
+            {"boxes": [PREPACKED], "boxTypeDefaults": {"rateTable": NEGATIVE}}
+            | {"boxTypes": [box(1, point(10, 10, 10), rateTable={"weights": [1], "rates": [1]})]},
+            "boxTypeDefaults.rateTable.rates:",
+        ),
+        (
+            {"boxes": [PREPACKED | {"boxType": box(2, point(10, 10, 10), rateTable=NEGATIVE)}]},
+            "boxes[0].boxType.rateTable.rates:",
+        ),
+    ],
+)
+def test_a_bad_rate_table_field_is_named_where_it_was_given(fields: Wire, details: str) -> None:
+    # A box type's table merges field by field with its defaults': the 422 names the
+    # defaults when the bad field came from them, not the box type that inherited it.
+    request = {"itemSets": one_cube(side=1), "boxTypes": [box(1, point(10, 10, 10))], **fields}
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(request)
+    assert (info.value.details or "").startswith(details), info.value.details
+
+
 def test_rate_table_from_box_type_defaults() -> None:
     # The defaults' table applies to every box type: 10 lb at 100/lb = 1000 + price 7.
     response = pack(

@@ -348,6 +348,13 @@ def test_nested_spaces_point_at_the_box_holding_their_item() -> None:
     assert response["lenBoxes"] == 3 and response["totalCost"] == 100
 
 
+def test_a_box_counts_the_items_in_its_subspaces_at_every_depth() -> None:
+    response = _pack(_nesting())  # a pencil in a pot in a bucket in a box
+    assert [b["box"]["lenItems"] for b in response["boxes"]] == [3, 2, 1]
+    assert [b["box"]["lenUnits"] for b in response["boxes"]] == [1, 1, 1]
+    assert (response["lenItems"], response["lenUnits"]) == (3, 3)
+
+
 def test_boxes_max_counts_only_shipped_boxes_at_any_depth() -> None:
     response = _pack(_nesting(boxesMax=1))
     assert [b["box"].get("subspace") is None for b in response["boxes"]] == [True, False, False]

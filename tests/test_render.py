@@ -327,6 +327,37 @@ def test_top_down_depth_order_is_bottom_layer_first() -> None:
     assert len(heights) == 8 and heights == sorted(heights)
 
 
+@pytest.mark.parametrize(
+    ("eye", "same_as"),
+    [
+        ((1e200, 1e200, 1e200), (1, 1, 1)),  # squaring these overflowed: an empty picture
+        ((1e308, -1e308, 1e308), (1, -1, 1)),
+        ((1e-300, 1e-300, 1e-300), (1, 1, 1)),
+        ((1e-300, 0, 0), (1, 0, 0)),  # these underflowed to the (1,1,1) fallback
+        ((2e-10, 0, 1e-10), (2, 0, 1)),
+    ],
+)
+def test_only_the_eyes_direction_matters(
+    eye: tuple[float, float, float], same_as: tuple[float, float, float]
+) -> None:
+    def pictures(e: tuple[float, float, float], image_format: str) -> list[Any]:
+        response = cartonize.pack(
+            full_cube(eye=dict(zip("xyz", e, strict=True)), imageFormat=image_format)
+        )
+        return [response.svgs, response.images, [b.box.depth_order for b in response.boxes]]
+
+    for image_format in ("svg", "png"):
+        assert pictures(eye, image_format) == pictures(same_as, image_format)
+    svg = (cartonize.pack(full_cube(eye=dict(zip("xyz", eye, strict=True)))).svgs or [""])[0]
+    assert "<polygon" in svg
+
+
+def test_an_eye_with_no_direction_is_422() -> None:
+    with pytest.raises(InvalidRequest) as info:
+        cartonize.pack(full_cube(eye={"x": 0, "y": -0.0, "z": 0}))
+    assert (info.value.details or "").startswith("eye: must not be (0, 0, 0)")
+
+
 # ------------------------------------------------------------------------------ switches, scale
 
 

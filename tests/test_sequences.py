@@ -82,6 +82,16 @@ def test_cases_go_onto_a_pallet_by_their_outer_dimensions() -> None:
     assert response["totalCost"] == 3 * 1000 + 11 * 21 * 21
 
 
+def test_the_cases_contents_count_once_in_the_pallet_and_the_totals() -> None:
+    response = pack(request(reducedRefId=100))
+    *cases, pallet = (b["box"] for b in response["boxes"])
+    assert [c["lenItems"] for c in cases] == [8, 8, 8]
+    assert (pallet["lenItems"], pallet["lenUnits"]) == (24, 3)  # 24 cubes on 3 cases
+    # A case on the pallet stands for its box: no unit, no net volume of its own.
+    assert (response["lenItems"], response["lenUnits"]) == (24, 24)
+    assert response["totalVolumeNet"] == response["totalVolumeUsed"] == 24 * 5**3
+
+
 @pytest.mark.parametrize(
     ("reduce", "warns"), [("box-to-item", True), ("box-to-item-optional", False)]
 )

@@ -80,6 +80,7 @@ RESPONSE: Wire = {
                 "volumeMax": 1000,
                 "volumeNet": 3 * 250 + 24,
                 "weightUsed": 1 + 3 * 2 + 1,
+                "lenItems": 4,
                 "items": [
                     _item(1, 1, 1, (0, 0, 0), (5, 5, 10), 2),
                     _item(2, 1, 2, (5, 0, 0), (5, 10, 5), 2),
@@ -99,6 +100,7 @@ RESPONSE: Wire = {
                 "volumeMax": 125,
                 "volumeNet": 24 + 1,
                 "weightUsed": 0.5 + 1 + 0,
+                "lenItems": 2,
                 "items": [
                     _item(5, 2, 2, (0, 0, 0), (4, 2, 3), 1),
                     _item(6, 4, 1, (0, 2, 0), (1, 1, 1), 0),
@@ -111,6 +113,7 @@ RESPONSE: Wire = {
     ],
     "lenBoxes": 2,
     "lenItems": 7,
+    "lenUnits": 7,
     "lenLeftovers": 1,
     "totalCost": 425,
     "totalVolume": 1125,
@@ -203,7 +206,9 @@ CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
     "box volumeNet": (_set(lambda r: box_of(r, 0), "volumeNet", 750), "box-totals", "volumeNet"),
     "box volumeMax": (_set(lambda r: box_of(r, 1), "volumeMax", 100), "box-totals", "volumeMax"),
     "box weightUsed": (_set(lambda r: box_of(r, 1), "weightUsed", 1), "box-totals", "weightUsed"),
+    "box lenItems": (_set(lambda r: box_of(r, 1), "lenItems", 1), "box-totals", "lenItems"),
     "lenBoxes": (_set(lambda r: r, "lenBoxes", 3), "totals", "lenBoxes"),
+    "lenUnits": (_set(lambda r: r, "lenUnits", 8), "totals", "lenUnits"),
     "lenItems": (_set(lambda r: r, "lenItems", 6), "totals", "lenItems"),
     "lenLeftovers": (_set(lambda r: r, "lenLeftovers", 0), "totals", "lenLeftovers"),
     "totalCost": (_set(lambda r: r, "totalCost", 400), "totals", "totalCost"),

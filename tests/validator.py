@@ -12,7 +12,11 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
 - **Units.** Every Item, packed or leftover, stands for ``quantity`` eaches when it
   carries that field, else for one (public schema: ``Item.quantity`` is the number of
   eaches the item represents). ``lenLeftovers`` counts leftover eaches, ``lenItems`` all
-  eaches, packed plus leftover. An item set without ``quantity`` asks for one unit.
+  eaches, packed plus leftover, ``lenUnits`` the items, packed plus leftover. An item set
+  without ``quantity`` asks for one unit. A box's ``lenItems`` counts its own eaches and
+  those of every box nested in it (``subspace``, at any depth). An item standing for a
+  box (pack-sequence ``box-to-item``) is no unit and no net volume of the response: the
+  box's contents count in the box.
 - **Auto-assigned refIds.** Item sets whose ``refId`` is missing, null or -1 get ids from
   the engine. Response items whose refId is not one of the request's explicit refIds are
   matched to those sets by (sorted dimensions, weight), or by an alternate shape the
@@ -1132,7 +1136,10 @@ def check_box_cost(view: PackView) -> Iterator[str]:
 
 
 def check_box_totals(view: PackView) -> Iterator[str]:
-    """volumeMax, volumeNet and weightUsed of each box agree with its contents."""
+    """volumeMax, volumeNet and weightUsed of each box agree with its contents, and so
+    does lenItems (where given): the eaches of the box's own items (not virtual ones, nor
+    an item standing for a box) plus those of the boxes nested in it, at every depth."""
+    carriers = _box_carriers(view)
     for box in view.boxes:
         tare = float(box.wire.get("weightTare", 0.0))
         expected = {
@@ -1144,6 +1151,26 @@ def check_box_totals(view: PackView) -> Iterator[str]:
             got = float(box.wire[name])
             if not _close(got, want):
                 yield f"box-totals: box {box.position}: {name} {got:g}, expected {want:g}"
+        if "lenItems" in box.wire:
+            eaches = _eaches_within(view, box, carriers, set())
+            if box.wire["lenItems"] != eaches:
+                yield (
+                    f"box-totals: box {box.position}: lenItems {box.wire['lenItems']}, "
+                    f"expected {eaches} (its items and its subspaces' items)"
+                )
+
+
+def _eaches_within(view: PackView, box: Box, carriers: dict[int, Box], seen: set[int]) -> int:
+    """The eaches in ``box`` and in the boxes nested in it (``subspace``), however deep."""
+    seen.add(box.position)
+    own = sum(item.units for item in box.items if not item.virtual and item.index not in carriers)
+    nested = sum(
+        _eaches_within(view, inner, carriers, seen)
+        for inner in view.boxes
+        if inner.position not in seen
+        and (inner.wire.get("subspace") or {}).get("parentBoxIndex") == box.wire.get("id")
+    )
+    return own + nested
 
 
 def _count_limit(value: object) -> int | None:
@@ -1731,6 +1758,15 @@ def check_totals(view: PackView) -> Iterator[str]:
         "lenLeftovers": leftover_units,
         "totalCost": sum(int(box.wire["price"]) for box in view.boxes),
     }
+    # An item standing for a box (box-to-item) is no unit: the box's items are.
+    units = sum(
+        1
+        for box in view.boxes
+        for item in box.items
+        if item.index not in carriers and not item.virtual
+    ) + sum(1 for item in view.leftovers if not item.virtual)
+    if "lenUnits" in response:
+        counts["lenUnits"] = units
     for name, want in counts.items():
         if response[name] != want:
             yield f"totals: {name} {response[name]}, boxes and leftovers give {want}"
@@ -1740,8 +1776,12 @@ def check_totals(view: PackView) -> Iterator[str]:
             yield f"totals: lenItems {response['lenItems']}, request asks for {requested} units"
     sums: dict[str, float] = {
         "totalVolume": sum(float(box.wire["volumeMax"]) for box in view.boxes),
+        # Its contents count in the box it stands for: an item standing for a box doesn't.
         "totalVolumeNet": sum(
-            _occupied_volume(view, box, item) for box in view.boxes for item in box.items
+            _occupied_volume(view, box, item)
+            for box in view.boxes
+            for item in box.items
+            if item.index not in carriers
         ),
         # A box inside another (pack-sequence) weighs in its parent already.
         "totalWeight": sum(

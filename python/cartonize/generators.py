@@ -65,11 +65,13 @@ class Trim:
 
 @dataclass
 class GeneratedBoxTypes:
-    """Generated box types; `as_is_owner[i]` is the item set position a pack-as-is
-    generated type (index i in `box_types`) belongs to; `trim[i]` says how cartesian
-    type i is trimmed to its contents after packing."""
+    """Generated box types; `generator[i]` is the index of the generator that made type
+    i (in `box_types`); `as_is_owner[i]` is the item set position a pack-as-is
+    generated type belongs to; `trim[i]` says how cartesian type i is trimmed to its
+    contents after packing."""
 
     box_types: list[BoxType] = field(default_factory=list)
+    generator: list[int] = field(default_factory=list)
     as_is_owner: dict[int, int] = field(default_factory=dict)
     trim: dict[int, Trim] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -85,6 +87,7 @@ class GeneratedBoxTypes:
             if i in self.trim:
                 out.trim[len(out.box_types)] = self.trim[i]
             out.box_types.append(box_type)
+            out.generator.append(self.generator[i])
         return out
 
 
@@ -298,6 +301,7 @@ def generate_box_types(
             for position, item_set in enumerate(item_sets):
                 d = item_set.dimensions
                 out.as_is_owner[len(out.box_types)] = position
+                out.generator.append(g)
                 out.box_types.append(
                     _box_type(
                         own,
@@ -347,6 +351,7 @@ def generate_box_types(
                 price = 0
             if trim is not None:
                 out.trim[len(out.box_types)] = trim
+            out.generator.append(g)
             out.box_types.append(_box_type(defaults, size, _generated_name(size), price))
         if below_zero:
             size, price = min(below_zero, key=lambda pair: pair[1])

@@ -14,7 +14,7 @@ import inspect
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Self, TypeVar, cast, get_args
 
@@ -1039,6 +1039,14 @@ class PackRequest(RequestModel):
     def _empty_template_is_none(cls, value: object) -> object:
         return None if value == "" else value
 
+    @field_validator("eye")
+    @classmethod
+    def _a_direction(cls, value: Point) -> Point:
+        # Only the direction matters (render.py scales it); (0, 0, 0) has none.
+        if value.x == 0 and value.y == 0 and value.z == 0:
+            raise ValueError("must not be (0, 0, 0): it is the direction the pictures look from")
+        return value
+
     @field_validator("coord_order")
     @classmethod
     def _axis_permutation(cls, value: list[int] | None) -> list[int] | None:
@@ -1227,20 +1235,27 @@ class PackResponse(ResponseModel):
     properties: JsonObject | None = None
 
 
-def response_totals(boxes: list[Box], leftovers: list[Item]) -> dict[str, Any]:
+def response_totals(
+    boxes: list[Box], leftovers: list[Item], carriers: Sequence[Item] = ()
+) -> dict[str, Any]:
     """The totals of a pack response, from its boxes and leftovers. The weight counts only
-    outermost boxes: a box packed inside another (`subspace`) weighs in its parent."""
+    outermost boxes: a box packed inside another (`subspace`) weighs in its parent.
+    `carriers` are items standing for such a box (pack-sequence box-to-item): no request
+    item, so neither a unit nor net volume (the box's contents count in the box)."""
     total_volume = sum(b.volume_max or 0.0 for b in boxes)
-    total_used = sum(b.volume_used or 0.0 for b in boxes)
+    carried_volume = sum(i.dimensions.x * i.dimensions.y * i.dimensions.z for i in carriers)
+    total_used = sum(b.volume_used or 0.0 for b in boxes) - carried_volume
     # Virtual items (blocking space) are not items: no count includes them.
     real_leftovers = [i for i in leftovers if not i.virtual]
     return {
         "len_boxes": len(boxes),
-        "len_units": sum(b.len_units or 0 for b in boxes) + len(real_leftovers),
+        "len_units": sum(b.len_units or 0 for b in boxes)
+        - sum(1 for i in carriers if not i.virtual)
+        + len(real_leftovers),
         "len_leftovers": sum(i.quantity or 1 for i in real_leftovers),
         "total_cost": sum(b.price or 0 for b in boxes),
         "total_volume": total_volume,
-        "total_volume_net": sum(b.volume_net or 0.0 for b in boxes),
+        "total_volume_net": sum(b.volume_net or 0.0 for b in boxes) - carried_volume,
         "total_volume_used": total_used,
         "total_volume_utilization": total_used / total_volume if total_volume else 0.0,
         "total_weight": sum(b.weight_used or 0.0 for b in boxes if b.subspace is None),

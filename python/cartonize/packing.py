@@ -46,6 +46,7 @@ from cartonize.models import (
     PackResponse,
     Point,
     PropertyConstraint,
+    RateTable,
     assemble,
     assemble_whole,
     response_totals,
@@ -54,7 +55,7 @@ from cartonize.models import (
 from cartonize.nesting import add_nested_relations
 from cartonize.prepacked import Prepacked, read_prepacked
 from cartonize.random_items import random_item_sets
-from cartonize.rates import lower_rating, outer_dimensions, whole_units
+from cartonize.rates import RateTableSources, lower_rating, outer_dimensions, whole_units
 from cartonize.render import render_pictures
 from cartonize.rules import RuleEffects, apply_rules, check_rule_options, with_properties_set
 from cartonize.sequences import has_sequences, pack_in_stages, stage_targets_box
@@ -309,7 +310,11 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
                 "weightTare": b.weight_tare or 0.0,
                 "price": b.price,
                 "rating": lower_rating(
-                    b, _box_type_path(i, len(req.box_types)), warnings, resolved_tables
+                    b,
+                    _box_type_path(i, len(req.box_types)),
+                    warnings,
+                    resolved_tables,
+                    _rate_table_sources(req, i, generated),
                 ),
             }
             for i, b in enumerate(box_types)
@@ -504,6 +509,43 @@ def _box_type_path(index: int, requested: int) -> str:
     return f"boxTypes[{index}]" if index < requested else "boxTypeGenerators/boxTypeDefaults"
 
 
+def _defaults_rate_table(req: PackRequest) -> tuple[str, RateTable | None]:
+    defaults = req.box_type_defaults
+    return ("boxTypeDefaults.rateTable", defaults.rate_table if defaults else None)
+
+
+def _rate_table_sources(
+    req: PackRequest, index: int, generated: GeneratedBoxTypes
+) -> RateTableSources:
+    """Where box type `index`'s rate table was given, nearest first: a field the box
+    type inherits is named in the defaults that gave it."""
+    requested = len(req.box_types)
+    if index < requested:
+        own = (f"boxTypes[{index}].rateTable", req.box_types[index].rate_table)
+        return [own, _defaults_rate_table(req)]
+    if index - requested < len(generated.generator):
+        g = generated.generator[index - requested]
+        mine = req.box_type_generators[g].box_type_defaults
+        own = (
+            f"boxTypeGenerators[{g}].boxTypeDefaults.rateTable",
+            mine.rate_table if mine else None,
+        )
+        return [own, _defaults_rate_table(req)]
+    return [_defaults_rate_table(req)]  # a pack-as-is rule's carton: the defaults price it
+
+
+def _prepacked_rate_table_sources(req: PackRequest, index: int) -> RateTableSources:
+    """Where pre-packed box `index`'s rate table was given, nearest first (prepacked.py:
+    its boxType, then its own fields, then boxTypeDefaults)."""
+    box = req.boxes[index]
+    box_type = box.box_type.rate_table if box.box_type else None
+    return [
+        (f"boxes[{index}].boxType.rateTable", box_type),
+        (f"boxes[{index}].rateTable", box.rate_table),
+        _defaults_rate_table(req),
+    ]
+
+
 def _trimmed(
     packed: dict[str, Any],
     box_types: list[BoxType],
@@ -679,7 +721,13 @@ def _prepacked_input(
                     "weightMax": box_type.weight_max or 0.0,
                     "weightTare": box_type.weight_tare or 0.0,
                     "price": box_type.price,
-                    "rating": lower_rating(box_type, f"boxes[{b}]", warnings, resolved_tables),
+                    "rating": lower_rating(
+                        box_type,
+                        f"boxes[{b}]",
+                        warnings,
+                        resolved_tables,
+                        _prepacked_rate_table_sources(req, b),
+                    ),
                 },
                 "caps": _box_caps(req, box_type),
                 "extra": _box_extra(req, box_type, keys),

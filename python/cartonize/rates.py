@@ -9,13 +9,25 @@ import functools
 import itertools
 import json
 import math
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
 from cartonize.errors import InvalidRequest
 from cartonize.models import BoxProperties, OuterPoint, RateTable
 
-__all__ = ["box_cost", "builtin_rate_tables", "lower_rating", "outer_dimensions"]
+__all__ = [
+    "RateTableSources",
+    "box_cost",
+    "builtin_rate_tables",
+    "lower_rating",
+    "outer_dimensions",
+]
+
+#: Where the parts of a box's rate table were given, nearest first: (the request path of
+#: a `rateTable`, the table given there, None if none). A box type's table merges field
+#: by field with its defaults' (models.py), so each field has its own source.
+RateTableSources = Sequence[tuple[str, RateTable | None]]
 
 
 @functools.cache
@@ -55,20 +67,23 @@ def lower_rating(
     path: str,
     warnings: list[str],
     resolved: dict[int, tuple[dict[str, Any] | None, float | None]] | None = None,
+    sources: RateTableSources | None = None,
 ) -> dict[str, Any] | None:
     """The engine's `rating` for `box` (at request path `path`), or None without a rate table.
 
     `resolved` remembers tables already checked (by identity) across the box types of
     one request; tables equal in every rating field are lowered once per process
     (`_LOWERED`). Raises `InvalidRequest` naming the field when the table is ambiguous,
-    incomplete or names an unknown carrier, service or zone."""
+    incomplete or names an unknown carrier, service or zone: where `sources` says it was
+    given (by default in the box's own `rateTable`)."""
     table = box.rate_table
     if table is None:
         return None
     if resolved is not None and id(table) in resolved:
         rate, default_dim_factor = resolved[id(table)]
     else:
-        rate, default_dim_factor = _lowered(table, f"{path}.rateTable")
+        where = _Where(sources or [(f"{path}.rateTable", table)])
+        rate, default_dim_factor = _lowered(table, where)
         if resolved is not None:
             resolved[id(table)] = (rate, default_dim_factor)
     dim_factor = table.dim_factor if table.dim_factor is not None else default_dim_factor
@@ -80,7 +95,22 @@ def lower_rating(
     }
 
 
-def _lowered(table: RateTable, where: str) -> tuple[dict[str, Any] | None, float | None]:
+class _Where:
+    """The request path of a field of a merged rate table: the nearest source giving it."""
+
+    def __init__(self, sources: RateTableSources) -> None:
+        self._sources = [(path, table) for path, table in sources if table is not None]
+        self._fallback = sources[0][0]
+
+    def __call__(self, field: str | None = None) -> str:
+        """`field`'s path (`boxTypeDefaults.rateTable.rates`); the table's without one.
+        A field no source gives is named in the nearest table that is given."""
+        given = [p for p, t in self._sources if field is None or getattr(t, field) is not None]
+        path = (given or [p for p, _ in self._sources] or [self._fallback])[0]
+        return path if field is None else f"{path}.{field}"
+
+
+def _lowered(table: RateTable, where: _Where) -> tuple[dict[str, Any] | None, float | None]:
     """`_rate` of `table`, once per distinct table (`_LOWERED`)."""
     key = (
         table.carrier,
@@ -118,7 +148,7 @@ def _rating_volume(box: BoxProperties, path: str, warnings: list[str]) -> float:
     return outer.x * outer.y * outer.z
 
 
-def _rate(table: RateTable, where: str) -> tuple[dict[str, Any] | None, float | None]:
+def _rate(table: RateTable, where: _Where) -> tuple[dict[str, Any] | None, float | None]:
     """The engine's rate and the carrier table's default dimFactor (None without one)."""
     methods = [
         name
@@ -132,7 +162,7 @@ def _rate(table: RateTable, where: str) -> tuple[dict[str, Any] | None, float | 
     if len(methods) > 1:
         raise InvalidRequest(
             "invalid rate table",
-            f"{where}: give one rating method, not {' and also '.join(methods)}",
+            f"{where()}: give one rating method, not {' and also '.join(methods)}",
         )
     if _given(table, "carrier", "service", "zone"):
         return _carrier_rate(table, where)
@@ -153,34 +183,34 @@ def _given(table: RateTable, *names: str) -> bool:
 
 
 def _breakpoint_rate(
-    weights: list[float] | None, rates: list[float] | None, where: str
+    weights: list[float] | None, rates: list[float] | None, where: _Where
 ) -> dict[str, Any]:
     if not weights or not rates:
         missing = "weights" if not weights else "rates"
         raise InvalidRequest(
             "invalid rate table",
-            f"{where}.{missing}: give weights and rates as two non-empty lists of equal length",
+            f"{where(missing)}: give weights and rates as two non-empty lists of equal length",
         )
     if any(w < 0 for w in weights) or any(b <= a for a, b in itertools.pairwise(weights)):
         raise InvalidRequest(
             "invalid rate table",
-            f"{where}.weights: breakpoints must be >= 0 and strictly ascending (got {weights})",
+            f"{where('weights')}: breakpoints must be >= 0 and strictly ascending (got {weights})",
         )
     if any(r < 0 for r in rates):
         raise InvalidRequest(
-            "invalid rate table", f"{where}.rates: rates must be >= 0 (got {rates})"
+            "invalid rate table", f"{where('rates')}: rates must be >= 0 (got {rates})"
         )
     return {"method": "breakpoints", "weights": weights, "rates": rates}
 
 
-def _carrier_rate(table: RateTable, where: str) -> tuple[dict[str, Any], float | None]:
+def _carrier_rate(table: RateTable, where: _Where) -> tuple[dict[str, Any], float | None]:
     carriers = builtin_rate_tables()
-    carrier = _lookup(carriers, table.carrier, f"{where}.carrier", "carrier")
+    carrier = _lookup(carriers, table.carrier, where("carrier"), "carrier")
     services: dict[str, Any] = carrier["services"]
-    service = _lookup(services, table.service, f"{where}.service", "service")
+    service = _lookup(services, table.service, where("service"), "service")
     zones: dict[str, Any] = service["zones"]
     zone_key = table.zone.strip() if table.zone is not None else None
-    rates = _lookup(zones, zone_key, f"{where}.zone", "zone")
+    rates = _lookup(zones, zone_key, where("zone"), "zone")
     dim_factor = service.get("dimFactor")
     return (
         _breakpoint_rate(service["weights"], rates, where),

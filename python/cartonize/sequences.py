@@ -478,6 +478,7 @@ def _merge(
         for packed in box.items:
             packed.item.index = packed.item.global_id = index
             index += 1
+    carriers: list[Item] = []
     for box in boxes:
         parent = parents.get(id(box))
         if parent is None:
@@ -488,6 +489,11 @@ def _merge(
         box.subspace = Subspace.model_construct(
             origin_in_parent=origin, parent_box_index=outer.id, parent_item_index=item.index
         )
+        # The box's lenItems counts the reduced box's items (however deep: a stage's boxes
+        # come before the next stage's), not the item standing for it.
+        stands_for = 0 if item.virtual else (item.quantity or 1)
+        outer.len_items = (outer.len_items or 0) - stands_for + (box.len_items or 0)
+        carriers.append(item)
     for box in boxes:
         space = spaces.get(id(box))
         if space is not None and box.subspace is not None:
@@ -507,7 +513,7 @@ def _merge(
         # Boxes standing in as items of a later stage are not request items.
         len_items=sum(r.len_items for r in responses)
         - sum(len(carry) for _, carry in reduced_into),
-        **response_totals(boxes, leftovers),
+        **response_totals(boxes, leftovers, carriers),
         pack_time=sum(r.pack_time for r in responses),
         render_time=0.0,
         leftovers=leftovers,

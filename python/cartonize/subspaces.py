@@ -443,6 +443,10 @@ def _merge(
             parent_item_index=item.index,
         )
         carrier.box.space_look = carrier.host.look
+    # A box's lenItems counts what its items' spaces hold too, at every depth: a space
+    # comes after the box holding its item, so the deepest are added in first.
+    for _, holder, carrier in reversed(holders):
+        holder.len_items = (holder.len_items or 0) + (carrier.box.len_items or 0)
     # Counts leave virtual items out and count a unit of measure as its eaches.
     inside = sum(
         e.item.quantity or 1 for _, _, c in holders for e in c.box.items if not e.item.virtual

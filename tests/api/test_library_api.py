@@ -172,6 +172,34 @@ def test_an_order_id_alone_packs_the_orders_lines(plan: Plan) -> None:
     assert names == ["X-9", "X-9"]
 
 
+PREPACKED = {
+    "name": "P",
+    "dimensions": {"x": 10, "y": 10, "z": 10},
+    "weightMax": 100,
+    "items": [{"item": {"refId": 5, "dimensions": {"x": 5, "y": 5, "z": 5}, "weight": 2}}],
+}
+
+
+@pytest.mark.parametrize("item_sets", [{}, {"itemSets": []}])
+def test_an_order_id_beside_prepacked_boxes_only_labels_them(
+    plan: Plan, item_sets: dict[str, Any]
+) -> None:
+    library(plan)  # order SO-1 exists, but the request brings its own boxes
+    for auth in (True, False):
+        body = {"orderId": "SO-1", **item_sets, "boxes": [PREPACKED]}
+        result = pack(plan, body, auth=auth)
+        assert result.status_code == 200, result.text
+        assert packed_refs(result.json) == {5: 1}
+        assert result.json["orderId"] == "SO-1"
+
+
+def test_a_keyless_order_id_alone_packs_nothing(plan: Plan) -> None:
+    library(plan)
+    result = pack(plan, {"orderId": "SO-1"}, auth=False)
+    assert result.status_code == 200, result.text
+    assert (result.json["lenBoxes"], result.json["orderId"]) == (0, "SO-1")
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [

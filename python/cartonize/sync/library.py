@@ -4,8 +4,10 @@
   account's cartons resource.
 - An item set with a `refId` and no `dimensions`: completed from the account's items
   resource; fields the request gives win over the library's.
-- Only an `orderId` (no item sets, not random): the item sets are that order's lines in
-  the account's orders resource, each completed from the items resource.
+- Only an `orderId` (no item sets, no pre-packed boxes, not random): the item sets are
+  that order's lines in the account's orders resource, each completed from the items
+  resource. A request that carries pre-packed `boxes` packs them; the orderId is then
+  only its label, as it is in every request without a key.
 
 "The account's resource" of a type is the one marked default, else the newest. References
 that cannot be resolved raise InvalidRequest (422) naming them. The request is completed
@@ -23,7 +25,7 @@ from cartonize.errors import InvalidRequest
 from cartonize.store import Store
 from cartonize.sync.resources import ResourceType, library_resource, read_rows
 
-__all__ = ["needs_library", "resolve_library"]
+__all__ = ["needs_account", "needs_library", "resolve_library"]
 
 CUSTOMER = "customer"
 _MAX_NAMED = 20
@@ -52,13 +54,24 @@ def _wants_order(data: Mapping[str, Any]) -> bool:
         and not isinstance(order_id, bool)
         and str(order_id) != ""
         and not data.get("itemSets")
+        # Pre-packed boxes are what the request packs: an orderId beside them is a label.
+        and not data.get("boxes")
         and not data.get("random")
     )
 
 
 def needs_library(data: Mapping[str, Any]) -> bool:
-    """Whether the request refers to the resource library at all."""
-    return _wants_customer_boxes(data) or bool(_incomplete_item_sets(data)) or _wants_order(data)
+    """Whether a request with a key would draw on the resource library."""
+    return needs_account(data) or _wants_order(data)
+
+
+def needs_account(data: Mapping[str, Any]) -> bool:
+    """Whether the request cannot be packed without an account's library.
+
+    An orderId alone is not such a reference: without a key it labels a request that
+    packs nothing, as it did before the library existed.
+    """
+    return _wants_customer_boxes(data) or bool(_incomplete_item_sets(data))
 
 
 def resolve_library(data: dict[str, Any], account_id: int, store: Store) -> dict[str, Any]:
