@@ -59,8 +59,12 @@ fn normalised(v: [f64; 3]) -> Option<[f64; 3]> {
 impl Camera {
     /// The camera looking from `eye`; a zero or non-finite eye falls back to (1,1,1).
     pub fn new(eye: [f64; 3]) -> Self {
-        let dir = if eye.iter().all(|c| c.is_finite()) {
-            normalised(eye)
+        // Only the direction counts: scaled so that its largest component is 1 first,
+        // an eye of 1e200 (whose squared length overflows) or 1e-300 (underflows)
+        // looks the same way as (1, 1, 1) or (1, 0, 0).
+        let largest = eye.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+        let dir = if eye.iter().all(|c| c.is_finite()) && largest > 0.0 {
+            normalised(eye.map(|c| c / largest))
         } else {
             None
         }
@@ -134,6 +138,19 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn only_the_eyes_direction_counts() {
+        let unit = Camera::new([1.0, 1.0, 1.0]);
+        for eye in [[1e200; 3], [1e-300; 3], [3.0; 3]] {
+            let c = Camera::new(eye);
+            for a in 0..3 {
+                assert!((c.dir[a] - unit.dir[a]).abs() < 1e-12, "{eye:?}");
+            }
+        }
+        let down = Camera::new([1e-300, 0.0, 0.0]);
+        assert_eq!(down.dir, [1.0, 0.0, 0.0]);
     }
 
     #[test]
