@@ -10,6 +10,7 @@ from typing import Any
 import cartonize
 import pytest
 from cartonize.errors import InvalidRequest
+from cartonize.items import sequence_number, sequence_windows
 
 from tests.test_render import face_polygons, hex_rgb
 from tests.validator import validate
@@ -141,6 +142,30 @@ def test_sequence_distance_and_sequence_sort_combine() -> None:
     response = _pack({**DISTANCED, "maxSequenceDistance": 49, "sequenceSort": True})
     assert _sequences_per_box(response) == [{"0401", "0450"}, {"1228"}]
     assert _packed_order(response) == [1, 3, 3, 2]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_sequence_windows_keep_apart_exactly_the_pairs_too_far_apart(seed: int) -> None:
+    # The engine gets each numeric sequence's rank and reach instead of every pair too far
+    # apart (5,000 distinct sequences made 12.5 million pairs). Two kinds share a box by the
+    # windows exactly when their numbers differ by at most the distance, decimals and
+    # equal numbers included; text and missing sequences are not constrained.
+    rng = random.Random(seed)
+    pool = ["0401", "401", "450.5", "1e3", "12", "-3", "11.50", "x-1", "", None, "7", "8.25"]
+    sequences = [rng.choice(pool) for _ in range(rng.randint(1, 14))]
+    distance = rng.choice([0, 1, 5, 49, 1000])
+    windows, _ = sequence_windows(sequences, distance)
+    window = {k: (rank, reach) for k, rank, reach in windows}
+    numbers = {k: sequence_number(s) for k, s in enumerate(sequences)}
+    for p in range(len(sequences)):
+        for q in range(len(sequences)):
+            a, b = numbers[p], numbers[q]
+            if a is None or b is None:
+                assert p not in window or q not in window
+                continue
+            (ra, reach_a), (rb, reach_b) = window[p], window[q]
+            shares = rb <= reach_a if ra <= rb else ra <= reach_b
+            assert shares == (abs(a - b) <= distance), (sequences[p], sequences[q], distance)
 
 
 # --- sequenceHeatMap ---------------------------------------------------------------------

@@ -19,7 +19,7 @@ from cartonize.grouping import selects, with_ref_ids
 from cartonize.items import (
     box_center_of_mass,
     point_string,
-    sequence_distance_pairs,
+    sequences_apart,
 )
 from cartonize.models import (
     Box,
@@ -386,8 +386,8 @@ def _fill_boxes(
     ref_ids = [s.ref_id if s.ref_id is not None else -1 for s in item_sets]
     effects = apply_rules(rules, list(zip(ref_ids, item_sets, strict=True)), box_types)
     add_nested_relations(effects, rules, ref_ids, box_types)
-    # maxSequenceDistance keeps items apart as exclusions do (the engine's kind pairs).
-    apart, _ = sequence_distance_pairs([s.sequence for s in item_sets], req.max_sequence_distance)
+    # maxSequenceDistance keeps items apart as exclusions do (the engine's windows).
+    sequences = [s.sequence for s in item_sets]
     fragile_refs = {ref_ids[p] for p in effects.fragile}
     inline_set = req.items_inline_max is not None and any(a > 0 for a in req.items_inline_max)
     for fill in fills:
@@ -397,8 +397,10 @@ def _fill_boxes(
         volume = d.x * d.y * d.z
         kept_out = {
             ref_ids[q if p == fill.position else p]
-            for p, q in effects.kind_pairs | apart
+            for p, q in effects.kind_pairs
             if fill.position in (p, q) and p != q
+        } | {
+            ref_ids[q] for q in sequences_apart(sequences, fill.position, req.max_sequence_distance)
         }
         banned_types = {b for p, b in effects.kind_box_types if p == fill.position}
         # Under boxTypeChoiceLookback n only the last n + 1 boxes are still open.

@@ -33,10 +33,11 @@ __all__ = [
     "point_string",
     "property_amount",
     "scaled_center_of_mass",
-    "sequence_distance_pairs",
     "sequence_number",
     "sequence_order",
     "sequence_sort_warnings",
+    "sequence_windows",
+    "sequences_apart",
     "unit_ladder",
     "weighted_center_of_mass",
 ]
@@ -99,21 +100,31 @@ def sequence_sort_warnings(req: PackRequest, item_sets: Sequence[ItemSet]) -> li
     return warnings
 
 
-def sequence_distance_pairs(
+def sequence_windows(
     sequences: Sequence[str | None], max_distance: int | None
-) -> tuple[set[tuple[int, int]], list[str]]:
-    """Pairs (p, q), p < q, of item kinds whose numeric sequences differ by more than
-    `max_distance`, so never share a box, and a warning naming the sequences that are not
-    numbers (they are not constrained). Pairwise is exact: the largest minus the smallest
-    sequence in a box is at most D exactly when every two of them differ by at most D."""
+) -> tuple[list[tuple[int, int, int]], list[str]]:
+    """`maxSequenceDistance` as the engine takes it: (kind, rank, reach) for each item kind
+    with a numeric sequence, its rank among the distinct numbers (ascending) and the
+    highest rank within `max_distance` of it; two kinds share a box only when the higher
+    rank is within the lower's reach. The same as excluding every two kinds whose numbers
+    differ by more than the distance (the largest minus the smallest sequence in a box is
+    at most D exactly when every two of them differ by at most D), without listing those
+    pairs: 5,000 item sets of distinct sequences made 12.5 million pairs, 28 s and 2.3 GB
+    before the engine started. Compared exactly (decimal). Also a warning naming the
+    sequences that are not numbers (they are not constrained)."""
     if max_distance is None:
-        return set(), []
+        return [], []
     numbers = [sequence_number(s) for s in sequences]
-    pairs = {
-        (p, q)
-        for (p, a), (q, b) in itertools.combinations(enumerate(numbers), 2)
-        if a is not None and b is not None and abs(a - b) > max_distance
-    }
+    distinct = sorted({n for n in numbers if n is not None})
+    reach: list[int] = []
+    top = 0
+    for low, number in enumerate(distinct):
+        top = max(top, low)
+        while top + 1 < len(distinct) and distinct[top + 1] - number <= max_distance:
+            top += 1
+        reach.append(top)
+    rank = {number: r for r, number in enumerate(distinct)}
+    windows = [(k, rank[n], reach[rank[n]]) for k, n in enumerate(numbers) if n is not None]
     odd = sorted({s for s, n in zip(sequences, numbers, strict=True) if s and n is None})
     warnings = []
     if odd:
@@ -122,7 +133,24 @@ def sequence_distance_pairs(
             f"maxSequenceDistance: sequences {shown} are not numbers, so the distance does "
             "not constrain their items"
         )
-    return pairs, warnings
+    return windows, warnings
+
+
+def sequences_apart(
+    sequences: Sequence[str | None], position: int, max_distance: int | None
+) -> set[int]:
+    """Positions of the item sets whose numeric sequence differs from the one at `position`
+    by more than `max_distance` (none without a distance or a number there)."""
+    if max_distance is None:
+        return set()
+    own = sequence_number(sequences[position])
+    if own is None:
+        return set()
+    return {
+        q
+        for q, s in enumerate(sequences)
+        if (n := sequence_number(s)) is not None and abs(n - own) > max_distance
+    }
 
 
 # --------------------------------------------------------------------------- unit ladder

@@ -24,9 +24,9 @@ from cartonize.items import (
     point_string,
     property_amount,
     scaled_center_of_mass,
-    sequence_distance_pairs,
     sequence_order,
     sequence_sort_warnings,
+    sequence_windows,
     unit_ladder,
     weighted_center_of_mass,
 )
@@ -284,7 +284,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     kinds = numbered
     box_types = effects.box_types
     keys = _property_keys([*box_types, *prepacked.box_types])
-    distance_pairs, distance_warnings = sequence_distance_pairs(
+    windows, distance_warnings = sequence_windows(
         [k.item_set.sequence for k in kinds], req.max_sequence_distance
     )
     warnings += distance_warnings
@@ -320,13 +320,14 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             for i, b in enumerate(box_types)
         ],
         "exclusions": {
-            "kindPairs": sorted(effects.kind_pairs | distance_pairs),
+            "kindPairs": sorted(effects.kind_pairs),
             "kindBoxTypes": sorted(
                 effects.kind_box_types
                 | _as_is_generated_exclusions(generated, len(requested_box_types), len(kinds))
                 # The engine numbers pre-packed boxes after the box types.
                 | {(k, len(box_types) + b) for k, b in effects.kind_prepacked_boxes}
             ),
+            "sequenceWindows": windows,
         },
         "fragile": [limit.engine(p) for p, limit in sorted(effects.fragile.items())],
         "alternates": [

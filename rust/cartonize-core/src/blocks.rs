@@ -138,7 +138,7 @@ pub fn applies(ctx: &Context<'_>, b: usize) -> bool {
         && ctx
             .kinds
             .iter()
-            .all(|k| k.fragile.is_none() && k.excludes.is_empty() && !k.varied)
+            .all(|k| k.fragile.is_none() && !k.keeps_apart() && !k.varied)
 }
 
 /// The fullest single box of type `b` block building finds for the units at

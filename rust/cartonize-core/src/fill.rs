@@ -365,9 +365,15 @@ impl<'a> BoxFill<'a> {
         }
         // Before the failed-kind memory: a kind kept out by a rule says
         // nothing about the space left for larger kinds.
-        if !k.excludes.is_empty()
-            && (self.units.iter().any(|u| !k.may_share_with(u.kind))
-                || self.fixed_kinds.iter().any(|f| !k.may_share_with(*f)))
+        if k.keeps_apart()
+            && (self
+                .units
+                .iter()
+                .any(|u| !k.may_share_with(u.kind, &kinds[u.kind]))
+                || self
+                    .fixed_kinds
+                    .iter()
+                    .any(|&f| !k.may_share_with(f, &kinds[f])))
         {
             return None;
         }
@@ -964,7 +970,7 @@ mod tests {
         let mut kinds: Vec<Kind> = (0..3).map(unit).collect();
         let exclusions = crate::model::Exclusions {
             kind_pairs: vec![[0, 1]],
-            kind_box_types: vec![],
+            ..Default::default()
         };
         crate::kinds::apply_exclusions(&mut kinds, &exclusions);
         let mut fill = BoxFill::new(&bk, rule());
@@ -978,6 +984,36 @@ mod tests {
             "kind 2 is excluded from nothing"
         );
         assert!(fill.try_add(3, 1, &kinds));
+    }
+
+    #[test]
+    fn sequence_windows_keep_distant_kinds_apart() {
+        // Sequences 1, 2, 4 and 9 within a distance of 2: ranks 0..3 reaching
+        // 1 (from 1 to 2), 2 (2 to 4), 2 and 3. Kind 4 has no number.
+        let bk = crate::testkit::cube_box(10.0);
+        let unit = |_| {
+            Kind::new(&ItemKindInput {
+                dimensions: [1.0, 1.0, 1.0],
+                weight: 0.0,
+                quantity: 1,
+                free_axes: None,
+            })
+        };
+        let mut kinds: Vec<Kind> = (0..5).map(unit).collect();
+        let exclusions = crate::model::Exclusions {
+            sequence_windows: vec![[0, 0, 1], [1, 1, 2], [2, 2, 2], [3, 3, 3]],
+            ..Default::default()
+        };
+        crate::kinds::apply_exclusions(&mut kinds, &exclusions);
+        let shares = |a: usize, b: usize| kinds[a].may_share_with(b, &kinds[b]);
+        assert!(shares(0, 1) && shares(1, 0) && shares(1, 2) && shares(2, 1));
+        assert!(!shares(0, 2) && !shares(2, 0) && !shares(2, 3) && !shares(3, 0));
+        assert!((0..4).all(|k| shares(k, 4) && shares(4, k)));
+        let mut fill = BoxFill::new(&bk, rule());
+        assert!(fill.try_add(0, 1, &kinds));
+        assert!(fill.try_add(1, 2, &kinds), "2 and 4 are within 2");
+        assert!(!fill.try_add(2, 0, &kinds), "1 and 2 are not within 2 of 4");
+        assert!(fill.try_add(3, 4, &kinds), "no number: no constraint");
     }
 
     #[test]

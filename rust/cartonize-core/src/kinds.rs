@@ -28,6 +28,9 @@ pub struct Kind {
     pub sequence: Option<u32>,
     /// Kinds whose units may not share a box with this one, sorted.
     pub excludes: Vec<usize>,
+    /// Under `maxSequenceDistance`, the rank of the kind's sequence and the
+    /// highest rank it may share a box with ([`crate::model::Exclusions`]).
+    pub window: Option<(usize, usize)>,
     /// Box types this kind may not enter, sorted.
     pub excluded_box_types: Vec<usize>,
     /// What may rest above a unit (rule `fragile`).
@@ -63,6 +66,7 @@ impl Kind {
             item_set: 0,
             sequence: None,
             excludes: Vec::new(),
+            window: None,
             excluded_box_types: Vec::new(),
             fragile: None,
             amounts: Vec::new(),
@@ -108,9 +112,26 @@ impl Kind {
         }
     }
 
-    /// True when a unit of this kind may share a box with a unit of `other`.
-    pub fn may_share_with(&self, other: usize) -> bool {
-        self.excludes.binary_search(&other).is_err()
+    /// True when a unit of this kind may share a box with a unit of kind
+    /// `other` (at that index).
+    pub fn may_share_with(&self, index: usize, other: &Kind) -> bool {
+        let near = match (self.window, other.window) {
+            (Some((a, reach_a)), Some((b, reach_b))) => {
+                if a <= b {
+                    b <= reach_a
+                } else {
+                    a <= reach_b
+                }
+            }
+            _ => true,
+        };
+        near && self.excludes.binary_search(&index).is_err()
+    }
+
+    /// True when some kinds may not share a box with this one (rules or
+    /// `maxSequenceDistance`).
+    pub fn keeps_apart(&self) -> bool {
+        !self.excludes.is_empty() || self.window.is_some()
     }
 
     /// True when every shape of `self` is at least as large on every axis as
@@ -213,6 +234,11 @@ pub fn apply_exclusions(kinds: &mut [Kind], exclusions: &Exclusions) {
     for &[k, b] in &exclusions.kind_box_types {
         if let Some(kind) = kinds.get_mut(k) {
             kind.excluded_box_types.push(b);
+        }
+    }
+    for &[k, rank, reach] in &exclusions.sequence_windows {
+        if let Some(kind) = kinds.get_mut(k) {
+            kind.window = Some((rank, reach.max(rank)));
         }
     }
     for kind in kinds.iter_mut() {

@@ -292,6 +292,14 @@ pub struct Exclusions {
     /// (item kind, box type) pairs: units of the kind never enter the type.
     #[serde(default)]
     pub kind_box_types: Vec<[usize; 2]>,
+    /// `maxSequenceDistance`, as (item kind, rank, reach): the rank of the
+    /// kind's numeric sequence among the request's distinct ones (ascending)
+    /// and the highest rank within the distance of it. Two such kinds share
+    /// a box only when the higher rank is within the lower one's reach. The
+    /// same as a kind pair for every two sequences too far apart, without
+    /// their number growing with the square of the kinds.
+    #[serde(default)]
+    pub sequence_windows: Vec<[usize; 3]>,
 }
 
 /// One unit placed in a box.

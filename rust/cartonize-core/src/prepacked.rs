@@ -214,7 +214,7 @@ mod tests {
         let mut kinds = vec![cube_kind(1.0), cube_kind(1.0), cube_kind(1.0)];
         let exclusions = crate::model::Exclusions {
             kind_pairs: vec![[0, 1]],
-            kind_box_types: Vec::new(),
+            ..Default::default()
         };
         crate::kinds::apply_exclusions(&mut kinds, &exclusions);
         let input = [prepacked(vec![item(None)])];

@@ -61,6 +61,7 @@ pub fn restrict(input: &PackInput, keep: &[usize]) -> Option<PackInput> {
         exclusions: Exclusions {
             kind_pairs: input.exclusions.kind_pairs.clone(),
             kind_box_types,
+            sequence_windows: input.exclusions.sequence_windows.clone(),
         },
         box_type_subsets: Vec::new(),
         fragile: input.fragile.clone(),
@@ -123,6 +124,7 @@ mod tests {
                 kind_pairs: vec![],
                 // Box 3 is the first pre-packed box, after the three types.
                 kind_box_types: vec![[0, 1], [0, 2], [0, 3]],
+                ..Exclusions::default()
             },
             ..PackInput::default()
         };
