@@ -234,6 +234,38 @@ def test_png_pixels_show_the_shades_of_visible_faces_and_hide_the_back_item() ->
         assert pixels.getpixel(centre(points)) not in back_shades, "hidden item shows through"
 
 
+def test_png_pictures_shrink_to_the_requests_pixel_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 500 boxes at imgSize 4096 rasterised for 70 s, past the web server's worker timeout.
+    # With a budget of 3 x (200² + 10,000) pixels, three pictures of 300 shrink to 200; one
+    # alone stays at 300.
+    monkeypatch.setattr("cartonize.render.PNG_PIXEL_BUDGET", 3 * (200 * 200 + 10_000))
+    request = {
+        "orderId": "budget",
+        "includeImages": True,
+        "imageFormat": "png",
+        "imgSize": 300,
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1, "quantity": 3}
+        ],
+        "boxTypes": [{"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 1}, "weightMax": 0}],
+    }
+    response = cartonize.pack(request)
+    asked_200 = cartonize.pack({**request, "imgSize": 200})
+    sizes = {png_pixels(response, i).size for i in range(3)}
+    assert sizes == {png_pixels(asked_200, i).size for i in range(3)}
+    assert (
+        "imgSize: the 3 PNG pictures are drawn 200 pixels wide, not 300: a request's "
+        "pictures may have 150,000 pixels in all, counting 10,000 more for each (ask for "
+        "SVG, or for fewer boxes, for larger ones)"
+    ) in response.warnings
+    # Within the budget, as asked and without a warning.
+    single = {**request, "itemSets": [{**request["itemSets"][0], "quantity": 1}]}
+    one = cartonize.pack(single)
+    assert not any(w.startswith("imgSize") for w in one.warnings)
+    monkeypatch.setattr("cartonize.render.PNG_PIXEL_BUDGET", 1 << 40)
+    assert png_pixels(one).size == png_pixels(cartonize.pack(single)).size
+
+
 def test_top_down_png_shows_only_the_top_layer() -> None:
     request = full_cube(eye={"x": 1, "y": 0, "z": 0}, imageFormat="png")
     pixels = png_pixels(cartonize.pack(request))

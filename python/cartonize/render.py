@@ -6,6 +6,7 @@ what they hold (docs/pictures.md)."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -28,6 +29,19 @@ __all__ = ["image_scale", "render_pictures"]
 
 _ORIGIN = Point.model_construct(x=0.0, y=0.0, z=0.0)
 
+#: Pixels the PNG pictures of one request may have in all, each picture counted as
+#: imgSize² plus PNG_PICTURE_PIXELS for its own cost (encoding it): about 6-8 s of
+#: rasterising at 10-16 ns a pixel. 500 boxes at imgSize 4096 took 70 s, past the web
+#: server's worker timeout (the worker was killed, the client got no answer); 10,000
+#: boxes (one unit each, within the item limit) at the default 400 took 26 s.
+PNG_PIXEL_BUDGET = 1 << 29
+
+#: A picture's own cost, in pixels' worth (about 0.15 ms).
+PNG_PICTURE_PIXELS = 10_000
+
+#: The narrowest picture the budget shrinks PNGs to.
+PNG_SIZE_MIN = 16
+
 
 def render_pictures(
     request: PackRequest, response: PackResponse, box_types: Sequence[BoxType] | None = None
@@ -43,9 +57,10 @@ def render_pictures(
     extent, style_used = image_scale(request, response, box_types)
     boxes = [entry.box for entry in response.boxes]
     shown = _shown_spaces(boxes)
+    size = _png_size(request, len(boxes), response.warnings)
     render_input = {
         "eye": _direction(request.eye),
-        "imgSize": request.img_size,
+        "imgSize": size,
         "format": request.image_format,
         "template": request.template,
         "scaleExtent": _xyz(extent) if extent is not None else None,
@@ -82,6 +97,25 @@ def render_pictures(
     response.scripts = out["scripts"]
     response.styles = out["styles"]
     response.render_time = time.perf_counter() - started
+
+
+def _png_size(request: PackRequest, pictures: int, warnings: list[str]) -> int:
+    """The width PNG pictures are drawn at: `imgSize`, or less (with a warning) where
+    `pictures` of that size would pass PNG_PIXEL_BUDGET."""
+    size = request.img_size
+    if request.image_format != "png" or pictures == 0:
+        return size
+    if pictures * (size * size + PNG_PICTURE_PIXELS) <= PNG_PIXEL_BUDGET:
+        return size
+    room = PNG_PIXEL_BUDGET // pictures - PNG_PICTURE_PIXELS
+    fits = max(math.isqrt(max(room, 0)), PNG_SIZE_MIN)
+    warnings.append(
+        f"imgSize: the {pictures} PNG pictures are drawn {fits} pixels wide, not {size}: "
+        f"a request's pictures may have {PNG_PIXEL_BUDGET:,} pixels in all, counting "
+        f"{PNG_PICTURE_PIXELS:,} more for each (ask for SVG, or for fewer boxes, for larger "
+        "ones)"
+    )
+    return fits
 
 
 def image_scale(
