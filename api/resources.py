@@ -59,7 +59,8 @@ def authenticate(req: falcon.Request, keys: KeyRing, body_key: str | None) -> Ap
         header_key = value.strip()
     if header_key and body_key and header_key != body_key:
         raise Unauthorized(details="the Authorization header and the body carry different keys")
-    secret = header_key or body_key
+    # An empty body key is no key: a client template's "key": "" means none was set.
+    secret = header_key or body_key or None
     if secret is None:
         return None
     key = keys.verify(secret)

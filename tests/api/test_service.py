@@ -130,6 +130,14 @@ def test_wrong_key_is_401(store: Store, authorization: str) -> None:
     assert_error(result, 401)
 
 
+def test_an_empty_body_key_is_no_key(store: Store) -> None:
+    # It was 401 "unknown or revoked API key"; a client's template sending "key": "" means
+    # it has none, and the request packs as a keyless one.
+    keyed(store)
+    result = post(client(store), {**SMALL_PACK, "key": ""})
+    assert result.status_code == 200 and "usedKeyStem" not in result.json
+
+
 def test_revoked_key_is_401_at_once(store: Store) -> None:
     key = keyed(store)
     c = client(store)
