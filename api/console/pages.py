@@ -427,12 +427,16 @@ class StoredPackPage:
 def _result_view(response: PackResponse) -> dict[str, Any]:
     """What the result partial shows: totals, and per box its picture and items."""
     wire = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+    # With imageFormat png the pictures are in `images`, by box index, already base64.
+    pngs = {i["boxIndex"]: i["data"] for i in wire.get("images", []) if i.get("format") == "png"}
     boxes = []
-    for entry in wire.get("boxes", []):
+    for index, entry in enumerate(wire.get("boxes", [])):
         box = entry["box"]
         picture = None
         if box.get("svg"):
             picture = "data:image/svg+xml;base64," + base64.b64encode(box["svg"].encode()).decode()
+        elif index in pngs:
+            picture = "data:image/png;base64," + pngs[index]
         items = [wrapped["item"] for wrapped in box.get("items", [])]
         boxes.append({"box": box, "picture": picture, "units": items})
     return {"wire": wire, "boxes": boxes, "leftovers": wire.get("leftovers", [])}

@@ -149,6 +149,21 @@ def test_playground_packs_stores_and_shows_pictures(store: Store, account: tuple
     assert [p.key_stem for p in packs] == [key[:10]]
 
 
+def test_a_png_pack_shows_its_pictures(store: Store, account: tuple[str, str]) -> None:
+    # Only SVG pictures were shown: a pack asking for PNG showed none.
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
+    png = {**REQUEST, "imageFormat": "png"}
+    result = browser.post(
+        f"/plans/{plan}/console/playground", {"request": json.dumps(png), "csrf_token": csrf}
+    )
+    assert result.status_code == 200, result.text
+    assert result.text.count('src="data:image/png;base64,') == 1
+    assert "data:image/svg+xml" not in result.text
+
+
 def test_playground_shows_a_bad_request_with_its_details_and_keeps_the_text(
     store: Store, account: tuple[str, str]
 ) -> None:
