@@ -156,8 +156,11 @@ class RateLimiter:
 
     Within a day an address's set of requests only grows, so two answers can be cached in
     the process without asking the store again: a request already admitted is admitted
-    again, and an address once at its limit stays there. Store work for keyless traffic is
-    then bounded by the limit per address and day, however many repeats are sent.
+    again, and an address once at its limit stays there. An address at its limit has a set
+    that can no longer change, so the worker then reads the whole set once: a repeat of a
+    request another worker admitted (or this one before a restart) is still a repeat. Store
+    work for keyless traffic is then bounded by the limit per address and day, however
+    many repeats are sent.
     """
 
     def __init__(
@@ -188,14 +191,21 @@ class RateLimiter:
             if (address, request_fingerprint) in self._admitted:
                 return
             exhausted = address in self._exhausted
-        if not exhausted and self._store.admit_unique(
-            f"addr:{address}", request_fingerprint, now.date(), self.anonymous_daily_unique
-        ):
+        scope = f"addr:{address}"
+        if not exhausted:
+            if self._store.admit_unique(
+                scope, request_fingerprint, now.date(), self.anonymous_daily_unique
+            ):
+                with self._lock:
+                    self._admitted.add((address, request_fingerprint))
+                return
+            # Refused, so no worker can add to the address's requests today: its admitted
+            # ones are all there is to repeat.
+            seen = self._store.unique_requests(scope, now.date())
             with self._lock:
-                self._admitted.add((address, request_fingerprint))
-            return
-        with self._lock:
-            self._exhausted.add(address)
+                if self._day == now.date():
+                    self._admitted.update((address, fp) for fp in seen)
+                    self._exhausted.add(address)
         midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), now.tzinfo)
         raise TooManyRequests(
             details=(

@@ -629,6 +629,15 @@ class Store:
 
         return self.transaction(admit)
 
+    def unique_requests(self, scope: str, day: date) -> frozenset[str]:
+        """The fingerprints `admit_unique` recorded for `scope` on `day`."""
+        rows = self.transaction(
+            lambda con: con.execute(
+                "SELECT fingerprint FROM daily_requests WHERE scope = ? AND day = ?", [scope, day]
+            ).fetchall()
+        )
+        return frozenset(str(row[0]) for row in rows)
+
     def admit_window(self, scope: str, window_start: datetime, limit: int) -> bool:
         """Count a request in the fixed window starting at `window_start`; False past `limit`."""
 

@@ -480,6 +480,10 @@ class CountingStore(Store):
         self.admissions += 1
         return super().admit_unique(scope, fingerprint, day, limit)
 
+    def unique_requests(self, scope: str, day: Any) -> frozenset[str]:
+        self.admissions += 1
+        return super().unique_requests(scope, day)
+
 
 def test_repeats_and_exhausted_addresses_skip_the_store(tmp_path: Any, clock: Clock) -> None:
     store = CountingStore(tmp_path / "data")
@@ -490,10 +494,29 @@ def test_repeats_and_exhausted_addresses_skip_the_store(tmp_path: Any, clock: Cl
     assert post(c, {**SMALL_PACK, "orderId": "2"}).status_code == 200
     for n in range(5):
         assert post(c, {**SMALL_PACK, "orderId": f"new-{n}"}).status_code == 429
-    assert store.admissions == 3  # the first refusal asks the store; later ones do not
+    assert store.admissions == 4  # the first refusal asks the store twice; later ones do not
     clock.now += timedelta(days=1)
     assert post(c, {**SMALL_PACK, "orderId": "new-0"}).status_code == 200
-    assert store.admissions == 4
+    assert store.admissions == 5
+
+
+def test_repeats_are_admitted_by_every_worker_once_the_limit_is_reached(
+    tmp_path: Any, clock: Clock
+) -> None:
+    # Two apps on one store: two gunicorn workers, or one worker before and after a restart.
+    store = CountingStore(tmp_path / "data")
+    a, b = (client(store, clock, anonymous_daily_limit=3) for _ in range(2))
+    admitted = [{**SMALL_PACK, "orderId": f"ok-{n}"} for n in range(3)]
+    assert [post(a, body).status_code for body in admitted] == [200, 200, 200]
+    assert post(b, {**SMALL_PACK, "orderId": "new-0"}).status_code == 429
+    assert post(a, {**SMALL_PACK, "orderId": "new-1"}).status_code == 429
+    before = store.admissions
+    for _ in range(2):
+        for c in (a, b):
+            assert [post(c, body).status_code for body in admitted] == [200, 200, 200]
+            assert post(c, {**SMALL_PACK, "orderId": "new-2"}).status_code == 429
+    assert store.admissions == before  # known repeats and refusals stay off the store
+    assert post(b, admitted[0], addr="10.0.0.2").status_code == 200  # another address
 
 
 def test_malformed_pack_uuid_is_404_without_waiting_for_a_flush(store: Store) -> None:
