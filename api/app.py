@@ -152,7 +152,7 @@ def create_app(
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
     app.add_route("/", PackResource(service, keys, limiter, limits, store))
-    app.add_route("/packs", PackListResource(store, keys))
+    app.add_route("/packs", PackListResource(log, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
     app.add_route("/docs", DocsResource(limits))

@@ -223,8 +223,8 @@ class StoredPackResource:
 class PackListResource:
     """`GET /packs?orderId=&requestId=&limit=&offset=`: the caller's account's packs."""
 
-    def __init__(self, store: Store, keys: KeyRing) -> None:
-        self._store = store
+    def __init__(self, log: PackLog, keys: KeyRing) -> None:
+        self._log = log
         self._keys = keys
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -234,7 +234,7 @@ class PackListResource:
             raise Unauthorized(details="searching packs needs an API key")
         limit = int_param(req, "limit", 20, 1, MAX_PAGE_SIZE)
         offset = int_param(req, "offset", 0, 0, None)
-        rows = self._store.find_packs(
+        rows = self._log.find(
             key.account_id,
             order_id=req.get_param("orderId"),
             request_id=req.get_param("requestId"),

@@ -21,7 +21,7 @@ from typing import Any
 
 from cartonize.errors import TooManyRequests
 from cartonize.models import PackRequest, PackResponse
-from cartonize.store import ApiKey, Clock, PackRecord, Store, utc_now
+from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, utc_now
 
 __all__ = [
     "RESPONSE_VOLATILE_FIELDS",
@@ -292,6 +292,26 @@ class PackLog:
         if found is not None and found.created_at < self.clock() - self.retention:
             return None
         return found
+
+    def find(
+        self,
+        account_id: int,
+        *,
+        order_id: str | None,
+        request_id: str | None,
+        limit: int,
+        offset: int,
+    ) -> list[PackSummary]:
+        """The account's packs matching the given identifiers, newest first; like `get`,
+        packs past the retention are hidden even before a write prunes them."""
+        return self.store.find_packs(
+            account_id,
+            order_id=order_id,
+            request_id=request_id,
+            limit=limit,
+            offset=offset,
+            created_since=self.clock() - self.retention,
+        )
 
     def flush(self) -> None:
         """Write every queued pack in one transaction; on failure they stay queued."""

@@ -587,13 +587,18 @@ class Store:
         request_id: str | None,
         limit: int,
         offset: int,
+        created_since: datetime | None = None,
     ) -> list[PackSummary]:
-        """The account's packs matching the given identifiers, newest first."""
+        """The account's packs matching the given identifiers (and made at or after
+        `created_since`, when given), newest first."""
         query = (
             "SELECT pack_uuid, created_at, order_id, request_id, key_stem FROM packs "
             "WHERE account_id = ?"
         )
         params: list[object] = [account_id]
+        if created_since is not None:
+            query += " AND created_at >= ?"
+            params.append(_to_db(created_since))
         for column, value in (("order_id", order_id), ("request_id", request_id)):
             if value is not None:
                 query += f" AND {column} = ?"

@@ -302,6 +302,20 @@ def test_retention_removes_old_packs_on_write(store: Store, clock: Clock) -> Non
     assert c.simulate_get(f"/packs/{recent}").status_code == 200
 
 
+def test_pack_search_hides_expired_packs_before_they_are_pruned(store: Store, clock: Clock) -> None:
+    key = keyed(store)
+    auth = {"Authorization": f"apikey {key}"}
+    c = client(store, clock, retention_days=30)
+    old = post(c, SMALL_PACK, key=key).json["packUuid"]
+    clock.now += timedelta(days=29)
+    recent = post(c, SMALL_PACK, key=key).json["packUuid"]
+    clock.now += timedelta(days=2)  # no pack written since, so nothing pruned the old one
+    listed = c.simulate_get("/packs", params={"orderId": "S-1"}, headers=auth).json["packs"]
+    assert [p["packUuid"] for p in listed] == [recent]
+    assert_error(c.simulate_get(f"/packs/{old}", headers=auth), 404)
+    assert store.get_pack(old) is not None  # hidden, as GET /packs/{packUuid} hides it
+
+
 def test_pack_search_by_order_and_request_id_is_paged(store: Store, clock: Clock) -> None:
     key, stranger = keyed(store), keyed(store, "OTHER")
     c = client(store, clock)
