@@ -6,9 +6,11 @@ or what was asked before lives here, so the CLI and tests can still call `pack()
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+import os
 import re
 import secrets
 import threading
@@ -241,6 +243,11 @@ class PackLog:
     Otherwise a background thread writes the batch every `flush_interval` seconds, so a pack
     reaches the file at most about that long after its response; `get` waits that long once
     before it reports a pack that another worker may still hold as unknown.
+
+    A search (`find`) cannot tell what is missing, so each worker marks, per account, when
+    it last queued one of its packs: a file per worker whose modification time is that
+    moment. A search writes this worker's own queued packs of the account at once and waits
+    for another worker's only while its mark is younger than one flush interval.
     """
 
     store: Store
@@ -258,6 +265,8 @@ class PackLog:
     _wake: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _last_prune: datetime | None = None
+    #: Accounts this worker marked as having queued packs: the mark's path and time.
+    _marks: dict[int, tuple[Path, float]] = field(default_factory=dict)
 
     def add(self, record: PackRecord) -> None:
         """Queue `record` for the store (or write it now when not batching)."""
@@ -275,6 +284,8 @@ class PackLog:
                 self._thread.start()
         if self.flush_interval <= 0:
             self.flush()
+        elif record.account_id is not None:
+            self._mark_queued(record.account_id)
 
     def get(self, pack_uuid: str) -> PackRecord | None:
         """The pack with this uuid: queued here, stored, or flushed by another worker soon."""
@@ -303,7 +314,10 @@ class PackLog:
         offset: int,
     ) -> list[PackSummary]:
         """The account's packs matching the given identifiers, newest first; like `get`,
-        packs past the retention are hidden even before a write prunes them."""
+        packs past the retention are hidden even before a write prunes them, and packs
+        made before the search but still queued in a worker are found."""
+        if self.flush_interval > 0:
+            self._await_queued(account_id)
         return self.store.find_packs(
             account_id,
             order_id=order_id,
@@ -340,6 +354,49 @@ class PackLog:
             pending = bool(self._pending)
         if pending:
             self.flush()
+        for mark, _ in self._marks.values():
+            mark.unlink(missing_ok=True)
+
+    def _mark_queued(self, account_id: int) -> None:
+        # Named by process and instance: gunicorn forks one app into several workers, and
+        # tests run several apps in one process.
+        folder = self.store.queued_packs_marks(account_id)
+        mark = folder / f"{os.getpid()}-{id(self):x}"
+        now = time.time_ns()
+        try:
+            try:
+                os.utime(mark, ns=(now, now))
+            except FileNotFoundError:
+                folder.mkdir(parents=True, exist_ok=True)
+                mark.touch()
+                os.utime(mark, ns=(now, now))
+        except OSError:
+            # Without the mark a search elsewhere may miss this pack for one flush interval.
+            logger.warning("cannot mark queued packs in %s", folder, exc_info=True)
+            return
+        self._marks[account_id] = (mark, now / 1e9)
+
+    def _await_queued(self, account_id: int) -> None:
+        """Write this worker's queued packs of the account; wait (at most one flush
+        interval and a margin) for those another worker queued moments ago."""
+        wait = self.flush_interval + 0.1
+        mine, marked = self._marks.get(account_id, (None, 0.0))
+        if time.time() - marked < wait:
+            # Also waits for a flush under way, whose batch may hold the account's packs.
+            self.flush()
+        latest = 0.0
+        try:
+            with os.scandir(self.store.queued_packs_marks(account_id)) as marks:
+                for mark in marks:
+                    if mine is not None and mark.name == mine.name:
+                        continue
+                    with contextlib.suppress(FileNotFoundError):  # a worker that exited
+                        latest = max(latest, mark.stat().st_mtime_ns / 1e9)
+        except FileNotFoundError:
+            return
+        delay = min(latest + wait - time.time(), wait)
+        if delay > 0:
+            time.sleep(delay)
 
     def _run(self) -> None:
         while not self._wake.wait(self.flush_interval):

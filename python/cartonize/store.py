@@ -537,6 +537,11 @@ class Store:
         """A file touched whenever keys change, so other processes can drop cached keys."""
         return self.data_dir / "keys.changed"
 
+    def queued_packs_marks(self, account_id: int) -> Path:
+        """The folder where each worker marks when it last queued a pack of the account
+        (see `cartonize.service.PackLog`)."""
+        return self.data_dir / "packs.queued" / str(account_id)
+
     # ------------------------------------------------------------------ packs
 
     def save_packs(self, records: Sequence[PackRecord], prune_before: datetime | None) -> None:

@@ -316,6 +316,30 @@ def test_pack_search_hides_expired_packs_before_they_are_pruned(store: Store, cl
     assert store.get_pack(old) is not None  # hidden, as GET /packs/{packUuid} hides it
 
 
+def _found(c: testing.TestClient, key: str, order_id: str) -> list[str]:
+    auth = {"Authorization": f"apikey {key}"}
+    result = c.simulate_get("/packs", params={"orderId": order_id}, headers=auth)
+    return [p["packUuid"] for p in result.json["packs"]]
+
+
+def test_pack_search_writes_the_workers_own_queue_without_waiting(store: Store) -> None:
+    # Two apps on one store stand for two gunicorn workers, each writing every 5 s.
+    key, stranger = keyed(store), keyed(store, "OTHER")
+    a, b = (client(store, pack_flush_seconds=5.0) for _ in range(2))
+    made = post(a, SMALL_PACK, key=key).json["packUuid"]
+    started = datetime.now(UTC)
+    assert _found(a, key, "S-1") == [made]
+    assert _found(b, stranger, "S-1") == []  # another account's fresh pack: no wait
+    assert datetime.now(UTC) - started < timedelta(seconds=2)
+
+
+def test_pack_search_finds_a_pack_still_queued_in_another_worker(store: Store) -> None:
+    key = keyed(store)
+    a, b = (client(store, pack_flush_seconds=0.3) for _ in range(2))
+    made = post(b, SMALL_PACK, key=key).json["packUuid"]
+    assert _found(a, key, "S-1") == [made]
+
+
 def test_pack_search_by_order_and_request_id_is_paged(store: Store, clock: Clock) -> None:
     key, stranger = keyed(store), keyed(store, "OTHER")
     c = client(store, clock)
