@@ -281,6 +281,10 @@ class HealthResource:
         resp.content_type = falcon.MEDIA_JSON
         resp.text = '{"status":"ok"}'
 
+    def on_head(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """As GET without the body (Falcon drops it): health checkers often send HEAD."""
+        self.on_get(req, resp)
+
 
 class ReadyResource:
     """`GET /readyz`: the store opens and the engine is loaded."""

@@ -373,6 +373,13 @@ def test_health_and_readiness(store: Store) -> None:
     assert ready.status_code == 200 and ready.json["status"] == "ready"
 
 
+def test_health_answers_head_like_get_without_a_body(store: Store) -> None:
+    c = client(store)
+    get, head = c.simulate_get("/healthz"), c.simulate_head("/healthz")
+    assert (head.status_code, head.text) == (200, "")
+    assert head.headers["content-length"] == get.headers["content-length"] != "0"
+
+
 def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
