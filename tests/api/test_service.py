@@ -380,6 +380,15 @@ def test_health_answers_head_like_get_without_a_body(store: Store) -> None:
     assert head.headers["content-length"] == get.headers["content-length"] != "0"
 
 
+@pytest.mark.parametrize(("path", "allow"), [("/", "POST"), ("/healthz", "GET, HEAD")])
+def test_options_answers_no_content_with_the_allowed_methods(
+    store: Store, path: str, allow: str
+) -> None:
+    answer = client(store).simulate_options(path)
+    assert (answer.status_code, answer.text, answer.headers["allow"]) == (204, "", allow)
+    assert "content-type" not in answer.headers and "content-length" not in answer.headers
+
+
 def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
