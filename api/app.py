@@ -47,6 +47,7 @@ from api.connections import (
 from api.console import add_console
 from api.library import LibraryCsvResource, LibraryItemResource, LibraryListResource
 from api.openapi import DocsResource, OpenApiResource
+from api.options_answer import OptionsAnswer
 from api.resources import (
     HealthResource,
     Limits,
@@ -152,7 +153,7 @@ def create_app(
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
     app.add_route("/", PackResource(service, keys, limiter, limits, store))
-    app.add_route("/packs", PackListResource(store, keys))
+    app.add_route("/packs", PackListResource(log, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
     app.add_route("/docs", DocsResource(limits))
@@ -176,6 +177,7 @@ def create_app(
     )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)
+    app.add_middleware(OptionsAnswer())
     if config.pack_flush_seconds > 0:
         # Queued packs are written when the worker exits (gunicorn ends workers by SystemExit).
         atexit.register(log.close)

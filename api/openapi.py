@@ -149,7 +149,10 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             "/": {"post": pack},
             "/packs": {"get": search},
             "/packs/{packUuid}": {"get": fetch},
-            "/healthz": {"get": _operation("The process is up", _ok("Up", None), [500])},
+            "/healthz": {
+                "get": _operation("The process is up", _ok("Up", None), [500]),
+                "head": _operation("As GET, without a body", {"description": "Up"}, []),
+            },
             "/readyz": {
                 "get": _operation(
                     "The store opens and the engine is loaded", _ok("Ready", None), [500, 503]

@@ -224,8 +224,8 @@ class StoredPackResource:
 class PackListResource:
     """`GET /packs?orderId=&requestId=&limit=&offset=`: the caller's account's packs."""
 
-    def __init__(self, store: Store, keys: KeyRing) -> None:
-        self._store = store
+    def __init__(self, log: PackLog, keys: KeyRing) -> None:
+        self._log = log
         self._keys = keys
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -235,7 +235,7 @@ class PackListResource:
             raise Unauthorized(details="searching packs needs an API key")
         limit = int_param(req, "limit", 20, 1, MAX_PAGE_SIZE)
         offset = int_param(req, "offset", 0, 0, None)
-        rows = self._store.find_packs(
+        rows = self._log.find(
             key.account_id,
             order_id=req.get_param("orderId"),
             request_id=req.get_param("requestId"),
@@ -281,6 +281,10 @@ class HealthResource:
         """Always 200 while the worker runs."""
         resp.content_type = falcon.MEDIA_JSON
         resp.text = '{"status":"ok"}'
+
+    def on_head(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """As GET without the body (Falcon drops it): health checkers often send HEAD."""
+        self.on_get(req, resp)
 
 
 class ReadyResource:

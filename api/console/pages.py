@@ -307,7 +307,7 @@ class OverviewPage:
     def on_get(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Show the overview."""
         session = self._c.session(req, plan_id)
-        packs = self._c.store.find_packs(
+        packs = self._c.log.find(
             session.account_id, order_id=None, request_id=None, limit=10, offset=0
         )
         self._c.render(

@@ -1173,7 +1173,11 @@ class PackRequest(RequestModel):
             if key not in RULE_OPTION_KEYS[rule.operation]
         ]
         if not self.order_id and not self.request_id:
-            warnings.append("no orderId or requestId given; add one to find this pack later")
+            # True for keyless callers too: searching packs needs a key, the uuid does not.
+            warnings.append(
+                "no orderId or requestId given; with an API key, packs can be found later "
+                "by orderId or requestId (GET /packs), any pack by its packUuid"
+            )
         return warnings
 
 

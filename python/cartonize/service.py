@@ -6,9 +6,11 @@ or what was asked before lives here, so the CLI and tests can still call `pack()
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+import os
 import re
 import secrets
 import threading
@@ -21,7 +23,7 @@ from typing import Any
 
 from cartonize.errors import TooManyRequests
 from cartonize.models import PackRequest, PackResponse
-from cartonize.store import ApiKey, Clock, PackRecord, Store, utc_now
+from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, utc_now
 
 __all__ = [
     "RESPONSE_VOLATILE_FIELDS",
@@ -156,8 +158,11 @@ class RateLimiter:
 
     Within a day an address's set of requests only grows, so two answers can be cached in
     the process without asking the store again: a request already admitted is admitted
-    again, and an address once at its limit stays there. Store work for keyless traffic is
-    then bounded by the limit per address and day, however many repeats are sent.
+    again, and an address once at its limit stays there. An address at its limit has a set
+    that can no longer change, so the worker then reads the whole set once: a repeat of a
+    request another worker admitted (or this one before a restart) is still a repeat. Store
+    work for keyless traffic is then bounded by the limit per address and day, however
+    many repeats are sent.
     """
 
     def __init__(
@@ -188,14 +193,21 @@ class RateLimiter:
             if (address, request_fingerprint) in self._admitted:
                 return
             exhausted = address in self._exhausted
-        if not exhausted and self._store.admit_unique(
-            f"addr:{address}", request_fingerprint, now.date(), self.anonymous_daily_unique
-        ):
+        scope = f"addr:{address}"
+        if not exhausted:
+            if self._store.admit_unique(
+                scope, request_fingerprint, now.date(), self.anonymous_daily_unique
+            ):
+                with self._lock:
+                    self._admitted.add((address, request_fingerprint))
+                return
+            # Refused, so no worker can add to the address's requests today: its admitted
+            # ones are all there is to repeat.
+            seen = self._store.unique_requests(scope, now.date())
             with self._lock:
-                self._admitted.add((address, request_fingerprint))
-            return
-        with self._lock:
-            self._exhausted.add(address)
+                if self._day == now.date():
+                    self._admitted.update((address, fp) for fp in seen)
+                    self._exhausted.add(address)
         midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), now.tzinfo)
         raise TooManyRequests(
             details=(
@@ -231,6 +243,11 @@ class PackLog:
     Otherwise a background thread writes the batch every `flush_interval` seconds, so a pack
     reaches the file at most about that long after its response; `get` waits that long once
     before it reports a pack that another worker may still hold as unknown.
+
+    A search (`find`) cannot tell what is missing, so each worker marks, per account, when
+    it last queued one of its packs: a file per worker whose modification time is that
+    moment. A search writes this worker's own queued packs of the account at once and waits
+    for another worker's only while its mark is younger than one flush interval.
     """
 
     store: Store
@@ -248,6 +265,8 @@ class PackLog:
     _wake: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _last_prune: datetime | None = None
+    #: Accounts this worker marked as having queued packs: the mark's path and time.
+    _marks: dict[int, tuple[Path, float]] = field(default_factory=dict)
 
     def add(self, record: PackRecord) -> None:
         """Queue `record` for the store (or write it now when not batching)."""
@@ -265,6 +284,8 @@ class PackLog:
                 self._thread.start()
         if self.flush_interval <= 0:
             self.flush()
+        elif record.account_id is not None:
+            self._mark_queued(record.account_id)
 
     def get(self, pack_uuid: str) -> PackRecord | None:
         """The pack with this uuid: queued here, stored, or flushed by another worker soon."""
@@ -282,6 +303,29 @@ class PackLog:
         if found is not None and found.created_at < self.clock() - self.retention:
             return None
         return found
+
+    def find(
+        self,
+        account_id: int,
+        *,
+        order_id: str | None,
+        request_id: str | None,
+        limit: int,
+        offset: int,
+    ) -> list[PackSummary]:
+        """The account's packs matching the given identifiers, newest first; like `get`,
+        packs past the retention are hidden even before a write prunes them, and packs
+        made before the search but still queued in a worker are found."""
+        if self.flush_interval > 0:
+            self._await_queued(account_id)
+        return self.store.find_packs(
+            account_id,
+            order_id=order_id,
+            request_id=request_id,
+            limit=limit,
+            offset=offset,
+            created_since=self.clock() - self.retention,
+        )
 
     def flush(self) -> None:
         """Write every queued pack in one transaction; on failure they stay queued."""
@@ -310,6 +354,49 @@ class PackLog:
             pending = bool(self._pending)
         if pending:
             self.flush()
+        for mark, _ in self._marks.values():
+            mark.unlink(missing_ok=True)
+
+    def _mark_queued(self, account_id: int) -> None:
+        # Named by process and instance: gunicorn forks one app into several workers, and
+        # tests run several apps in one process.
+        folder = self.store.queued_packs_marks(account_id)
+        mark = folder / f"{os.getpid()}-{id(self):x}"
+        now = time.time_ns()
+        try:
+            try:
+                os.utime(mark, ns=(now, now))
+            except FileNotFoundError:
+                folder.mkdir(parents=True, exist_ok=True)
+                mark.touch()
+                os.utime(mark, ns=(now, now))
+        except OSError:
+            # Without the mark a search elsewhere may miss this pack for one flush interval.
+            logger.warning("cannot mark queued packs in %s", folder, exc_info=True)
+            return
+        self._marks[account_id] = (mark, now / 1e9)
+
+    def _await_queued(self, account_id: int) -> None:
+        """Write this worker's queued packs of the account; wait (at most one flush
+        interval and a margin) for those another worker queued moments ago."""
+        wait = self.flush_interval + 0.1
+        mine, marked = self._marks.get(account_id, (None, 0.0))
+        if time.time() - marked < wait:
+            # Also waits for a flush under way, whose batch may hold the account's packs.
+            self.flush()
+        latest = 0.0
+        try:
+            with os.scandir(self.store.queued_packs_marks(account_id)) as marks:
+                for mark in marks:
+                    if mine is not None and mark.name == mine.name:
+                        continue
+                    with contextlib.suppress(FileNotFoundError):  # a worker that exited
+                        latest = max(latest, mark.stat().st_mtime_ns / 1e9)
+        except FileNotFoundError:
+            return
+        delay = min(latest + wait - time.time(), wait)
+        if delay > 0:
+            time.sleep(delay)
 
     def _run(self) -> None:
         while not self._wake.wait(self.flush_interval):

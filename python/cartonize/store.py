@@ -537,6 +537,11 @@ class Store:
         """A file touched whenever keys change, so other processes can drop cached keys."""
         return self.data_dir / "keys.changed"
 
+    def queued_packs_marks(self, account_id: int) -> Path:
+        """The folder where each worker marks when it last queued a pack of the account
+        (see `cartonize.service.PackLog`)."""
+        return self.data_dir / "packs.queued" / str(account_id)
+
     # ------------------------------------------------------------------ packs
 
     def save_packs(self, records: Sequence[PackRecord], prune_before: datetime | None) -> None:
@@ -587,13 +592,18 @@ class Store:
         request_id: str | None,
         limit: int,
         offset: int,
+        created_since: datetime | None = None,
     ) -> list[PackSummary]:
-        """The account's packs matching the given identifiers, newest first."""
+        """The account's packs matching the given identifiers (and made at or after
+        `created_since`, when given), newest first."""
         query = (
             "SELECT pack_uuid, created_at, order_id, request_id, key_stem FROM packs "
             "WHERE account_id = ?"
         )
         params: list[object] = [account_id]
+        if created_since is not None:
+            query += " AND created_at >= ?"
+            params.append(_to_db(created_since))
         for column, value in (("order_id", order_id), ("request_id", request_id)):
             if value is not None:
                 query += f" AND {column} = ?"
@@ -628,6 +638,15 @@ class Store:
             return True
 
         return self.transaction(admit)
+
+    def unique_requests(self, scope: str, day: date) -> frozenset[str]:
+        """The fingerprints `admit_unique` recorded for `scope` on `day`."""
+        rows = self.transaction(
+            lambda con: con.execute(
+                "SELECT fingerprint FROM daily_requests WHERE scope = ? AND day = ?", [scope, day]
+            ).fetchall()
+        )
+        return frozenset(str(row[0]) for row in rows)
 
     def admit_window(self, scope: str, window_start: datetime, limit: int) -> bool:
         """Count a request in the fixed window starting at `window_start`; False past `limit`."""

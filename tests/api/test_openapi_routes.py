@@ -123,6 +123,7 @@ def test_real_answers_of_every_operation_match_the_document(plan: Plan) -> None:
     call("GET", "/packs/{packUuid}", f"/packs/{packed['packUuid']}", 200, **key)
     call("GET", "/packs/{packUuid}", "/packs/" + "0" * 128, 404, **key)
     call("GET", "/healthz", "/healthz", 200)
+    call("HEAD", "/healthz", "/healthz", 200)
     call("GET", "/readyz", "/readyz", 200)
 
     # Connections.

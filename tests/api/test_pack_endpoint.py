@@ -226,3 +226,11 @@ def test_request_warnings_reach_the_response(store: Store) -> None:
     warnings = result.json["warnings"]
     assert "unknown field 'itemz' ignored" in warnings
     assert any("itemOrientationSearchDepth 9" in warning for warning in warnings)
+
+
+def test_the_no_ids_warning_holds_for_a_keyless_caller(store: Store) -> None:
+    # A keyless pack cannot be searched for by orderId (GET /packs needs a key).
+    body = {k: v for k, v in BASIC_PACK.items() if k != "orderId"}
+    result = post(testing.TestClient(create_app(store=store)), json.dumps(body).encode())
+    (warning,) = [w for w in result.json["warnings"] if "no orderId or requestId" in w]
+    assert "with an API key" in warning and "packUuid" in warning

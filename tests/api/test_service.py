@@ -310,6 +310,44 @@ def test_retention_removes_old_packs_on_write(store: Store, clock: Clock) -> Non
     assert c.simulate_get(f"/packs/{recent}").status_code == 200
 
 
+def test_pack_search_hides_expired_packs_before_they_are_pruned(store: Store, clock: Clock) -> None:
+    key = keyed(store)
+    auth = {"Authorization": f"apikey {key}"}
+    c = client(store, clock, retention_days=30)
+    old = post(c, SMALL_PACK, key=key).json["packUuid"]
+    clock.now += timedelta(days=29)
+    recent = post(c, SMALL_PACK, key=key).json["packUuid"]
+    clock.now += timedelta(days=2)  # no pack written since, so nothing pruned the old one
+    listed = c.simulate_get("/packs", params={"orderId": "S-1"}, headers=auth).json["packs"]
+    assert [p["packUuid"] for p in listed] == [recent]
+    assert_error(c.simulate_get(f"/packs/{old}", headers=auth), 404)
+    assert store.get_pack(old) is not None  # hidden, as GET /packs/{packUuid} hides it
+
+
+def _found(c: testing.TestClient, key: str, order_id: str) -> list[str]:
+    auth = {"Authorization": f"apikey {key}"}
+    result = c.simulate_get("/packs", params={"orderId": order_id}, headers=auth)
+    return [p["packUuid"] for p in result.json["packs"]]
+
+
+def test_pack_search_writes_the_workers_own_queue_without_waiting(store: Store) -> None:
+    # Two apps on one store stand for two gunicorn workers, each writing every 5 s.
+    key, stranger = keyed(store), keyed(store, "OTHER")
+    a, b = (client(store, pack_flush_seconds=5.0) for _ in range(2))
+    made = post(a, SMALL_PACK, key=key).json["packUuid"]
+    started = datetime.now(UTC)
+    assert _found(a, key, "S-1") == [made]
+    assert _found(b, stranger, "S-1") == []  # another account's fresh pack: no wait
+    assert datetime.now(UTC) - started < timedelta(seconds=2)
+
+
+def test_pack_search_finds_a_pack_still_queued_in_another_worker(store: Store) -> None:
+    key = keyed(store)
+    a, b = (client(store, pack_flush_seconds=0.3) for _ in range(2))
+    made = post(b, SMALL_PACK, key=key).json["packUuid"]
+    assert _found(a, key, "S-1") == [made]
+
+
 def test_pack_search_by_order_and_request_id_is_paged(store: Store, clock: Clock) -> None:
     key, stranger = keyed(store), keyed(store, "OTHER")
     c = client(store, clock)
@@ -341,6 +379,22 @@ def test_health_and_readiness(store: Store) -> None:
     assert c.simulate_get("/healthz").json == {"status": "ok"}
     ready = c.simulate_get("/readyz")
     assert ready.status_code == 200 and ready.json["status"] == "ready"
+
+
+def test_health_answers_head_like_get_without_a_body(store: Store) -> None:
+    c = client(store)
+    get, head = c.simulate_get("/healthz"), c.simulate_head("/healthz")
+    assert (head.status_code, head.text) == (200, "")
+    assert head.headers["content-length"] == get.headers["content-length"] != "0"
+
+
+@pytest.mark.parametrize(("path", "allow"), [("/", "POST"), ("/healthz", "GET, HEAD")])
+def test_options_answers_no_content_with_the_allowed_methods(
+    store: Store, path: str, allow: str
+) -> None:
+    answer = client(store).simulate_options(path)
+    assert (answer.status_code, answer.text, answer.headers["allow"]) == (204, "", allow)
+    assert "content-type" not in answer.headers and "content-length" not in answer.headers
 
 
 def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
@@ -488,6 +542,10 @@ class CountingStore(Store):
         self.admissions += 1
         return super().admit_unique(scope, fingerprint, day, limit)
 
+    def unique_requests(self, scope: str, day: Any) -> frozenset[str]:
+        self.admissions += 1
+        return super().unique_requests(scope, day)
+
 
 def test_repeats_and_exhausted_addresses_skip_the_store(tmp_path: Any, clock: Clock) -> None:
     store = CountingStore(tmp_path / "data")
@@ -498,10 +556,29 @@ def test_repeats_and_exhausted_addresses_skip_the_store(tmp_path: Any, clock: Cl
     assert post(c, {**SMALL_PACK, "orderId": "2"}).status_code == 200
     for n in range(5):
         assert post(c, {**SMALL_PACK, "orderId": f"new-{n}"}).status_code == 429
-    assert store.admissions == 3  # the first refusal asks the store; later ones do not
+    assert store.admissions == 4  # the first refusal asks the store twice; later ones do not
     clock.now += timedelta(days=1)
     assert post(c, {**SMALL_PACK, "orderId": "new-0"}).status_code == 200
-    assert store.admissions == 4
+    assert store.admissions == 5
+
+
+def test_repeats_are_admitted_by_every_worker_once_the_limit_is_reached(
+    tmp_path: Any, clock: Clock
+) -> None:
+    # Two apps on one store: two gunicorn workers, or one worker before and after a restart.
+    store = CountingStore(tmp_path / "data")
+    a, b = (client(store, clock, anonymous_daily_limit=3) for _ in range(2))
+    admitted = [{**SMALL_PACK, "orderId": f"ok-{n}"} for n in range(3)]
+    assert [post(a, body).status_code for body in admitted] == [200, 200, 200]
+    assert post(b, {**SMALL_PACK, "orderId": "new-0"}).status_code == 429
+    assert post(a, {**SMALL_PACK, "orderId": "new-1"}).status_code == 429
+    before = store.admissions
+    for _ in range(2):
+        for c in (a, b):
+            assert [post(c, body).status_code for body in admitted] == [200, 200, 200]
+            assert post(c, {**SMALL_PACK, "orderId": "new-2"}).status_code == 429
+    assert store.admissions == before  # known repeats and refusals stay off the store
+    assert post(b, admitted[0], addr="10.0.0.2").status_code == 200  # another address
 
 
 def test_malformed_pack_uuid_is_404_without_waiting_for_a_flush(store: Store) -> None:
