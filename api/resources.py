@@ -35,6 +35,8 @@ __all__ = [
     "authenticate",
     "decode_body",
     "int_param",
+    "read_body",
+    "read_limited",
 ]
 
 MAX_PAGE_SIZE = 100
@@ -300,13 +302,31 @@ class ReadyResource:
 CONTROL_BODY_BYTES = 1024 * 1024
 
 
+def read_limited(req: falcon.Request, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of the request body: a longer answer means it is too long.
+
+    Without a Content-Length (`Transfer-Encoding: chunked`) Falcon's bounded stream is empty,
+    so the body is read from the server's stream, which gunicorn de-chunks and ends
+    (`wsgi.input_terminated`); a chunked body a server cannot end is refused with 411."""
+    if req.content_length is not None:
+        body: bytes = req.bounded_stream.read(limit + 1)
+        return body
+    if req.env.get("wsgi.input_terminated"):
+        body = req.stream.read(limit + 1)
+        return body
+    if req.get_header("Transfer-Encoding"):
+        raise falcon.HTTPLengthRequired(
+            description="this server cannot read a chunked body; send a Content-Length"
+        )
+    return b""
+
+
 def read_body(req: falcon.Request, limit: int) -> bytes:
     """The request body, or 413 when it is longer than `limit` bytes."""
     too_large = PayloadTooLarge(details=f"the request body limit is {limit} bytes")
     if req.content_length is not None and req.content_length > limit:
         raise too_large
-    # Read one byte past the limit: a chunked body has no Content-Length to trust.
-    body: bytes = req.bounded_stream.read(limit + 1)
+    body = read_limited(req, limit)
     if len(body) > limit:
         raise too_large
     return body
