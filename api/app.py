@@ -173,6 +173,7 @@ def create_app(
         clock=clock,
         secure_cookies=config.secure_cookies,
         webhook_wait=config.webhook_wait,
+        max_body_bytes=config.max_body_bytes,
     )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)

@@ -51,6 +51,7 @@ def add_console(
     clock: Clock,
     secure_cookies: bool,
     webhook_wait: float,
+    max_body_bytes: int,
 ) -> Console:
     """Add the console's routes, static files and page error handlers to `app`."""
     signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
@@ -62,6 +63,7 @@ def add_console(
         signer=signer,
         clock=clock,
         secure_cookies=secure_cookies,
+        max_body_bytes=max_body_bytes,
     )
     app.add_static_route("/console-static", str(STATIC))
     app.add_route("/sign-in", SignInPage(console))
