@@ -151,7 +151,8 @@ def create_app(
     limits = Limits(max_body_bytes=config.max_body_bytes, max_items=config.max_items)
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
-    app.add_route("/", PackResource(service, keys, limiter, limits, store))
+    packer = PackResource(service, keys, limiter, limits, store)
+    app.add_route("/", packer)
     app.add_route("/packs", PackListResource(store, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
@@ -165,7 +166,7 @@ def create_app(
     add_console(
         app,
         store=store,
-        service=service,
+        packer=packer,
         log=log,
         keys=keys,
         box=box,
@@ -173,7 +174,6 @@ def create_app(
         clock=clock,
         secure_cookies=config.secure_cookies,
         webhook_wait=config.webhook_wait,
-        max_body_bytes=config.max_body_bytes,
     )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)

@@ -18,15 +18,14 @@ from urllib.parse import quote
 
 import falcon
 import jinja2
-from cartonize.errors import CartonizeError, PayloadTooLarge
-from cartonize.models import PackResponse, validate_request
-from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService
+from cartonize.errors import CartonizeError, PayloadTooLarge, TooManyRequests
+from cartonize.models import PackResponse
+from cartonize.service import KeyRing, PackLog
 from cartonize.store import ApiKey, Clock, Store, utc_now
-from cartonize.sync.library import needs_library, resolve_library
 from cartonize.sync.resources import library_resource, list_resources
 
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, Session, SessionSigner
-from api.resources import CONTROL_BODY_BYTES, decode_body, read_body
+from api.resources import CONTROL_BODY_BYTES, PackResource, read_body
 
 __all__ = ["Console", "ConsoleRedirect", "PageError"]
 
@@ -91,16 +90,13 @@ class Console:
     """What every page needs: the store, the pack service, sessions and templates."""
 
     store: Store
-    service: PackService
+    #: The pack endpoint: the playground packs through its checks and limits.
+    packer: PackResource
     log: PackLog
     keys: KeyRing
     signer: SessionSigner
     clock: Clock = utc_now
     secure_cookies: bool = False
-    #: The pack endpoint's body limit (`CARTONIZE_MAX_BODY_BYTES`); the playground's form
-    #: carries a request that size, up to three times longer once percent-encoded, and a
-    #: few short fields.
-    max_body_bytes: int = 10 * 1024 * 1024
 
     def now(self) -> float:
         """The app clock's time as a POSIX timestamp (session expiry)."""
@@ -356,20 +352,21 @@ class PlaygroundPage:
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Pack the posted request under the session's key and show the result."""
         session = self._c.session(req, plan_id)
-        fields = self._c.checked_form(req, session, 3 * self._c.max_body_bytes + CONTROL_BODY_BYTES)
+        # The request may be as long as the endpoint's body limit, and three times that
+        # once percent-encoded; the other fields are short.
+        form_limit = 3 * self._c.packer.max_body_bytes + CONTROL_BODY_BYTES
+        fields = self._c.checked_form(req, session, form_limit)
         text = fields.get("request", "")
         order = fields.get("orderId", "").strip()
         if fields.get("action") == "pack-order" and order:
             text = json.dumps(self._order_request(session, order), indent=2)
         try:
-            data = decode_body(text.encode())
-            if isinstance(data, dict) and needs_library(data):
-                data = resolve_library(data, session.account_id, self._c.store)
-            request = validate_request(data)
-            request.key = None
+            # The endpoint's own checks: body size, item limit, the key's rate limit.
             key: ApiKey = req.context.api_key
-            response, _ = self._c.service.pack(request, key, CanonicalRequest.of(request))
+            response, _ = self._c.packer.pack(req, text.encode(), session_key=key)
         except CartonizeError as error:
+            if isinstance(error, TooManyRequests):
+                resp.set_header("Retry-After", str(error.retry_after))
             problem = {"message": error.message, "details": error.details or ""}
             self._show(resp, session, text, None, problem, status=error.status)
             return

@@ -209,3 +209,29 @@ def test_form_bodies_are_bounded_before_they_are_parsed(
     request = json.dumps({**REQUEST, "orderId": '"' * 300})
     playground = {"request": request, "csrf_token": csrf}
     assert browser.post(f"/plans/{plan}/console/playground", playground).status_code == 200
+
+
+def test_the_playground_goes_through_the_pack_endpoints_checks(
+    store: Store, account: tuple[str, str]
+) -> None:
+    # The playground packed and stored what POST / refuses: 14,400 units past the item
+    # limit, packs past CARTONIZE_KEY_RATE_LIMIT. It now packs through POST /'s checks.
+    plan, key = account
+    browser = Browser(store, max_items=5, key_rate_limit=1, max_body_bytes=2000)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
+
+    def play(request: dict[str, Any]) -> Any:
+        form = {"request": json.dumps(request), "csrf_token": csrf}
+        return browser.post(f"/plans/{plan}/console/playground", form)
+
+    many = {**REQUEST, "itemSets": [{**REQUEST["itemSets"][0], "quantity": 6}]}
+    too_many = play(many)
+    assert too_many.status_code == 422 and "exceed the limit of 5 items" in too_many.text
+    too_long = play({**REQUEST, "requestId": "r" * 2000})
+    assert too_long.status_code == 413 and "2000 bytes" in too_long.text
+    assert play(REQUEST).status_code == 200
+    limited = play(REQUEST)
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    packs = store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)
+    assert len(packs) == 1
