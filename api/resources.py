@@ -2,7 +2,7 @@
 
 Order of checks on `POST /`: body size (413), JSON and fields (400, 422), key (401), item
 count (422), rate limits (429), then the pack. A request that fails early is not counted
-against the caller's daily limit.
+against the caller's limits, nor is one that the pack refuses (4xx other than 429).
 """
 
 from __future__ import annotations
@@ -149,11 +149,9 @@ class PackResource:
                 )
             )
         canonical = CanonicalRequest.of(request)
-        if key is None:
-            self._limiter.admit_anonymous(req.remote_addr, canonical.fingerprint)
-        else:
-            self._limiter.admit_key(key)
-        return self._service.pack(request, key, canonical)
+        with self._limiter.admitted(req.remote_addr, canonical.fingerprint, key):
+            packed = self._service.pack(request, key, canonical)
+        return packed
 
     def _from_library(
         self, req: falcon.Request, data: dict[str, Any], store: Store, session_key: ApiKey | None

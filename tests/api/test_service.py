@@ -212,6 +212,28 @@ def test_per_key_rate_limit(store: Store, clock: Clock) -> None:
     assert post(c, SMALL_PACK, key=key).status_code == 200
 
 
+def test_requests_refused_inside_pack_do_not_count(store: Store, clock: Clock) -> None:
+    # Field-validation 422s were not counted, but 422s of checks inside pack() (generator
+    # options) were: ten of them used up an address's day, and its first valid request got
+    # 429. Any refusal but 429 now hands its admission back, keyed or not.
+    key = keyed(store)
+    c = client(store, clock, anonymous_daily_limit=2, key_rate_limit=1)
+    bad_generator = {
+        "itemSets": SMALL_PACK["itemSets"],
+        "boxTypeGenerators": [{"operation": "cartesian", "options": {}}],
+    }
+    for n in range(3):
+        assert_error(post(c, {**bad_generator, "requestId": f"G-{n}"}), 422)
+        assert_error(post(c, {**bad_generator, "requestId": f"G-{n}"}, key=key), 422)
+    assert post(c, SMALL_PACK, key=key).status_code == 200
+    assert_error(post(c, SMALL_PACK, key=key), 429)
+    assert [post(c, {**SMALL_PACK, "orderId": f"O-{n}"}).status_code for n in range(3)] == [
+        200,
+        200,
+        429,
+    ]
+
+
 # --------------------------------------------------------------------------- 500
 
 
