@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import cartonize
 import pytest
 from cartonize.models import PackRequest, PackResponse
 from cartonize.service import request_fingerprint
@@ -429,6 +430,16 @@ def _undocumented(document: Wire) -> list[str]:
             seen.add(name)
             walk(schemas[name], name)
     return sorted(found)
+
+
+def test_openapi_carries_the_interface_version_and_packs_the_engines(store: Store) -> None:
+    # info.version was the package's (0.1.0); the spec: "The interface description carries
+    # version 1.9.2". The engine's version stays in each pack response.
+    c = client(store)
+    document = c.simulate_get("/openapi.json").json
+    assert document["info"]["version"] == "1.9.2"
+    assert "<h1>cartonize service 1.9.2</h1>" in c.simulate_get("/docs").text
+    assert post(c, SMALL_PACK).json["version"] == cartonize.__version__ != "1.9.2"
 
 
 def test_openapi_describes_every_schema_field(store: Store) -> None:
