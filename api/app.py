@@ -1,4 +1,5 @@
-"""Falcon WSGI app of the pack service; every error leaves in the spec's error shape.
+"""Falcon WSGI app of the pack service; every error it answers leaves in the spec's error
+shape (requests gunicorn refuses before calling the app do not: docs/operations.md).
 
 `create_app()` only wires injected parts; `get_app()` reads configuration from the
 environment for gunicorn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,3 +97,34 @@ def test_chunked_bodies_are_read_and_bounded_under_gunicorn() -> None:
                 timeout=30.0,
             )
             assert (write.status_code, write.json()["inserted"]) == (200, 1), write.text
+
+
+def raw_exchange(url: str, request: bytes) -> tuple[bytes, bytes]:
+    """Send `request` as is; the status line and the Content-Type line of the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head = answer.partition(b"\r\n\r\n")[0].split(b"\r\n")
+    return head[0], next(line for line in head if line.lower().startswith(b"content-type"))
+
+
+def test_gunicorn_answers_requests_it_cannot_parse_itself_in_html() -> None:
+    # The documented exception to the error shape (docs/operations.md, "Errors gunicorn
+    # answers"): these never reach the app. If gunicorn ever passes them on, or the limits
+    # change, this fails and the documentation must change with it.
+    cases = [
+        (b"GET /packs?orderId=" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", b"414"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", b"400"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", b"431"),
+    ]
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        api_on_loopback(Path(scratch) / "data", Path(scratch) / "log", workers=1) as url,
+    ):
+        for request, status in cases:
+            status_line, content_type = raw_exchange(url, request)
+            assert status_line.split()[1] == status, status_line
+            assert content_type.endswith(b"text/html"), content_type
