@@ -1,4 +1,5 @@
-"""Falcon WSGI app of the pack service; every error leaves in the spec's error shape.
+"""Falcon WSGI app of the pack service; every error it answers leaves in the spec's error
+shape (requests gunicorn refuses before calling the app do not: docs/operations.md).
 
 `create_app()` only wires injected parts; `get_app()` reads configuration from the
 environment for gunicorn:
@@ -152,7 +153,8 @@ def create_app(
     limits = Limits(max_body_bytes=config.max_body_bytes, max_items=config.max_items)
 
     app = falcon.App(middleware=[AccessLog(access_log or logging.getLogger(ACCESS_LOGGER))])
-    app.add_route("/", PackResource(service, keys, limiter, limits, store))
+    packer = PackResource(service, keys, limiter, limits, store)
+    app.add_route("/", packer)
     app.add_route("/packs", PackListResource(log, keys))
     app.add_route("/packs/{pack_uuid}", StoredPackResource(log, keys))
     app.add_route("/openapi.json", OpenApiResource(limits))
@@ -166,7 +168,7 @@ def create_app(
     add_console(
         app,
         store=store,
-        service=service,
+        packer=packer,
         log=log,
         keys=keys,
         box=box,

@@ -24,9 +24,13 @@ from api.field_docs import FIELD_DOCS, SCHEMA_SECTIONS
 from api.openapi_sync import SECURITY_SCHEMES, SYNC_MODELS, connection_changes, sync_paths
 from api.resources import Limits, StoredPack, StoredPackList
 
-__all__ = ["DocsResource", "OpenApiResource", "openapi_document"]
+__all__ = ["INTERFACE_VERSION", "DocsResource", "OpenApiResource", "openapi_document"]
 
 _REF = "#/components/schemas/{model}"
+
+#: Version of the interface the document describes (service spec, "Versioning"). It is not
+#: the engine's version, which every pack response carries in `version`.
+INTERFACE_VERSION = "1.9.2"
 
 _ERRORS = {
     400: "Malformed request: not JSON, not an object, or a bad query parameter",
@@ -136,13 +140,15 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {
             "title": "cartonize service",
-            "version": cartonize.__version__,
+            "version": INTERFACE_VERSION,
             "description": (
                 "Cartonization: which boxes to use, and where every item goes; a resource "
                 "library of items, cartons and orders, kept in step with other systems by "
                 "sync connections. Not described here: the browser console (sign in at "
                 "/sign-in; pages under /plans/{plan_id}/console/), which drives these same "
-                "operations."
+                "operations. The version above is the interface's; the engine's is in each "
+                "pack response's `version` (this server: "
+                f"{cartonize.__version__})."
             ),
         },
         "paths": {

@@ -2,7 +2,7 @@
 
 Order of checks on `POST /`: body size (413), JSON and fields (400, 422), key (401), item
 count (422), rate limits (429), then the pack. A request that fails early is not counted
-against the caller's daily limit.
+against the caller's limits, nor is one that the pack refuses (4xx other than 429).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import cartonize
 import falcon
 from cartonize import jsontext
 from cartonize.errors import BadRequest, InvalidRequest, NotFound, PayloadTooLarge, Unauthorized
-from cartonize.models import PackRequest, ResponseModel, validate_request
+from cartonize.models import PackRequest, PackResponse, ResponseModel, validate_request
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService, RateLimiter
 from cartonize.store import ApiKey, Store
 from cartonize.sync.library import needs_account, needs_library, resolve_library
@@ -33,8 +33,11 @@ __all__ = [
     "StoredPackResource",
     "StoredPackSummary",
     "authenticate",
+    "body_too_large",
     "decode_body",
     "int_param",
+    "read_body",
+    "read_limited",
 ]
 
 MAX_PAGE_SIZE = 100
@@ -111,16 +114,33 @@ class PackResource:
         self._limiter = limiter
         self._limits = limits
 
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest pack request body, in bytes."""
+        return self._limits.max_body_bytes
+
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Pack the request body; an empty body packs nothing."""
-        data = decode_body(self._read_body(req))
+        _, resp.text = self.pack(req, read_body(req, self._limits.max_body_bytes))
+        resp.content_type = falcon.MEDIA_JSON
+
+    def pack(
+        self, req: falcon.Request, raw: bytes, session_key: ApiKey | None = None
+    ) -> tuple[PackResponse, str]:
+        """Every check of `POST /` on the request `raw`, in order, then the pack: the
+        endpoint's path, and the console playground's with its session's key as
+        `session_key` (which stands for the caller's key, so headers and body keys are
+        ignored). Returns the response and its JSON text."""
+        if len(raw) > self._limits.max_body_bytes:
+            raise body_too_large(self._limits.max_body_bytes)
+        data = decode_body(raw)
         if self._store is not None and isinstance(data, dict) and needs_library(data):
-            data = self._from_library(req, data, self._store)
+            data = self._from_library(req, data, self._store, session_key)
         request = validate_request(data)
         # The body key leaves the request before anything else can see, log or store it.
         body_key = request.key.get_secret_value() if request.key is not None else None
         request.key = None
-        key = authenticate(req, self._keys, body_key)
+        key = session_key or authenticate(req, self._keys, body_key)
         units = item_count(request)
         if units > self._limits.max_items:
             raise InvalidRequest(
@@ -130,19 +150,16 @@ class PackResource:
                 )
             )
         canonical = CanonicalRequest.of(request)
-        if key is None:
-            self._limiter.admit_anonymous(req.remote_addr, canonical.fingerprint)
-        else:
-            self._limiter.admit_key(key)
-        _, resp.text = self._service.pack(request, key, canonical)
-        resp.content_type = falcon.MEDIA_JSON
+        with self._limiter.admitted(req.remote_addr, canonical.fingerprint, key):
+            packed = self._service.pack(request, key, canonical)
+        return packed
 
     def _from_library(
-        self, req: falcon.Request, data: dict[str, Any], store: Store
+        self, req: falcon.Request, data: dict[str, Any], store: Store, session_key: ApiKey | None
     ) -> dict[str, Any]:
         # The library belongs to an account, so the key is needed before validation.
         body_key = data.get("key") if isinstance(data.get("key"), str) else None
-        key = authenticate(req, self._keys, body_key)
+        key = session_key or authenticate(req, self._keys, body_key)
         if key is None and not needs_account(data):
             return data  # an orderId without a key only labels the request
         if key is None:
@@ -153,9 +170,6 @@ class PackResource:
                 )
             )
         return resolve_library(data, key.account_id, store)
-
-    def _read_body(self, req: falcon.Request) -> bytes:
-        return read_body(req, self._limits.max_body_bytes)
 
 
 class StoredPackSummary(ResponseModel):
@@ -305,13 +319,36 @@ class ReadyResource:
 CONTROL_BODY_BYTES = 1024 * 1024
 
 
+def read_limited(req: falcon.Request, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of the request body: a longer answer means it is too long.
+
+    Without a Content-Length (`Transfer-Encoding: chunked`) Falcon's bounded stream is empty,
+    so the body is read from the server's stream, which gunicorn de-chunks and ends
+    (`wsgi.input_terminated`); a chunked body a server cannot end is refused with 411."""
+    if req.content_length is not None:
+        body: bytes = req.bounded_stream.read(limit + 1)
+        return body
+    if req.env.get("wsgi.input_terminated"):
+        body = req.stream.read(limit + 1)
+        return body
+    if req.get_header("Transfer-Encoding"):
+        raise falcon.HTTPLengthRequired(
+            description="this server cannot read a chunked body; send a Content-Length"
+        )
+    return b""
+
+
+def body_too_large(limit: int) -> PayloadTooLarge:
+    """The 413 of a body longer than `limit` bytes."""
+    return PayloadTooLarge(details=f"the request body limit is {limit} bytes")
+
+
 def read_body(req: falcon.Request, limit: int) -> bytes:
     """The request body, or 413 when it is longer than `limit` bytes."""
-    too_large = PayloadTooLarge(details=f"the request body limit is {limit} bytes")
+    too_large = body_too_large(limit)
     if req.content_length is not None and req.content_length > limit:
         raise too_large
-    # Read one byte past the limit: a chunked body has no Content-Length to trust.
-    body: bytes = req.bounded_stream.read(limit + 1)
+    body = read_limited(req, limit)
     if len(body) > limit:
         raise too_large
     return body

@@ -34,6 +34,8 @@ from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import Conversions, map_records
 from cartonize.sync.writes import WriteMode, WriteResult, log_result, none_usable, write_batch
 
+from api.resources import read_limited
+
 if TYPE_CHECKING:
     from pipelines.runs import PullRuns
 
@@ -117,7 +119,7 @@ class SyncRestResource:
         connection = self._gate.connection(req, resp, public_api_id)
         if connection is None:
             return
-        raw = req.bounded_stream.read(self._max_body_bytes + 1)
+        raw = read_limited(req, self._max_body_bytes)
         if len(raw) > self._max_body_bytes:
             _answer(resp, 413, {"error": "Payload too large"})
             return

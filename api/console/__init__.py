@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import falcon
-from cartonize.service import KeyRing, PackLog, PackService
+from cartonize.service import KeyRing, PackLog
 from cartonize.store import Clock, Store
 from cartonize.sync.crypto import SecretBox
 
@@ -32,6 +32,7 @@ from api.console.sync_pages import (
     RunStatusJson,
     TriggerWebhookAction,
 )
+from api.resources import PackResource
 from api.sync import LazyPullRuns
 
 __all__ = ["Console", "add_console"]
@@ -43,7 +44,7 @@ def add_console(
     app: falcon.App[falcon.Request, falcon.Response],
     *,
     store: Store,
-    service: PackService,
+    packer: PackResource,
     log: PackLog,
     keys: KeyRing,
     box: SecretBox,
@@ -56,7 +57,7 @@ def add_console(
     signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
     console = Console(
         store=store,
-        service=service,
+        packer=packer,
         log=log,
         keys=keys,
         signer=signer,

@@ -18,15 +18,14 @@ from urllib.parse import quote
 
 import falcon
 import jinja2
-from cartonize.errors import CartonizeError
-from cartonize.models import PackResponse, validate_request
-from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService
+from cartonize.errors import CartonizeError, PayloadTooLarge, TooManyRequests
+from cartonize.models import PackResponse
+from cartonize.service import KeyRing, PackLog
 from cartonize.store import ApiKey, Clock, Store, utc_now
-from cartonize.sync.library import needs_library, resolve_library
 from cartonize.sync.resources import library_resource, list_resources
 
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, Session, SessionSigner
-from api.resources import decode_body
+from api.resources import CONTROL_BODY_BYTES, PackResource, read_body
 
 __all__ = ["Console", "ConsoleRedirect", "PageError"]
 
@@ -91,7 +90,8 @@ class Console:
     """What every page needs: the store, the pack service, sessions and templates."""
 
     store: Store
-    service: PackService
+    #: The pack endpoint: the playground packs through its checks and limits.
+    packer: PackResource
     log: PackLog
     keys: KeyRing
     signer: SessionSigner
@@ -158,16 +158,35 @@ class Console:
             None,
         )
 
-    def form(self, req: falcon.Request) -> dict[str, str]:
-        """The posted form fields (urlencoded or multipart text fields)."""
-        media = req.get_media(default_when_empty={})
-        if not isinstance(media, dict):
-            raise PageError(400, "Bad request", "Send the form as a form.")
-        return {str(k): v if isinstance(v, str) else str(v) for k, v in media.items()}
+    def form(self, req: falcon.Request, limit: int = CONTROL_BODY_BYTES) -> dict[str, str]:
+        """The posted urlencoded form fields; 413 when the body is longer than `limit`.
 
-    def checked_form(self, req: falcon.Request, session: Session) -> dict[str, str]:
+        The body is read (at most `limit` + 1 bytes) before it is parsed: `/sign-in` is
+        open to anyone, and Falcon's form handler reads a body of any size."""
+        try:
+            raw = read_body(req, limit)
+        except PayloadTooLarge:
+            raise PageError(
+                413, "Form too large", f"The form's limit is {limit:,} bytes."
+            ) from None
+        if not raw:
+            return {}
+        if req.content_type is None or not req.content_type.lower().startswith(
+            falcon.MEDIA_URLENCODED
+        ):
+            raise PageError(400, "Bad request", "Send the form as a form.")
+        try:
+            fields = falcon.uri.parse_query_string(raw.decode("ascii"), keep_blank=True)
+        except UnicodeDecodeError:
+            raise PageError(400, "Bad request", "Send the form as a form.") from None
+        # A repeated field is a list: only the first value counts.
+        return {str(k): v if isinstance(v, str) else str(v[0]) for k, v in fields.items()}
+
+    def checked_form(
+        self, req: falcon.Request, session: Session, limit: int = CONTROL_BODY_BYTES
+    ) -> dict[str, str]:
         """The posted form after its CSRF token was checked."""
-        fields = self.form(req)
+        fields = self.form(req, limit)
         if not self.signer.check_csrf(session, fields.get("csrf_token")):
             raise PageError(
                 403, "Form expired", "The form's security token did not match; reload the page."
@@ -333,20 +352,21 @@ class PlaygroundPage:
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Pack the posted request under the session's key and show the result."""
         session = self._c.session(req, plan_id)
-        fields = self._c.checked_form(req, session)
+        # The request may be as long as the endpoint's body limit, and three times that
+        # once percent-encoded; the other fields are short.
+        form_limit = 3 * self._c.packer.max_body_bytes + CONTROL_BODY_BYTES
+        fields = self._c.checked_form(req, session, form_limit)
         text = fields.get("request", "")
         order = fields.get("orderId", "").strip()
         if fields.get("action") == "pack-order" and order:
             text = json.dumps(self._order_request(session, order), indent=2)
         try:
-            data = decode_body(text.encode())
-            if isinstance(data, dict) and needs_library(data):
-                data = resolve_library(data, session.account_id, self._c.store)
-            request = validate_request(data)
-            request.key = None
+            # The endpoint's own checks: body size, item limit, the key's rate limit.
             key: ApiKey = req.context.api_key
-            response, _ = self._c.service.pack(request, key, CanonicalRequest.of(request))
+            response, _ = self._c.packer.pack(req, text.encode(), session_key=key)
         except CartonizeError as error:
+            if isinstance(error, TooManyRequests):
+                resp.set_header("Retry-After", str(error.retry_after))
             problem = {"message": error.message, "details": error.details or ""}
             self._show(resp, session, text, None, problem, status=error.status)
             return

@@ -15,13 +15,14 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cartonize.errors import TooManyRequests
+from cartonize.errors import CartonizeError, TooManyRequests
 from cartonize.models import PackRequest, PackResponse
 from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, utc_now
 
@@ -217,19 +218,50 @@ class RateLimiter:
             retry_after=max(1, int((midnight - now).total_seconds() + 0.999)),
         )
 
-    def admit_key(self, key: ApiKey) -> None:
-        """Count a keyed request; raise TooManyRequests past the per-minute limit (0: none)."""
+    def admit_key(self, key: ApiKey) -> datetime | None:
+        """Count a keyed request; raise TooManyRequests past the per-minute limit (0: none).
+        Returns the start of the window it was counted in (None: not counted)."""
         limit = self.key_requests_per_minute
         if limit <= 0:
-            return
+            return None
         now = self._clock()
         window = now.replace(second=0, microsecond=0)
         if self._store.admit_window(f"key:{key.stem}", window, limit):
-            return
+            return window
         raise TooManyRequests(
             details=f"this key is limited to {limit} requests per minute",
             retry_after=max(1, int((window + timedelta(minutes=1) - now).total_seconds() + 0.999)),
         )
+
+    @contextmanager
+    def admitted(self, address: str, fingerprint: str, key: ApiKey | None) -> Iterator[None]:
+        """Admit a request (keyless: by address and fingerprint; keyed: by key) for the
+        work in the block. A refusal of the request raised there (4xx other than 429, e.g.
+        a check inside `pack()`) hands its admission back: refused requests do not count,
+        wherever their check lives."""
+        day = self._clock().date()
+        window = None
+        if key is None:
+            self.admit_anonymous(address, fingerprint)
+        else:
+            window = self.admit_key(key)
+        try:
+            yield
+        except CartonizeError as error:
+            if 400 <= error.status < 500 and not isinstance(error, TooManyRequests):
+                if key is None:
+                    self._release_anonymous(address, fingerprint, day)
+                elif window is not None:
+                    self._store.release_window(f"key:{key.stem}", window)
+            raise
+
+    def _release_anonymous(self, address: str, fingerprint: str, day: date) -> None:
+        # Checks depend on the request alone, so a refused fingerprint never also succeeded:
+        # forgetting it cannot free a slot that a packed request took.
+        self._store.release_unique(f"addr:{address}", fingerprint, day)
+        with self._lock:
+            self._admitted.discard((address, fingerprint))
+            self._exhausted.discard(address)
 
 
 # --------------------------------------------------------------------------- pack log

@@ -669,6 +669,25 @@ class Store:
 
         return self.transaction(admit)
 
+    def release_unique(self, scope: str, fingerprint: str, day: date) -> None:
+        """Forget a request `admit_unique` recorded (it was refused after all)."""
+        self.transaction(
+            lambda con: con.execute(
+                "DELETE FROM daily_requests WHERE scope = ? AND day = ? AND fingerprint = ?",
+                [scope, day, fingerprint],
+            )
+        )
+
+    def release_window(self, scope: str, window_start: datetime) -> None:
+        """Take back one request `admit_window` counted in the window (it was refused)."""
+        self.transaction(
+            lambda con: con.execute(
+                "UPDATE request_windows SET hits = hits - 1 "
+                "WHERE scope = ? AND window_start = ? AND hits > 0",
+                [scope, _to_db(window_start)],
+            )
+        )
+
 
 _KEY_SELECT = (
     "SELECT k.stem, k.account_id, a.name, k.name, k.created_at, k.revoked_at "

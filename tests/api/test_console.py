@@ -199,3 +199,54 @@ def test_next_never_leaves_the_site(store: Store, account: tuple[str, str]) -> N
         "/sign-in", {"sign_in_token": token, "api_key": key, "next": "https://evil.example/"}
     )
     assert result.headers["location"].startswith("/plans/")
+
+
+def test_form_bodies_are_bounded_before_they_are_parsed(
+    store: Store, account: tuple[str, str]
+) -> None:
+    # Falcon's form handler read /sign-in's body whole, whatever its size, without a key:
+    # 200 MB raised a worker's memory by 800 MB. Every console form now reads at most
+    # 1 MiB (the playground: its request's limit, percent-encoded) and answers 413 past it.
+    plan, key = account
+    browser = Browser(store, max_body_bytes=1000)
+    huge = {"sign_in_token": "x", "api_key": "a" * (1 << 20)}
+    refused = browser.post("/sign-in", huge)
+    assert (refused.status_code, "text/html" in refused.headers["content-type"]) == (413, True)
+    assert "1,048,576 bytes" in refused.text
+    store.set_connections_enabled("ACME", True)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/").text, "csrf_token")
+    form = {"csrf_token": csrf, "name": "n" * (3 * 1000 + (1 << 20))}
+    for path in ("/plans/{plan}/console/connections/new", "/plans/{plan}/console/playground"):
+        assert browser.post(path.format(plan=plan), form).status_code == 413
+    assert browser.post("/sign-out", form).status_code == 413
+    # Within its limit the playground still takes a request three times its size encoded.
+    request = json.dumps({**REQUEST, "orderId": '"' * 300})
+    playground = {"request": request, "csrf_token": csrf}
+    assert browser.post(f"/plans/{plan}/console/playground", playground).status_code == 200
+
+
+def test_the_playground_goes_through_the_pack_endpoints_checks(
+    store: Store, account: tuple[str, str]
+) -> None:
+    # The playground packed and stored what POST / refuses: 14,400 units past the item
+    # limit, packs past CARTONIZE_KEY_RATE_LIMIT. It now packs through POST /'s checks.
+    plan, key = account
+    browser = Browser(store, max_items=5, key_rate_limit=1, max_body_bytes=2000)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
+
+    def play(request: dict[str, Any]) -> Any:
+        form = {"request": json.dumps(request), "csrf_token": csrf}
+        return browser.post(f"/plans/{plan}/console/playground", form)
+
+    many = {**REQUEST, "itemSets": [{**REQUEST["itemSets"][0], "quantity": 6}]}
+    too_many = play(many)
+    assert too_many.status_code == 422 and "exceed the limit of 5 items" in too_many.text
+    too_long = play({**REQUEST, "requestId": "r" * 2000})
+    assert too_long.status_code == 413 and "2000 bytes" in too_long.text
+    assert play(REQUEST).status_code == 200
+    limited = play(REQUEST)
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    packs = store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)
+    assert len(packs) == 1

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 from cartonize.serve import api_on_loopback
+from cartonize.store import Store
+
+from tests.api.library_setup import ITEM_MAP, item
 
 PACK = {
     "orderId": "G-1",
     "itemSets": [{"refId": 0, "dimensions": {"x": 2, "y": 3, "z": 4}, "weight": 1, "quantity": 6}],
     "boxTypes": [{"name": "M", "dimensions": {"x": 6, "y": 6, "z": 8}, "weightMax": 50}],
 }
+CONNECTION = {"name": "feed", "resourceType": "items", "schemaMap": ITEM_MAP}
 
 
 def test_pack_under_gunicorn() -> None:
@@ -49,3 +55,76 @@ def test_pack_under_gunicorn() -> None:
             ("POST", 400),
             ("GET", 200),
         }
+
+
+def chunks(body: bytes) -> Iterator[bytes]:
+    """`body` in two pieces: httpx sends a generator with `Transfer-Encoding: chunked`."""
+    yield body[:50]
+    yield body[50:]
+
+
+def test_chunked_bodies_are_read_and_bounded_under_gunicorn() -> None:
+    # Falcon's bounded stream is empty without a Content-Length: a chunked pack came back 200
+    # as an empty pack, a chunked control body was a no-op, a chunked sync write a 400.
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Store(Path(scratch) / "data")
+        store.migrate()
+        plan_id = store.create_account("ACME", "premium").plan_id
+        store.set_connections_enabled("ACME", True)
+        auth = {"Authorization": f"apikey {store.create_key('ACME', 'test')[1]}"}
+        env = {"CARTONIZE_MAX_BODY_BYTES": "4096"}
+        with api_on_loopback(store.data_dir, Path(scratch) / "log", workers=1, env=env) as url:
+            body = json.dumps({**PACK, "orderId": "CHUNKED"}).encode()
+            packed = httpx.post(url + "/", content=chunks(body), headers=auth, timeout=30.0)
+            assert packed.status_code == 200, packed.text
+            assert (packed.json()["lenItems"], packed.json()["orderId"]) == (6, "CHUNKED")
+
+            big = body + b" " * 4096
+            refused = httpx.post(url + "/", content=chunks(big), headers=auth, timeout=30.0)
+            assert (refused.status_code, refused.json()["code"]) == (413, 413)
+
+            made = httpx.post(
+                f"{url}/plans/{plan_id}/connections",
+                content=chunks(json.dumps(CONNECTION).encode()),
+                headers=auth,
+                timeout=30.0,
+            )
+            assert made.status_code == 201, made.text
+            write = httpx.post(
+                f"{url}/sync-api/{made.json()['publicApiId']}/rest",
+                content=chunks(json.dumps({"payload": [item("A")]}).encode()),
+                headers={"X-Service-API-Secret": made.json()["apiSecret"]},
+                timeout=30.0,
+            )
+            assert (write.status_code, write.json()["inserted"]) == (200, 1), write.text
+
+
+def raw_exchange(url: str, request: bytes) -> tuple[bytes, bytes]:
+    """Send `request` as is; the status line and the Content-Type line of the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head = answer.partition(b"\r\n\r\n")[0].split(b"\r\n")
+    return head[0], next(line for line in head if line.lower().startswith(b"content-type"))
+
+
+def test_gunicorn_answers_requests_it_cannot_parse_itself_in_html() -> None:
+    # The documented exception to the error shape (docs/operations.md, "Errors gunicorn
+    # answers"): these never reach the app. If gunicorn ever passes them on, or the limits
+    # change, this fails and the documentation must change with it.
+    cases = [
+        (b"GET /packs?orderId=" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", b"414"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", b"400"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", b"431"),
+    ]
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        api_on_loopback(Path(scratch) / "data", Path(scratch) / "log", workers=1) as url,
+    ):
+        for request, status in cases:
+            status_line, content_type = raw_exchange(url, request)
+            assert status_line.split()[1] == status, status_line
+            assert content_type.endswith(b"text/html"), content_type

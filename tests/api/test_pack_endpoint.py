@@ -7,13 +7,15 @@ import logging
 from collections import Counter
 from typing import Any
 
+import falcon
 import pytest
-from cartonize.errors import InvalidRequest
+from cartonize.errors import InvalidRequest, PayloadTooLarge
 from cartonize.models import PackRequest, PackResponse
 from cartonize.store import Store
 from falcon import testing
 
 from api.app import AppConfig, create_app
+from api.resources import json_body, read_body
 
 Wire = dict[str, Any]
 
@@ -176,6 +178,36 @@ def test_body_above_limit_is_413(store: Store) -> None:
         "payload too large",
     )
     assert "64 bytes" in body["details"]
+
+
+def chunked_request(body: bytes, *, terminated: bool = True) -> falcon.Request:
+    """A request as a WSGI server passes a chunked body: no Content-Length, the body in
+    `wsgi.input`, which gunicorn de-chunks and ends (`wsgi.input_terminated`)."""
+    env = testing.create_environ(
+        method="POST", path="/", body=body, headers={"Transfer-Encoding": "chunked"}
+    )
+    env.pop("CONTENT_LENGTH", None)
+    env["wsgi.input_terminated"] = terminated
+    return falcon.Request(env)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [(b"", b""), (b"{}", b"{}"), (b"x" * 64, b"x" * 64), (b"x" * 65, 413), (b"x" * 10_000, 413)],
+)
+def test_chunked_bodies_are_read_up_to_the_limit(body: bytes, expected: bytes | int) -> None:
+    # `bounded_stream` is empty without a Content-Length: chunked bodies were read as empty.
+    if isinstance(expected, int):
+        with pytest.raises(PayloadTooLarge):
+            read_body(chunked_request(body), 64)
+    else:
+        assert read_body(chunked_request(body), 64) == expected
+        assert json_body(chunked_request(b'{"a": 1}')) == {"a": 1}
+
+
+def test_a_chunked_body_the_server_cannot_end_is_411() -> None:
+    with pytest.raises(falcon.HTTPLengthRequired):
+        read_body(chunked_request(b"{}", terminated=False), 64)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import cartonize
 import pytest
 from cartonize.models import PackRequest, PackResponse
 from cartonize.service import request_fingerprint
@@ -218,6 +219,28 @@ def test_per_key_rate_limit(store: Store, clock: Clock) -> None:
     assert [post(c, SMALL_PACK, key=key).status_code for _ in range(3)] == [200, 200, 429]
     clock.now += timedelta(minutes=1)
     assert post(c, SMALL_PACK, key=key).status_code == 200
+
+
+def test_requests_refused_inside_pack_do_not_count(store: Store, clock: Clock) -> None:
+    # Field-validation 422s were not counted, but 422s of checks inside pack() (generator
+    # options) were: ten of them used up an address's day, and its first valid request got
+    # 429. Any refusal but 429 now hands its admission back, keyed or not.
+    key = keyed(store)
+    c = client(store, clock, anonymous_daily_limit=2, key_rate_limit=1)
+    bad_generator = {
+        "itemSets": SMALL_PACK["itemSets"],
+        "boxTypeGenerators": [{"operation": "cartesian", "options": {}}],
+    }
+    for n in range(3):
+        assert_error(post(c, {**bad_generator, "requestId": f"G-{n}"}), 422)
+        assert_error(post(c, {**bad_generator, "requestId": f"G-{n}"}, key=key), 422)
+    assert post(c, SMALL_PACK, key=key).status_code == 200
+    assert_error(post(c, SMALL_PACK, key=key), 429)
+    assert [post(c, {**SMALL_PACK, "orderId": f"O-{n}"}).status_code for n in range(3)] == [
+        200,
+        200,
+        429,
+    ]
 
 
 # --------------------------------------------------------------------------- 500
@@ -469,6 +492,16 @@ def _undocumented(document: Wire) -> list[str]:
             seen.add(name)
             walk(schemas[name], name)
     return sorted(found)
+
+
+def test_openapi_carries_the_interface_version_and_packs_the_engines(store: Store) -> None:
+    # info.version was the package's (0.1.0); the spec: "The interface description carries
+    # version 1.9.2". The engine's version stays in each pack response.
+    c = client(store)
+    document = c.simulate_get("/openapi.json").json
+    assert document["info"]["version"] == "1.9.2"
+    assert "<h1>cartonize service 1.9.2</h1>" in c.simulate_get("/docs").text
+    assert post(c, SMALL_PACK).json["version"] == cartonize.__version__ != "1.9.2"
 
 
 def test_openapi_describes_every_schema_field(store: Store) -> None:
