@@ -956,9 +956,8 @@ mod tests {
         assert!(fill.try_add(0, 0, &kinds) && !fill.try_add(1, 0, &kinds));
     }
 
-    #[test]
-    fn excluded_kinds_never_share_a_box() {
-        let bk = crate::testkit::cube_box(10.0);
+    /// `n` kinds of one 1-cube each, with `exclusions` applied.
+    fn unit_cubes(n: usize, exclusions: &crate::model::Exclusions) -> Vec<Kind> {
         let unit = |_| {
             Kind::new(&ItemKindInput {
                 dimensions: [1.0, 1.0, 1.0],
@@ -967,12 +966,19 @@ mod tests {
                 free_axes: None,
             })
         };
-        let mut kinds: Vec<Kind> = (0..3).map(unit).collect();
+        let mut kinds: Vec<Kind> = (0..n).map(unit).collect();
+        crate::kinds::apply_exclusions(&mut kinds, exclusions);
+        kinds
+    }
+
+    #[test]
+    fn excluded_kinds_never_share_a_box() {
+        let bk = crate::testkit::cube_box(10.0);
         let exclusions = crate::model::Exclusions {
             kind_pairs: vec![[0, 1]],
             ..Default::default()
         };
-        crate::kinds::apply_exclusions(&mut kinds, &exclusions);
+        let kinds = unit_cubes(3, &exclusions);
         let mut fill = BoxFill::new(&bk, rule());
         assert!(fill.try_add(0, 1, &kinds));
         assert!(
@@ -991,20 +997,11 @@ mod tests {
         // Sequences 1, 2, 4 and 9 within a distance of 2: ranks 0..3 reaching
         // 1 (from 1 to 2), 2 (2 to 4), 2 and 3. Kind 4 has no number.
         let bk = crate::testkit::cube_box(10.0);
-        let unit = |_| {
-            Kind::new(&ItemKindInput {
-                dimensions: [1.0, 1.0, 1.0],
-                weight: 0.0,
-                quantity: 1,
-                free_axes: None,
-            })
-        };
-        let mut kinds: Vec<Kind> = (0..5).map(unit).collect();
         let exclusions = crate::model::Exclusions {
             sequence_windows: vec![[0, 0, 1], [1, 1, 2], [2, 2, 2], [3, 3, 3]],
             ..Default::default()
         };
-        crate::kinds::apply_exclusions(&mut kinds, &exclusions);
+        let kinds = unit_cubes(5, &exclusions);
         let shares = |a: usize, b: usize| kinds[a].may_share_with(b, &kinds[b]);
         assert!(shares(0, 1) && shares(1, 0) && shares(1, 2) && shares(2, 1));
         assert!(!shares(0, 2) && !shares(2, 0) && !shares(2, 3) && !shares(3, 0));

@@ -74,18 +74,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         // the corner-point packing wins when it is strictly better.
         let mut cornered = input.clone();
         cornered.options.corners = true;
-        if let Some(t) = input.options.timeout {
-            cornered.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
-        }
-        match pack_box_types(&cornered, Instant::now(), &deadline) {
-            Ok(out) => {
-                if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
-                    best = out;
-                }
-            }
-            Err(CoreError::Timeout { .. }) => mark_timed_out(&mut best, &input.options),
-            Err(other) => return Err(other),
-        }
+        keep_better(&mut best, cornered, input, started, &deadline)?;
     }
     if input.options.lookahead > 0 && !best.timed_out {
         // Looking ahead judges a box by the cost per unit of the boxes that
@@ -94,18 +83,7 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
         // packed 4 for 1450). The answer without it wins when strictly better.
         let mut plain = input.clone();
         plain.options.lookahead = 0;
-        if let Some(t) = input.options.timeout {
-            plain.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
-        }
-        match pack_box_types(&plain, Instant::now(), &deadline) {
-            Ok(out) => {
-                if subsets::compare_outputs(&out, &best, input.options.goal) == Ordering::Less {
-                    best = out;
-                }
-            }
-            Err(CoreError::Timeout { .. }) => mark_timed_out(&mut best, &input.options),
-            Err(other) => return Err(other),
-        }
+        keep_better(&mut best, plain, input, started, &deadline)?;
     }
     for keep in &input.box_type_subsets {
         if best.timed_out {
@@ -137,6 +115,34 @@ pub fn pack(input: &PackInput) -> Result<PackOutput, CoreError> {
     }
     best.pack_time = started.elapsed().as_secs_f64();
     Ok(best)
+}
+
+/// Packs `other` (`input` with one option changed) in what is left of the
+/// request's time and keeps it in `best` when strictly better; running out
+/// of time marks `best` as cut short.
+fn keep_better(
+    best: &mut PackOutput,
+    mut other: PackInput,
+    input: &PackInput,
+    started: Instant,
+    deadline: &Deadline,
+) -> Result<(), CoreError> {
+    if let Some(t) = input.options.timeout {
+        other.options.timeout = Some((t - started.elapsed().as_secs_f64()).max(0.0));
+    }
+    match pack_box_types(&other, Instant::now(), deadline) {
+        Ok(out) => {
+            if subsets::compare_outputs(&out, best, input.options.goal) == Ordering::Less {
+                *best = out;
+            }
+            Ok(())
+        }
+        Err(CoreError::Timeout { .. }) => {
+            mark_timed_out(best, &input.options);
+            Ok(())
+        }
+        Err(other) => Err(other),
+    }
 }
 
 /// Records that the timeout cut the search short, with the warning, once.

@@ -1244,31 +1244,42 @@ mod tests {
         assert_eq!(first_box(ChoiceStyle::Estimated, 1.0), Some((1, 3)));
     }
 
+    /// Random case `case`: 1-5 kinds of 1-4 units, `types` box types priced,
+    /// volume-costed or rated at random, a goal, and the units in kind order.
+    fn random_case(
+        rng: &mut crate::improve::Rng,
+        case: usize,
+        types: usize,
+    ) -> (Vec<Kind>, Vec<BoxKind>, Goal, Vec<UnitRef>) {
+        use crate::testkit::{random_box_type, random_kind};
+        let quantity = |i: usize| 1 + (case + i) as u32 % 4;
+        let kinds: Vec<Kind> = (0..1 + case % 5)
+            .map(|i| random_kind(rng, i, quantity(i), 9.0))
+            .collect();
+        let boxes: Vec<BoxKind> = (0..types)
+            .map(|i| random_box_type(rng, case, i, 16.0))
+            .collect();
+        let goal = if case % 3 == 0 {
+            Goal::MostItems
+        } else {
+            Goal::LowestCost
+        };
+        let order: Vec<UnitRef> = (0..kinds.len())
+            .flat_map(|kind| (0..quantity(kind)).map(move |unit| UnitRef { kind, unit }))
+            .collect();
+        (kinds, boxes, goal, order)
+    }
+
     #[test]
     fn only_the_best_candidates_look_ahead() {
         // Random catalogues under lookahead 1: with at most
         // LOOKAHEAD_CANDIDATES trials the choice is the one every trial
         // looking ahead makes; with more, only the best that many by the
         // ranking without lookahead may win, and that changes some choices.
-        use crate::testkit::{random_box_type, random_kind};
         let mut rng = crate::improve::Rng::new(11);
         let (mut small, mut changed) = (0, 0);
         for case in 0..120 {
-            let quantity = |i: usize| 1 + (case + i) as u32 % 4;
-            let kinds: Vec<Kind> = (0..1 + case % 5)
-                .map(|i| random_kind(&mut rng, i, quantity(i), 9.0))
-                .collect();
-            let boxes: Vec<BoxKind> = (0..4 + case % 37)
-                .map(|i| random_box_type(&mut rng, case, i, 16.0))
-                .collect();
-            let goal = if case % 3 == 0 {
-                Goal::MostItems
-            } else {
-                Goal::LowestCost
-            };
-            let order: Vec<UnitRef> = (0..kinds.len())
-                .flat_map(|kind| (0..quantity(kind)).map(move |unit| UnitRef { kind, unit }))
-                .collect();
+            let (kinds, boxes, goal, order) = random_case(&mut rng, case, 4 + case % 37);
             let all: Vec<usize> = (0..order.len()).collect();
             let choose = |candidates| {
                 let mut ctx = crate::testkit::context(&kinds, &boxes, goal);
@@ -1296,26 +1307,11 @@ mod tests {
         // fall with weight and negative slopes included), and random unit
         // sets: the choice with trials skipped is the choice with every
         // trial made, box type, units and projection alike.
-        use crate::testkit::{random_box_type, random_kind};
         let mut rng = crate::improve::Rng::new(7);
         let mut skipped_any = false;
         for case in 0..1_000 {
-            let quantity = |i: usize| 1 + (case + i) as u32 % 4;
-            let kinds: Vec<Kind> = (0..1 + case % 5)
-                .map(|i| random_kind(&mut rng, i, quantity(i), 9.0))
-                .collect();
-            let boxes: Vec<BoxKind> = (0..2 + case % 7)
-                .map(|i| random_box_type(&mut rng, case, i, 16.0))
-                .collect();
-            let goal = if case % 3 == 0 {
-                Goal::MostItems
-            } else {
-                Goal::LowestCost
-            };
+            let (kinds, boxes, goal, order) = random_case(&mut rng, case, 2 + case % 7);
             let ctx = crate::testkit::context(&kinds, &boxes, goal);
-            let order: Vec<UnitRef> = (0..kinds.len())
-                .flat_map(|kind| (0..quantity(kind)).map(move |unit| UnitRef { kind, unit }))
-                .collect();
             let mut remaining: Vec<usize> = (0..order.len()).collect();
             // Box by box, as a sequential pack does, until nothing is chosen.
             while !remaining.is_empty() {
