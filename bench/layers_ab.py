@@ -1,8 +1,9 @@
-"""Large orders through the layer construction: CPU and a hash of each full response, so
-two builds can be compared request by request (the same hashes: the same answers).
+"""Large requests: CPU and a hash of each full response, so two builds can be compared
+request by request (the same hashes: the same answers). Made for the layer construction
+(session 13); the ``catalogue`` set is session 14's large catalogues and option costs.
 
 Run from the repository root:
-``python -m bench.layers_ab [--baseline DIR] [--set large|random|distinct|all]``.
+``python -m bench.layers_ab [--baseline DIR] [--set large|random|distinct|catalogue|all]``.
 With ``--baseline``, DIR holds another copy of the ``cartonize`` package (another
 ``_core`` build copied in); it is imported in a separate process and both columns are
 printed. Sets, all seeded:
@@ -11,7 +12,12 @@ printed. Sets, all seeded:
 - ``random``: 160 orders of 200-1,500 units in 5-300 item sets, 3-80 box types priced
   at random, by board area, by linear rate tables with dimensional weight, mixed or not
   at all, both goals;
-- ``distinct``: one unit per item set, 2,000-10,000 units, 100-1,000 box types.
+- ``distinct``: one unit per item set, 2,000-10,000 units, 100-1,000 box types;
+- ``catalogue`` (not in ``all``): orders against a cartesian generator's 4,096 or 1,000
+  sampled sizes, with and without ``boxTypeChoiceLookahead: 1``; lookahead 1 against
+  1,000 priced box types; ``maxSequenceDistance: 0`` over 5,000 distinct sequences
+  (``timeout: 5``); 500 one-unit boxes drawn as PNG at ``imgSize`` 4096. Lookahead's
+  answers differ from a build before session 14 by design (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -136,6 +142,112 @@ def distinct() -> Iterator[tuple[str, Wire]]:
         )
 
 
+def _generated(units: int, skus: int, most: int, **extra: Any) -> Wire:
+    """`units` units of `skus` SKUs, one stock carton and a cartesian generator of
+    37,584 sizes on a 2-unit grid sampled to `most` (0: 4,096), priced by volume bands."""
+    rng = random.Random(units * 7 + skus)
+    sides = [(5, 40), (5, 40), (2, 30)]
+    items = [
+        {
+            "refId": i,
+            "dimensions": dict(zip("xyz", [rng.randint(*r) for r in sides], strict=True)),
+            "weight": rng.randint(1, 50),
+            "quantity": max(1, units // skus),
+        }
+        for i in range(skus)
+    ]
+    bands = {"metric": "volume", "aggregator": "sum", "thresholds": [0, 50000, 100000]}
+    grid = {"increment": 2}
+    return {
+        "includeImages": False,
+        "itemSets": items,
+        "boxTypeDefaults": {"weightMax": 1000},
+        "boxTypes": [{"refId": 0, "dimensions": {"x": 60, "y": 60, "z": 60}, "price": 500}],
+        "generatedBoxTypesMax": most,
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xRange": {"min": 10, "max": 80, **grid},
+                    "yRange": {"min": 10, "max": 80, **grid},
+                    "zRange": {"min": 5, "max": 60, **grid},
+                    "priceComponents": [{"key": "band", **bands, "prices": [100, 150, 200]}],
+                },
+            }
+        ],
+        **extra,
+    }
+
+
+def _priced_catalogue(units: int, skus: int, types: int, **extra: Any) -> Wire:
+    """`units` units of `skus` SKUs against `types` random cartons priced by volume."""
+    rng = random.Random(1)
+    items = [
+        {
+            "refId": i,
+            "dimensions": {
+                "x": rng.randint(5, 40),
+                "y": rng.randint(5, 40),
+                "z": rng.randint(2, 30),
+            },
+            "weight": rng.randint(1, 50),
+            "quantity": max(1, units // skus),
+        }
+        for i in range(skus)
+    ]
+    boxes = []
+    for n in range(types):
+        d = [rng.randint(10, 80), rng.randint(10, 80), rng.randint(5, 60)]
+        boxes.append(
+            {
+                "refId": 1000 + n,
+                "dimensions": dict(zip("xyz", d, strict=True)),
+                "weightMax": 1000,
+                "price": 50 + d[0] * d[1] * d[2] // 1000,
+            }
+        )
+    return {"includeImages": False, "itemSets": items, "boxTypes": boxes, **extra}
+
+
+def catalogue() -> Iterator[tuple[str, Wire]]:
+    """Session 14's requests: large catalogues, lookahead, sequence windows, PNGs."""
+    yield "generated 100/20, 4,096 sizes", _generated(100, 20, 0)
+    yield "generated 40/10, 4,096 sizes", _generated(40, 10, 0)
+    yield "generated 40/10, 1,000 sizes", _generated(40, 10, 1000)
+    yield (
+        "generated 100/20, 4,096 sizes, lookahead 1",
+        _generated(100, 20, 0, boxTypeChoiceLookahead=1),
+    )
+    yield (
+        "priced 100/20, 1,000 types, lookahead 1",
+        _priced_catalogue(100, 20, 1000, boxTypeChoiceLookahead=1),
+    )
+    cube = {"x": 1, "y": 1, "z": 1}
+    yield (
+        "maxSequenceDistance 0, 5,000 sequences",
+        {
+            "includeImages": False,
+            "maxSequenceDistance": 0,
+            "timeout": 5,
+            "itemSets": [
+                {"refId": i, "sequence": str(i), "dimensions": cube, "weight": 1, "quantity": 1}
+                for i in range(5000)
+            ],
+            "boxTypes": [{"refId": 1, "dimensions": {"x": 50, "y": 50, "z": 50}, "weightMax": 1e6}],
+        },
+    )
+    yield (
+        "500 boxes as PNG at imgSize 4096",
+        {
+            "includeImages": True,
+            "imageFormat": "png",
+            "imgSize": 4096,
+            "itemSets": [{"refId": 1, "dimensions": cube, "weight": 1, "quantity": 500}],
+            "boxTypes": [{"refId": 1, "dimensions": cube, "weightMax": 9}],
+        },
+    )
+
+
 def requests(which: str) -> Iterator[tuple[str, Wire]]:
     """The named set's requests, labelled."""
     if which in ("large", "all"):
@@ -145,6 +257,8 @@ def requests(which: str) -> Iterator[tuple[str, Wire]]:
             yield f"random {seed}", priced(seed)
     if which in ("distinct", "all"):
         yield from distinct()
+    if which == "catalogue":
+        yield from catalogue()
 
 
 def run(which: str) -> list[Row]:
@@ -187,7 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print CPU and hash per request (and the baseline's); 1 if an answer differs."""
     parser = argparse.ArgumentParser(prog="python -m bench.layers_ab", description=__doc__)
     parser.add_argument("--baseline", type=Path, help="a directory holding another cartonize")
-    parser.add_argument("--set", default="all", choices=["large", "random", "distinct", "all"])
+    parser.add_argument(
+        "--set", default="all", choices=["large", "random", "distinct", "catalogue", "all"]
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

@@ -28,3 +28,13 @@ def test_a_different_answer_is_reported() -> None:
     assert lines[-1] == "CPU in all: 3.00 s, baseline 7.00 s; 1 answers differ"
     alone, none = layers_ab.report(here, [])
     assert none == 0 and alone[-1] == "CPU in all: 3.00 s"
+
+
+def test_the_catalogue_set_is_seeded_and_its_requests_are_valid() -> None:
+    from cartonize.models import validate_request
+
+    first = [json.dumps(r, sort_keys=True) for _, r in layers_ab.requests("catalogue")]
+    again = [json.dumps(r, sort_keys=True) for _, r in layers_ab.requests("catalogue")]
+    assert first == again and len(first) == 7
+    for _, request in layers_ab.requests("catalogue"):
+        validate_request(request)
