@@ -129,6 +129,10 @@ def _resolve(
             if given.get("refId") is not None and not isinstance(given["refId"], int):
                 # The library's refId may be text; the pack API's refId is an integer.
                 item_sets[index]["refId"] = _int_or_none(ref)
+                if item_sets[index]["refId"] is None and given.get("name") is None:
+                    # So the text SKU travels as the name, the items list's own name
+                    # giving way: the answer must say which SKU each unit is.
+                    item_sets[index]["name"] = ref
         if missing:
             shown = ", ".join(missing[:_MAX_NAMED])
             more = f" and {len(missing) - _MAX_NAMED} more" if len(missing) > _MAX_NAMED else ""
