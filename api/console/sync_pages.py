@@ -99,7 +99,10 @@ def _base(session: Session) -> str:
 def _schedule_text(connection: Connection) -> str:
     if connection.frequency is None:
         return "manual only"
-    start = connection.start_at.strftime("%Y-%m-%d %H:%M") if connection.start_at else "now"
+    if connection.start_at is None:
+        # Only a start and a frequency together schedule pulls (docs/sync-schedules.md).
+        return f"manual only ({connection.frequency} needs a start date)"
+    start = connection.start_at.strftime("%Y-%m-%d %H:%M")
     return f"{connection.frequency} from {start} {connection.time_zone}"
 
 

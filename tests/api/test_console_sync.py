@@ -82,6 +82,15 @@ def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, pla
     assert "rest POST" in listing.text and "status-success" in listing.text
 
 
+def test_a_frequency_without_a_start_is_shown_as_manual(browser: Browser, plan: Plan) -> None:
+    # It read "Daily from now", but only a start and a frequency schedule pulls: none came.
+    form = form_of(browser, base(plan) + "/connections/new", **{**GOOD, "startAt": ""})
+    assert browser.post(base(plan) + "/connections/new", form).status_code == 201
+    listing = browser.get(base(plan) + "/connections")
+    assert "manual only (Daily needs a start date)" in listing.text
+    assert "from now" not in listing.text
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [

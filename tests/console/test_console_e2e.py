@@ -68,9 +68,15 @@ def test_playground_packs_and_shows_pictures(page: Page, service: Service) -> No
     # The picture really decoded: the browser knows its intrinsic size.
     width = pictures.first.evaluate("img => img.naturalWidth")
     assert width > 0
+    fits = "() => document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(fits), "the result is wider than the 1366 px screen"
     page.locator("#pack-link").click()
     expect(page).to_have_url(re.compile(rf"/plans/{plan}/console/packs/"))
     expect(page.get_by_text("E2E-1", exact=True)).to_be_visible()
+    # The overview lists the pack by its 128-digit packUuid without scrolling sideways.
+    page.get_by_role("navigation").get_by_role("link", name="Overview").click()
+    expect(page.locator("a.uuid").first).to_be_visible()
+    assert page.evaluate(fits), "the overview is wider than the 1366 px screen"
 
 
 def test_keyboard_reaches_the_form_and_packs(page: Page, service: Service) -> None:
