@@ -15,6 +15,10 @@ workers = int(os.environ.get("CARTONIZE_WORKERS", "2"))
 timeout = max(60, int(float(os.environ.get("CARTONIZE_MAX_TIMEOUT", "30"))) + 30)
 # Access lines come from api.access_log as JSON, without query strings (keys could be there).
 accesslog = None
+# gunicorn 25+ opens a control socket at one path per user ($HOME/.gunicorn/gunicorn.ctl)
+# shared by every gunicorn on the machine, outside the data directory: two services took
+# it over from each other. Nothing here uses `gunicornc`; off.
+control_socket_disable = True
 
 
 def post_worker_init(worker: Any) -> None:
