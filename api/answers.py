@@ -115,8 +115,8 @@ class ConnectionAnswer(ResponseModel):
     weight_conv: WeightConv | None = Field(description="Weight conversion of pulls")
     public_api_id: str = Field(description="Identifier of the connection in sync API URLs")
     api_secret_stem: str = Field(description="First 10 characters of the API secret")
-    webhook_url: str = Field(description="Path of the webhook: GET pulls now")
-    rest_url: str = Field(description="Path of the sync REST API (POST, PUT, PATCH)")
+    webhook_url: str = Field(description="URL of the webhook: GET pulls now")
+    rest_url: str = Field(description="URL of the sync REST API (POST, PUT, PATCH)")
     created_at: datetime = Field(description="When the connection was created (UTC)")
     updated_at: datetime = Field(description="When it was last changed (UTC)")
     api_secret: str | None = Field(

@@ -63,9 +63,13 @@ class PlanAccess:
         return account
 
 
-def connection_wire(connection: Connection, secret: str | None = None) -> dict[str, Any]:
-    """A connection on the wire: every §G field, credentials only as `...Set` flags."""
-    base = f"/sync-api/{connection.public_api_id}"
+def connection_wire(
+    connection: Connection, secret: str | None = None, origin: str = ""
+) -> dict[str, Any]:
+    """A connection on the wire: every §G field, credentials only as `...Set` flags; its
+    webhook and REST URLs absolute under `origin` (the service's scheme and host as the
+    request reached it), since they are copied into third-party systems."""
+    base = f"{origin}/sync-api/{connection.public_api_id}"
     body: dict[str, Any] = {
         "id": connection.id,
         "name": connection.name,
@@ -131,7 +135,7 @@ class ConnectionListResource:
         """The plan's connections."""
         account = self._access.account(req, plan_id)
         found = list_connections(self._access.store, account.id)
-        _send(resp, {"connections": [connection_wire(c) for c in found]})
+        _send(resp, {"connections": [connection_wire(c, origin=req.prefix) for c in found]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Create a connection; the answer carries its API secret, shown this once."""
@@ -140,7 +144,7 @@ class ConnectionListResource:
         connection, secret = create_connection(
             self._access.store, self._box, account.id, fields, self._clock()
         )
-        _send(resp, connection_wire(connection, secret), status=201)
+        _send(resp, connection_wire(connection, secret, req.prefix), status=201)
 
 
 class ConnectionItemResource:
@@ -162,7 +166,7 @@ class ConnectionItemResource:
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
     ) -> None:
         """One connection (no secret, no credentials)."""
-        _send(resp, connection_wire(self._get(req, plan_id, connection_id)))
+        _send(resp, connection_wire(self._get(req, plan_id, connection_id), origin=req.prefix))
 
     def on_patch(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
@@ -182,7 +186,7 @@ class ConnectionItemResource:
         )
         if updated is None:
             raise NotFound(details=f"no connection {connection_id} in this plan")
-        _send(resp, connection_wire(updated))
+        _send(resp, connection_wire(updated, origin=req.prefix))
 
     def on_delete(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
@@ -212,7 +216,7 @@ class ConnectionCredentialsResource:
         )
         if done is None:
             raise NotFound(details=f"no connection {connection_id} in this plan")
-        _send(resp, connection_wire(*done))
+        _send(resp, connection_wire(*done, origin=req.prefix))
 
 
 class ConnectionLogResource:

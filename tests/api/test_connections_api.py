@@ -36,7 +36,10 @@ def test_create_read_update_delete(plan: Plan) -> None:
     )
     secret = created.pop("apiSecret")
     assert len(secret) == 48 and created["apiSecretStem"] == secret[:10]
-    assert created["restUrl"] == f"/sync-api/{created['publicApiId']}/rest"
+    # Absolute, as the request reached the service: it is copied into third-party systems.
+    origin = "http://falconframework.org"  # falcon's test client's host
+    assert created["restUrl"] == f"{origin}/sync-api/{created['publicApiId']}/rest"
+    assert created["webhookUrl"] == f"{origin}/sync-api/{created['publicApiId']}/webhook"
     assert (created["thirdPartyApiKeySet"], created["thirdPartyApiTokenSet"]) == (True, True)
     assert created["newResourceBaseName"] == "feed"
     assert (created["startAt"], created["timeZone"]) == ("2026-12-01T06:30:00", "Europe/Berlin")
