@@ -766,8 +766,10 @@ def _box(
     items are numbered from `first_index` on; `type_fields` are those it repeats from
     `box_type` (`_box_type_fields`)."""
     items: list[Item] = []
-    cost_so_far = 0.0
-    # Rounded running totals keep the integer deltas summing to the box price.
+    # Rounded running totals keep the integer deltas summing to the box price; a pack-as-is
+    # carton priced -1 is reported 1 dearer than the engine costs it (`_reported_price`),
+    # so its first item carries that too.
+    cost_so_far = -box_type.price if box_type.price is not None and box_type.price < 0 else 0.0
     rounded = 0
     placed = [(kinds[placement["item"]], placement) for placement in packed["items"]]
     if fixed_units or packed.get("fixed"):
