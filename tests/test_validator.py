@@ -157,6 +157,13 @@ def _remove(box: int, position: int) -> Callable[[Wire], None]:
     return corrupt
 
 
+def _update(path: Callable[[Wire], Wire], **fields: Any) -> Callable[[Wire], None]:
+    def corrupt(response: Wire) -> None:
+        path(response).update(fields)
+
+    return corrupt
+
+
 def _duplicate_leftover(response: Wire) -> None:
     twin = copy.deepcopy(response["leftovers"][0])
     twin.update(index=8, uniqueId="3-2")
@@ -221,6 +228,36 @@ CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
         "box 0 items[0]: origin",
     ),
     "refId not an integer": (_set(lambda r: r["leftovers"][0], "refId", "3"), "structure", "refId"),
+    # Figures derived from others (docs/decisions.md), judged where the response gives them.
+    "box volumeRemaining": (
+        _update(lambda r: box_of(r, 0), volumeUsed=774, volumeRemaining=300),
+        "box-figures",
+        "volumeRemaining",
+    ),
+    "box volumeUtilization": (
+        _update(lambda r: box_of(r, 0), volumeUsed=774, volumeUtilization=0.9),
+        "box-figures",
+        "volumeUtilization",
+    ),
+    "box weightNet": (_set(lambda r: box_of(r, 0), "weightNet", 8), "box-figures", "weightNet"),
+    "box weightRemaining": (
+        _set(lambda r: box_of(r, 0), "weightRemaining", 50),
+        "box-figures",
+        "weightRemaining",
+    ),
+    "box weightUtilization": (
+        _set(lambda r: box_of(r, 0), "weightUtilization", 0.5),
+        "box-figures",
+        "weightUtilization",
+    ),
+    "box lenUnits": (_set(lambda r: box_of(r, 1), "lenUnits", 1), "box-figures", "lenUnits"),
+    "box id": (_set(lambda r: box_of(r, 1), "id", 5), "box-figures", "box 1: id 5"),
+    "totalVolumeUsed": (_set(lambda r: r, "totalVolumeUsed", 700), "totals", "totalVolumeUsed"),
+    "totalVolumeUtilization": (
+        _update(lambda r: r, totalVolumeUsed=799, totalVolumeUtilization=0.5),
+        "totals",
+        "totalVolumeUtilization",
+    ),
 }
 
 
@@ -676,3 +713,57 @@ def test_auto_id_sets_linked_by_a_ladder_rung_are_one_pool() -> None:
     assert validate(request, response) == []
     _remove(0, 0)(response)
     assert any(p.startswith("units:") and "1 missing" in p for p in validate(request, response))
+
+
+# Real packs, and how each is tampered with: figures that follow from others.
+TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {
+    "dimensional weight": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "dimensionalWeight", 1),
+        "box-cost",
+        "dimensionalWeight 1",
+    ),
+    "dimensional weight used": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "dimensionalWeightUsed", False),
+        "box-cost",
+        "dimensionalWeightUsed False",
+    ),
+    "dimensional weight without a dimFactor": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {
+                    "refId": 9,
+                    "dimensions": _point(10, 10, 10),
+                    "weightMax": 0,
+                    "rateTable": {"basePrice": 10, "priceIncreaseRate": 1},
+                }
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "dimensionalWeightUsed", True),
+        "box-cost",
+        "no dimFactor",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERED_PACKS)
+def test_real_packs_pass_and_tampering_with_them_is_caught(name: str) -> None:
+    request, corrupt, rule, text = TAMPERED_PACKS[name]
+    request = {**request, "includeImages": False}
+    response = _pack(request)
+    assert validate(request, response) == []
+    corrupt(response)
+    problems = validate(request, response)
+    assert any(p.startswith(f"{rule}:") and text in p for p in problems), problems

@@ -140,6 +140,13 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
   the item: along each axis the given offset or the side minus it.
 
+- **Derived figures.** A box's ``volumeRemaining``, ``volumeUtilization``,
+  ``weightNet``, ``weightRemaining``, ``weightUtilization``, ``lenUnits`` and ``id``, and
+  the response's ``totalVolumeUsed`` and ``totalVolumeUtilization``, follow from the
+  figures they derive from (check_derived_figures); ``dimensionalWeight`` and
+  ``dimensionalWeightUsed`` from an explicit ``dimFactor``. Not checked: ``deltaCost``
+  (a pack-as-is carton priced -1 reports ``price`` 1 above its items' deltaCost).
+
 Later rules are added as further functions in ``CHECKS``.
 """
 
@@ -1124,8 +1131,16 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     and dimensional weight; with neither price nor rate, its volume. Costs are integers,
     so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
     for box in view.boxes:
-        if _space_rule(view, box) is not None or _is_generated(view, box):
-            continue  # check_internal_space and check_generated_boxes judge these
+        if _space_rule(view, box) is not None:
+            continue  # check_internal_space judges these
+        if _is_generated(view, box):
+            # check_generated_boxes judges the price; its rating follows the generator's
+            # defaults, outer.dimensionChange followed and outer.dimensions ignored.
+            made = _generated_box_type(view.request, box)
+            if made is not None:
+                outer = {k: v for k, v in (made.get("outer") or {}).items() if k != "dimensions"}
+                yield from _dimensional_weight_problems({**made, "outer": outer}, box)
+            continue
         box_type = _matching_box_type(view, box)
         if box_type is None:
             continue
@@ -1133,6 +1148,35 @@ def check_box_cost(view: PackView) -> Iterator[str]:
         price = box.wire["price"]
         if want is not None and abs(price - want) > 0.5 + EPS * max(1.0, want):
             yield f"box-cost: box {box.position}: price {price}, expected {want:g}"
+        yield from _dimensional_weight_problems(box_type, box)
+
+
+def _dimensional_weight_problems(box_type: Wire, box: Box) -> Iterator[str]:
+    """docs/rates.md: with a ``dimFactor`` > 0 a box reports ``dimensionalWeight`` = its
+    rating volume / dimFactor, and with a rate table ``dimensionalWeightUsed`` says
+    whether that beat the gross weight (either way on a tie); without a dimFactor none
+    was used. A built-in carrier table's own factor is the engine's data: with one, only
+    an explicit dimFactor is judged."""
+    table = box_type.get("rateTable") or {}
+    factor = table.get("dimFactor")
+    if not _is_number(factor) or factor <= 0:
+        if table.get("carrier") is None and box.wire.get("dimensionalWeightUsed") is True:
+            yield (
+                f"box-cost: box {box.position}: dimensionalWeightUsed, but no dimFactor "
+                "gives a dimensional weight"
+            )
+        return
+    dimensional = _rating_volume(box_type, box) / factor
+    got = box.wire.get("dimensionalWeight")
+    if got is not None and not (_is_number(got) and _close(got, dimensional)):
+        yield f"box-cost: box {box.position}: dimensionalWeight {got!r}, expected {dimensional:g}"
+    used = box.wire.get("dimensionalWeightUsed")
+    gross = float(box_type.get("weightTare", 0.0)) + sum(item.weight for item in box.items)
+    if isinstance(used, bool) and not _close(dimensional, gross) and used != (dimensional > gross):
+        yield (
+            f"box-cost: box {box.position}: dimensionalWeightUsed {used}, but dimensional "
+            f"weight {dimensional:g} vs gross {gross:g}"
+        )
 
 
 def check_box_totals(view: PackView) -> Iterator[str]:
@@ -1791,6 +1835,63 @@ def check_totals(view: PackView) -> Iterator[str]:
     for name, total in sums.items():
         if not _close(float(response[name]), total):
             yield f"totals: {name} {response[name]:g}, boxes give {total:g}"
+
+
+def check_derived_figures(view: PackView) -> Iterator[str]:
+    """Figures derived from others agree with them (docs/decisions.md, reservedSpace and
+    Response; spec §F): per box ``volumeRemaining`` = volumeMax - volumeUsed and, with
+    weightMax > 0, ``weightRemaining`` = weightMax - weightUsed (both >= 0: a pre-packed
+    box over its limit has none left), ``volumeUtilization`` = volumeUsed / volumeMax and
+    ``weightUtilization`` = weightUsed / weightMax (both at most 1, spec §F),
+    ``weightNet`` = weightUsed - weightTare, ``lenUnits`` its own items (not virtual
+    ones; an item standing for a box is one of its own, docs/decisions.md) and ``id`` its
+    0-based position; in the response ``totalVolumeUsed`` = totalVolumeNet + the boxes'
+    volumeReserved and ``totalVolumeUtilization`` = totalVolumeUsed / totalVolume. Each
+    only where given."""
+    for box in view.boxes:
+        wire = box.wire
+        used, most = wire.get("volumeUsed"), float(wire["volumeMax"])
+        weight, limit = float(wire["weightUsed"]), float(wire["weightMax"])
+        expected: dict[str, float] = {"weightNet": weight - float(wire.get("weightTare", 0.0))}
+        if _is_number(used):
+            expected["volumeRemaining"] = max(0.0, most - used)
+            if most > 0:
+                expected["volumeUtilization"] = min(1.0, used / most)
+        if limit > 0:
+            expected["weightRemaining"] = max(0.0, limit - weight)
+            expected["weightUtilization"] = min(1.0, weight / limit)
+        for name, want in expected.items():
+            got = wire.get(name)
+            if got is not None and not (_is_number(got) and _close(float(got), want)):
+                yield f"box-figures: box {box.position}: {name} {got!r}, expected {want:g}"
+        units = sum(1 for i in box.items if not i.virtual)
+        if "lenUnits" in wire and wire["lenUnits"] != units:
+            yield f"box-figures: box {box.position}: lenUnits {wire['lenUnits']!r}, not {units}"
+        if "id" in wire and wire["id"] != box.position:
+            yield f"box-figures: box {box.position}: id {wire['id']!r}, expected {box.position}"
+    response = view.response
+    net, volume = float(response["totalVolumeNet"]), float(response["totalVolume"])
+    used_total = net + sum(float(b.wire.get("volumeReserved") or 0.0) for b in view.boxes)
+    got_used = response.get("totalVolumeUsed")
+    if got_used is not None and not (_is_number(got_used) and _close(got_used, used_total)):
+        yield (
+            f"totals: totalVolumeUsed {got_used!r}, totalVolumeNet + volumeReserved give "
+            f"{used_total:g}"
+        )
+    share = response.get("totalVolumeUtilization")
+    if (
+        share is not None
+        and _is_number(got_used)
+        and volume > 0
+        and not (
+            _is_number(share)
+            and (_close(share, got_used / volume) or _close(share, min(1.0, got_used / volume)))
+        )
+    ):
+        yield (
+            f"totals: totalVolumeUtilization {share!r}, totalVolumeUsed / totalVolume "
+            f"give {got_used / volume:g}"
+        )
 
 
 # Fields that describe the packing itself; timings, timestamps and pack ids differ per call.
@@ -3388,4 +3489,5 @@ CHECKS: tuple[Check, ...] = (
     check_dimension_sets,
     check_center_of_mass,
     check_generated_boxes,
+    check_derived_figures,
 )
