@@ -258,6 +258,29 @@ CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
         "totals",
         "totalVolumeUtilization",
     ),
+    # Echoes of the box type and item set.
+    "box name not its type's": (_set(lambda r: box_of(r, 0), "name", "small"), "box-type", "name"),
+    "item name not its set's": (
+        _set(lambda r: packed(r, 0, 0), "name", "mug"),
+        "echo",
+        "box 0 item 1",
+    ),
+    "item sequence invented": (
+        _set(lambda r: packed(r, 0, 3), "sequence", "12"),
+        "echo",
+        "box 0 item 4",
+    ),
+    "item properties invented": (
+        _set(lambda r: packed(r, 1, 0), "properties", {"fragile": 1}),
+        "echo",
+        "box 1 item 5",
+    ),
+    "index skips a number": (_set(lambda r: packed(r, 1, 1), "index", 9), "index", "1..6"),
+    "centre of mass off the middle": (
+        _set(lambda r: packed(r, 0, 3), "centerOfMass", _point(1.5, 6.5, 2)),
+        "center-of-mass",
+        "box 0 item 4",
+    ),
 }
 
 
@@ -715,7 +738,19 @@ def test_auto_id_sets_linked_by_a_ladder_rung_are_one_pool() -> None:
     assert any(p.startswith("units:") and "1 missing" in p for p in validate(request, response))
 
 
-# Real packs, and how each is tampered with: figures that follow from others.
+def test_echoes_of_the_request_are_checked_where_given() -> None:
+    request = {**REQUEST, "orderId": "o-1", "requestId": "r-1", "properties": {"dock": 4}}
+    response = copy.deepcopy(RESPONSE)
+    assert validate(request, response) == []  # converted peers' answers echo nothing
+    response.update(orderId="o-1", requestId="r-1", properties={"dock": 4})
+    assert validate(request, response) == []
+    for name, wrong in (("orderId", "o-2"), ("requestId", "r"), ("properties", {})):
+        problems = validate(request, {**response, name: wrong})
+        assert any(p.startswith("echo:") and name in p for p in problems), problems
+
+
+# Real packs, and how each is tampered with: figures that follow from others, and
+# echoes of the box's type.
 TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {
     "dimensional weight": (
         {
@@ -754,6 +789,52 @@ TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {
         _set(lambda r: box_of(r, 0), "dimensionalWeightUsed", True),
         "box-cost",
         "no dimFactor",
+    ),
+    "pre-packed box refId": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
+            "boxes": [
+                {
+                    "refId": 7,
+                    "name": "tote",
+                    "dimensions": _point(4, 4, 4),
+                    "weightMax": 0,
+                    "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
+                }
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "refId", 8),
+        "prepacked",
+        "refId 8",
+    ),
+    "pre-packed box name": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
+            "boxes": [
+                {
+                    "refId": 7,
+                    "name": "tote",
+                    "dimensions": _point(4, 4, 4),
+                    "weightMax": 0,
+                    "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
+                }
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "name", "crate"),
+        "prepacked",
+        "'crate'",
+    ),
+    "pack-as-is carton name": (
+        {
+            "itemSets": [{"refId": 1, "name": "vase", "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {"refId": 9, "name": "big", "dimensions": _point(9, 9, 9), "weightMax": 0}
+            ],
+            "rules": [{"operation": "pack-as-is", "itemRefId": 1}],
+        },
+        _set(lambda r: box_of(r, 0), "name", "big"),
+        "pack-as-is",
+        "'pack-as-is vase'",
     ),
 }
 

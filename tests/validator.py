@@ -140,13 +140,18 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
   the item: along each axis the given offset or the side minus it.
 
-- **Derived figures.** A box's ``volumeRemaining``, ``volumeUtilization``,
+- **Derived figures and echoes.** A box's ``volumeRemaining``, ``volumeUtilization``,
   ``weightNet``, ``weightRemaining``, ``weightUtilization``, ``lenUnits`` and ``id``, and
   the response's ``totalVolumeUsed`` and ``totalVolumeUtilization``, follow from the
   figures they derive from (check_derived_figures); ``dimensionalWeight`` and
-  ``dimensionalWeightUsed`` from an explicit ``dimFactor``. Not checked: ``deltaCost``
-  (a pack-as-is carton priced -1 reports ``price`` 1 above its items' deltaCost).
-
+  ``dimensionalWeightUsed`` from an explicit ``dimFactor``. Echoes are judged where the
+  response gives them (converted answers of other packers give few): the request's
+  ``orderId``, ``requestId`` and ``properties``; a box's type ``name`` (a pre-packed
+  box's ``refId`` and ``name``, a pack-as-is rule's carton "pack-as-is <item name or
+  refId>"); an item's set ``name`` (plus a group-pack ``nameSuffix``), ``sequence`` and
+  ``properties``. Packed items' indices run 1..n. An item whose set gives no
+  ``centerOfMass`` has it in its middle. Not checked: ``deltaCost`` (a pack-as-is
+  carton priced -1 reports ``price`` 1 above its items' deltaCost) and ``packedIndex``.
 Later rules are added as further functions in ``CHECKS``.
 """
 
@@ -905,7 +910,13 @@ def check_units(view: PackView) -> Iterator[str]:
 
 
 def check_identifiers(view: PackView) -> Iterator[str]:
-    """Item indices are unique in the response; uniqueIds are unique and "<refId>-<n>"."""
+    """Item indices are unique in the response and the packed items' run 1..n
+    (docs/decisions.md: from 1 across the whole response, 0 being the box outline);
+    uniqueIds are unique and "<refId>-<n>"."""
+    packed = sorted(i.index for b in view.boxes for i in b.items if isinstance(i.index, int))
+    if packed != list(range(1, len(packed) + 1)):
+        gaps = sorted(set(range(1, len(packed) + 1)) - set(packed))
+        yield f"index: the packed items' indices do not run 1..{len(packed)} (missing {gaps[:5]})"
     seen_index: dict[int, str] = {}
     seen_unique: dict[str, str] = {}
     for item in view.items:
@@ -1052,8 +1063,9 @@ def _is_own_carton(view: PackView, box: Box) -> bool:
 
 
 def check_box_type(view: PackView) -> Iterator[str]:
-    """Each box is one of the requested box types (same dimensions, weightMax and tare)
-    or a generator's (check_generated_boxes judges those)."""
+    """Each box is one of the requested box types (same dimensions, weightMax and tare,
+    and, where the box gives one, the type's name) or a generator's (check_generated_boxes judges
+    those)."""
     if not view.request.get("boxTypes") or view.request.get("boxTypeSets"):
         return  # account box types are not in the request to compare with
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
@@ -1072,6 +1084,14 @@ def check_box_type(view: PackView) -> Iterator[str]:
             want, got = float(box_type.get(name, 0.0)), float(box.wire.get(name, 0.0))
             if not _close(want, got):
                 yield f"box-type: box {box.position}: {name} {got:g}, box type says {want:g}"
+        if (
+            box_type.get("name") is not None
+            and box.wire.get("name", box_type["name"]) != box_type["name"]
+        ):
+            yield (
+                f"box-type: box {box.position}: name {box.wire.get('name')!r}, box type says "
+                f"{box_type['name']!r}"
+            )
 
 
 #: A weight at most a billionth above a breakpoint counts as that breakpoint (the engine's
@@ -1769,6 +1789,13 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
             yield f"pack-as-is: box {box.position} holds {len(items)} items, not one unit"
             continue
         item = items[0]
+        # docs/rules.md: a pack-as-is rule's carton is named "pack-as-is <item name or refId>".
+        own_name = item.wire.get("name") or item.ref_id
+        if rule and box.wire.get("name", f"pack-as-is {own_name}") != f"pack-as-is {own_name}":
+            yield (
+                f"pack-as-is: box {box.position}: name {box.wire.get('name')!r}, not "
+                f"'pack-as-is {own_name}'"
+            )
         if item.wire.get("groupPackParent") is not None:
             shapes = [item.dims]  # the case's shape is its units' bounding box
         else:
@@ -1892,6 +1919,56 @@ def check_derived_figures(view: PackView) -> Iterator[str]:
             f"totals: totalVolumeUtilization {share!r}, totalVolumeUsed / totalVolume "
             f"give {got_used / volume:g}"
         )
+
+
+def check_echoes(view: PackView) -> Iterator[str]:
+    """The request's ``orderId``, ``requestId`` and ``properties`` come back unchanged
+    (spec §A and §F) where the response gives them (converted answers of other packers,
+    bench/, carry none)."""
+    for name in ("orderId", "requestId", "properties"):
+        if (
+            name in view.request
+            and view.response.get(name, view.request[name]) != view.request[name]
+        ):
+            yield (
+                f"echo: response {name} {view.response.get(name)!r}, request gave "
+                f"{view.request[name]!r}"
+            )
+
+
+def check_item_echoes(view: PackView) -> Iterator[str]:
+    """Each unit, packed or leftover, echoes its item set's ``name`` (with a group-pack
+    rule's ``nameSuffix`` appended to a grouped unit's), ``sequence`` and ``properties``
+    (after set-properties rules; docs/decisions.md). Items standing for a box are the
+    box's, not an item set's, and are not judged."""
+    carriers = _box_carriers(view)
+    suffixes = {
+        str((r.get("options") or {}).get("nameSuffix", "")) for r in _rules(view, "group-pack")
+    }
+    for item in view.items:
+        group = view.group_of(item)
+        if group is None or (item.index is not None and item.index in carriers):
+            continue
+        names = {s["name"] for s in group.sets if isinstance(s.get("name"), str)}
+        name = item.wire.get("name")
+        if (
+            names
+            and name is not None
+            and not any(name in (n, n + suffix) for n in names for suffix in suffixes | {""})
+        ):
+            yield f"echo: {item.label}: name {name!r}, item set says {sorted(names)}"
+        sequences = {s.get("sequence") for s in group.sets}
+        if item.wire.get("sequence") not in sequences:
+            yield (
+                f"echo: {item.label}: sequence {item.wire.get('sequence')!r}, item set says "
+                f"{' or '.join(repr(q) for q in sequences)}"
+            )
+        owned = [s.get("properties") or {} for s in group.sets]
+        if (item.wire.get("properties") or {}) not in owned:
+            yield (
+                f"echo: {item.label}: properties {item.wire.get('properties')!r}, item set "
+                f"says {' or '.join(repr(o) for o in owned)}"
+            )
 
 
 # Fields that describe the packing itself; timings, timestamps and pack ids differ per call.
@@ -2427,8 +2504,9 @@ def check_nested_locks(view: PackView) -> Iterator[str]:
 
 
 def check_prepacked(view: PackView) -> Iterator[str]:
-    """Pre-packed boxes come first, in order, each with its type's dimensions and every
-    unit of its own items (an item with an origin exactly there, as given)."""
+    """Pre-packed boxes come first, in order, each with its type's dimensions (and refId
+    and name, where both give them) and every unit of its own items (an item with an
+    origin exactly there, as given)."""
     prepacked = view.request.get("boxes") or []
     if len(view.boxes) < len(prepacked):
         yield f"prepacked: {len(prepacked)} pre-packed boxes, only {len(view.boxes)} returned"
@@ -2436,9 +2514,19 @@ def check_prepacked(view: PackView) -> Iterator[str]:
     for position, wire in enumerate(prepacked):
         box = view.boxes[position]
         where = f"prepacked: box {position}"
-        dims = _prepacked_box_type(view.request, position).get("dimensions")
+        box_type = _prepacked_box_type(view.request, position)
+        dims = box_type.get("dimensions")
         if dims is not None and not _same_dims(_vec(dims), box.dims):
             yield f"{where}: dimensions {_fmt(box.dims)}, the pre-packed box has {_fmt(_vec(dims))}"
+        for name in ("refId", "name"):
+            if (
+                box_type.get(name) is not None
+                and box.wire.get(name, box_type[name]) != box_type[name]
+            ):
+                yield (
+                    f"{where}: {name} {box.wire.get(name)!r}, the pre-packed box has "
+                    f"{box_type[name]!r}"
+                )
         available = list(box.items)
         for i, entry in enumerate(wire.get("items") or []):
             item = entry["item"]
@@ -2877,16 +2965,32 @@ def _offset_fits(placed: Vec, offset: Vec, dims: Vec, given: Vec) -> bool:
     return False
 
 
+def _centred(view: PackView, item: Item, carriers: Mapping[int, Box], hosts: set[Any]) -> bool:
+    """Whether ``item``'s centre of mass must be its middle: no item set it may come from
+    gives a ``centerOfMass``, and it is a plain unit (not a box's stand-in, not the host
+    of filled internal space, not a pre-packed item as given)."""
+    group = view.group_of(item)
+    if group is None or any(s.get("centerOfMass") for s in group.sets):
+        return False
+    return not (item.index in carriers or item.index in hosts or _given_prepacked(view, item))
+
+
 def check_center_of_mass(view: PackView) -> Iterator[str]:
     """Each item's centre of mass lies within it (turned with it when the item set gives
-    one, except for soft bounded-fill units); each box's is the weighted mean of its
-    items'."""
+    one, except for soft bounded-fill units), in its middle when its item set gives none
+    (docs/decisions.md); each box's is the weighted mean of its items'."""
     offsets = {
         s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
         for s in view.request.get("itemSets") or []
         if s.get("centerOfMass")
         and not s.get("dimensionSets")
         and not _is_auto_ref_id(s.get("refId"))
+    }
+    carriers = _box_carriers(view)
+    hosts = {
+        (inner.wire.get("subspace") or {}).get("parentItemIndex")
+        for inner in view.boxes
+        if _space_rule(view, inner) is not None
     }
     for box in view.boxes:
         weights = [item.weight for item in box.items]
@@ -2902,6 +3006,13 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
             centres.append(c)
             if any(v < -EPS or v > item.dims[a] + EPS for a, v in enumerate(inside)):
                 yield f"center-of-mass: {item.label}: {_fmt(c)} lies outside the item"
+            elif _centred(view, item, carriers, hosts) and not _same_dims(
+                inside, (item.dims[0] / 2, item.dims[1] / 2, item.dims[2] / 2)
+            ):
+                yield (
+                    f"center-of-mass: {item.label}: offset {_fmt(inside)} is not its middle, "
+                    "and its item set gives no centerOfMass"
+                )
             elif (
                 item.ref_id in offsets
                 and not item.wire.get("dimensionSet")
@@ -3490,4 +3601,6 @@ CHECKS: tuple[Check, ...] = (
     check_center_of_mass,
     check_generated_boxes,
     check_derived_figures,
+    check_echoes,
+    check_item_echoes,
 )
