@@ -749,6 +749,42 @@ def test_echoes_of_the_request_are_checked_where_given() -> None:
         assert any(p.startswith("echo:") and name in p for p in problems), problems
 
 
+def test_a_leftover_that_fits_an_empty_box_needs_a_cap() -> None:
+    # The second mug fits either box alone: with nothing capping the boxes, leaving it
+    # over is no packing of it. Under boxesMax it may be left.
+    response = copy.deepcopy(RESPONSE)
+    mug = box_of(response, 1)["items"].pop(0)["item"]
+    del mug["origin"]
+    response["leftovers"].append(mug)
+    problems = validate(REQUEST, response)
+    assert any(p.startswith("leftover:") and "item 5" in p for p in problems), problems
+    capped = validate({**REQUEST, "boxesMax": 2}, response)
+    assert not any(p.startswith("leftover:") for p in capped), capped
+    # The pole, longer than any box, is a leftover in the valid pack.
+    assert not any(p.startswith("leftover:") for p in validate(REQUEST, RESPONSE))
+
+
+def test_a_case_too_long_for_every_box_is_a_fair_leftover() -> None:
+    # Found by the property tests: a ladder makes one case of two 11-long eaches (22
+    # long), which no box holds, though an each would fit: the leftover is the case.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "dimensions": _point(1, 1, 11),
+                "weight": 0,
+                "quantity": 2,
+                "dimensionSets": [{}, {"axisMultipliers": _point(1, 1, 2)}],
+            }
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": _point(5, 5, 12), "weightMax": 0}],
+    }
+    response = _pack(request)
+    assert [item["quantity"] for item in response["leftovers"]] == [2]
+    assert validate(request, response) == []
+
+
 # Real packs, and how each is tampered with: figures that follow from others, and
 # echoes of the box's type.
 TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {

@@ -152,6 +152,11 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``properties``. Packed items' indices run 1..n. An item whose set gives no
   ``centerOfMass`` has it in its middle. Not checked: ``deltaCost`` (a pack-as-is
   carton priced -1 reports ``price`` 1 above its items' deltaCost) and ``packedIndex``.
+- **Leftovers.** Without boxesMax, boxesPerItemSetMax, boxesPerSequenceMax, packing in
+  parts, layFlat or interlock, a leftover that fits alone into an empty requested box
+  type (as its lock allows, within weightMax, reservedSpace and propertyConstraints,
+  outside its exclude rules' target boxes) is a violation: it was packable.
+
 Later rules are added as further functions in ``CHECKS``.
 """
 
@@ -1971,6 +1976,74 @@ def check_item_echoes(view: PackView) -> Iterator[str]:
             )
 
 
+#: Rules under which a unit may be left over although it fits an empty box: packs in
+#: parts (a stage's box targets, a host's contents left with it, a group that found no box).
+_PARTS = ("pack-sequence", "internal-space", "group-pack", "bounded-fill")
+
+
+def check_leftovers(view: PackView) -> Iterator[str]:
+    """A leftover is a unit "not packable into any box" (spec §F): when nothing caps the
+    boxes (no boxesMax, boxesPerItemSetMax or boxesPerSequenceMax, no packing in parts,
+    no layFlat or interlock), a leftover that fits alone into an empty box of a requested
+    type (the unit as reported, turned as its lock allows, within weightMax less tare,
+    reservedSpace and propertyConstraints, not a target box its exclude rules keep it
+    from) should have had a box of its own."""
+    request = view.request
+    if any(
+        _count_limit(request.get(n)) is not None
+        for n in ("boxesMax", "boxesPerItemSetMax", "boxesPerSequenceMax")
+    ):
+        return
+    if request.get("boxTypeSets") or request.get("layFlat") or request.get("interlock"):
+        return
+    if any(r.get("operation") in _PARTS for r in request.get("rules") or []):
+        return
+    box_types = _box_types(request)
+    locks = _rules(view, "lock-orientation")
+    as_is = _rules(view, "pack-as-is")
+    excludes = [
+        r for r in _rules(view, "exclude") if r.get("targetBoxRefIds") or r.get("targetBoxMatch")
+    ]
+    for item in view.leftovers:
+        if item.virtual or any(_selects(r, item.wire) for r in as_is):
+            continue
+        lock = next((r for r in locks if _selects(r, item.wire)), None)
+        if lock is None:
+            turns: set[tuple[int, int, int]] = set(itertools.permutations(range(3)))  # type: ignore[arg-type]
+        else:
+            turns = _allowed_turns((lock.get("options") or {}).get("freeAxes") or [])
+        # The unit as the leftover reports it (a case of a unit ladder is the case).
+        shapes = [tuple(item.dims[p[a]] for a in range(3)) for p in turns]
+        for box_type in box_types:
+            if any(_selects(r, item.wire) and _targets_box(r, box_type) for r in excludes):
+                continue
+            inner = _vec(box_type["dimensions"])
+            limit = float(box_type.get("weightMax") or 0)
+            tare = float(box_type.get("weightTare") or 0)
+            if limit > 0 and item.weight + tare > limit * (1 + EPS):
+                continue
+            share = box_type.get("reservedSpace", request.get("reservedSpace"))
+            share = float(share) if _is_number(share) else 0.0
+            if _volume(item.dims) > (1 - share) * _volume(inner) * (1 - EPS):
+                continue
+            if any(
+                c.get("max") is not None
+                and _amount(item, c["key"]) > 0
+                and float(c.get("value") or 0) + _amount(item, c["key"]) > float(c["max"]) + EPS
+                for c in box_type.get("propertyConstraints") or []
+            ):
+                continue
+            if any(
+                all(d <= b * (1 - EPS) for d, b in zip(shape, inner, strict=True))
+                for shape in shapes
+            ):
+                yield (
+                    f"leftover: {item.label} {_fmt(item.dims)} fits alone into box type "
+                    f"{box_type.get('refId')} {_fmt(inner)}, and nothing caps the boxes"
+                )
+                break
+
+
 # Fields that describe the packing itself; timings, timestamps and pack ids differ per call.
 PACKING_FIELDS = (
     "boxes",
@@ -3603,4 +3676,5 @@ CHECKS: tuple[Check, ...] = (
     check_derived_figures,
     check_echoes,
     check_item_echoes,
+    check_leftovers,
 )
