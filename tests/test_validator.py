@@ -157,6 +157,13 @@ def _remove(box: int, position: int) -> Callable[[Wire], None]:
     return corrupt
 
 
+def _update(path: Callable[[Wire], Wire], **fields: Any) -> Callable[[Wire], None]:
+    def corrupt(response: Wire) -> None:
+        path(response).update(fields)
+
+    return corrupt
+
+
 def _duplicate_leftover(response: Wire) -> None:
     twin = copy.deepcopy(response["leftovers"][0])
     twin.update(index=8, uniqueId="3-2")
@@ -221,6 +228,59 @@ CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
         "box 0 items[0]: origin",
     ),
     "refId not an integer": (_set(lambda r: r["leftovers"][0], "refId", "3"), "structure", "refId"),
+    # Figures derived from others (docs/decisions.md), judged where the response gives them.
+    "box volumeRemaining": (
+        _update(lambda r: box_of(r, 0), volumeUsed=774, volumeRemaining=300),
+        "box-figures",
+        "volumeRemaining",
+    ),
+    "box volumeUtilization": (
+        _update(lambda r: box_of(r, 0), volumeUsed=774, volumeUtilization=0.9),
+        "box-figures",
+        "volumeUtilization",
+    ),
+    "box weightNet": (_set(lambda r: box_of(r, 0), "weightNet", 8), "box-figures", "weightNet"),
+    "box weightRemaining": (
+        _set(lambda r: box_of(r, 0), "weightRemaining", 50),
+        "box-figures",
+        "weightRemaining",
+    ),
+    "box weightUtilization": (
+        _set(lambda r: box_of(r, 0), "weightUtilization", 0.5),
+        "box-figures",
+        "weightUtilization",
+    ),
+    "box lenUnits": (_set(lambda r: box_of(r, 1), "lenUnits", 1), "box-figures", "lenUnits"),
+    "box id": (_set(lambda r: box_of(r, 1), "id", 5), "box-figures", "box 1: id 5"),
+    "totalVolumeUsed": (_set(lambda r: r, "totalVolumeUsed", 700), "totals", "totalVolumeUsed"),
+    "totalVolumeUtilization": (
+        _update(lambda r: r, totalVolumeUsed=799, totalVolumeUtilization=0.5),
+        "totals",
+        "totalVolumeUtilization",
+    ),
+    # Echoes of the box type and item set.
+    "box name not its type's": (_set(lambda r: box_of(r, 0), "name", "small"), "box-type", "name"),
+    "item name not its set's": (
+        _set(lambda r: packed(r, 0, 0), "name", "mug"),
+        "echo",
+        "box 0 item 1",
+    ),
+    "item sequence invented": (
+        _set(lambda r: packed(r, 0, 3), "sequence", "12"),
+        "echo",
+        "box 0 item 4",
+    ),
+    "item properties invented": (
+        _set(lambda r: packed(r, 1, 0), "properties", {"fragile": 1}),
+        "echo",
+        "box 1 item 5",
+    ),
+    "index skips a number": (_set(lambda r: packed(r, 1, 1), "index", 9), "index", "1..6"),
+    "centre of mass off the middle": (
+        _set(lambda r: packed(r, 0, 3), "centerOfMass", _point(1.5, 6.5, 2)),
+        "center-of-mass",
+        "box 0 item 4",
+    ),
 }
 
 
@@ -676,3 +736,151 @@ def test_auto_id_sets_linked_by_a_ladder_rung_are_one_pool() -> None:
     assert validate(request, response) == []
     _remove(0, 0)(response)
     assert any(p.startswith("units:") and "1 missing" in p for p in validate(request, response))
+
+
+def test_echoes_of_the_request_are_checked_where_given() -> None:
+    request = {**REQUEST, "orderId": "o-1", "requestId": "r-1", "properties": {"dock": 4}}
+    response = copy.deepcopy(RESPONSE)
+    assert validate(request, response) == []  # converted peers' answers echo nothing
+    response.update(orderId="o-1", requestId="r-1", properties={"dock": 4})
+    assert validate(request, response) == []
+    for name, wrong in (("orderId", "o-2"), ("requestId", "r"), ("properties", {})):
+        problems = validate(request, {**response, name: wrong})
+        assert any(p.startswith("echo:") and name in p for p in problems), problems
+
+
+def test_a_leftover_that_fits_an_empty_box_needs_a_cap() -> None:
+    # The second mug fits either box alone: with nothing capping the boxes, leaving it
+    # over is no packing of it. Under boxesMax it may be left.
+    response = copy.deepcopy(RESPONSE)
+    mug = box_of(response, 1)["items"].pop(0)["item"]
+    del mug["origin"]
+    response["leftovers"].append(mug)
+    problems = validate(REQUEST, response)
+    assert any(p.startswith("leftover:") and "item 5" in p for p in problems), problems
+    capped = validate({**REQUEST, "boxesMax": 2}, response)
+    assert not any(p.startswith("leftover:") for p in capped), capped
+    # The pole, longer than any box, is a leftover in the valid pack.
+    assert not any(p.startswith("leftover:") for p in validate(REQUEST, RESPONSE))
+
+
+def test_a_case_too_long_for_every_box_is_a_fair_leftover() -> None:
+    # Found by the property tests: a ladder makes one case of two 11-long eaches (22
+    # long), which no box holds, though an each would fit: the leftover is the case.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {
+                "refId": 1,
+                "dimensions": _point(1, 1, 11),
+                "weight": 0,
+                "quantity": 2,
+                "dimensionSets": [{}, {"axisMultipliers": _point(1, 1, 2)}],
+            }
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": _point(5, 5, 12), "weightMax": 0}],
+    }
+    response = _pack(request)
+    assert [item["quantity"] for item in response["leftovers"]] == [2]
+    assert validate(request, response) == []
+
+
+# Real packs, and how each is tampered with: figures that follow from others, and
+# echoes of the box's type.
+TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {
+    "dimensional weight": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "dimensionalWeight", 1),
+        "box-cost",
+        "dimensionalWeight 1",
+    ),
+    "dimensional weight used": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "dimensionalWeightUsed", False),
+        "box-cost",
+        "dimensionalWeightUsed False",
+    ),
+    "dimensional weight without a dimFactor": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {
+                    "refId": 9,
+                    "dimensions": _point(10, 10, 10),
+                    "weightMax": 0,
+                    "rateTable": {"basePrice": 10, "priceIncreaseRate": 1},
+                }
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "dimensionalWeightUsed", True),
+        "box-cost",
+        "no dimFactor",
+    ),
+    "pre-packed box refId": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
+            "boxes": [
+                {
+                    "refId": 7,
+                    "name": "tote",
+                    "dimensions": _point(4, 4, 4),
+                    "weightMax": 0,
+                    "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
+                }
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "refId", 8),
+        "prepacked",
+        "refId 8",
+    ),
+    "pre-packed box name": (
+        {
+            "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
+            "boxes": [
+                {
+                    "refId": 7,
+                    "name": "tote",
+                    "dimensions": _point(4, 4, 4),
+                    "weightMax": 0,
+                    "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
+                }
+            ],
+        },
+        _set(lambda r: box_of(r, 0), "name", "crate"),
+        "prepacked",
+        "'crate'",
+    ),
+    "pack-as-is carton name": (
+        {
+            "itemSets": [{"refId": 1, "name": "vase", "dimensions": _point(2, 3, 4), "weight": 1}],
+            "boxTypes": [
+                {"refId": 9, "name": "big", "dimensions": _point(9, 9, 9), "weightMax": 0}
+            ],
+            "rules": [{"operation": "pack-as-is", "itemRefId": 1}],
+        },
+        _set(lambda r: box_of(r, 0), "name", "big"),
+        "pack-as-is",
+        "'pack-as-is vase'",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERED_PACKS)
+def test_real_packs_pass_and_tampering_with_them_is_caught(name: str) -> None:
+    request, corrupt, rule, text = TAMPERED_PACKS[name]
+    request = {**request, "includeImages": False}
+    response = _pack(request)
+    assert validate(request, response) == []
+    corrupt(response)
+    problems = validate(request, response)
+    assert any(p.startswith(f"{rule}:") and text in p for p in problems), problems

@@ -140,6 +140,23 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
   the item: along each axis the given offset or the side minus it.
 
+- **Derived figures and echoes.** A box's ``volumeRemaining``, ``volumeUtilization``,
+  ``weightNet``, ``weightRemaining``, ``weightUtilization``, ``lenUnits`` and ``id``, and
+  the response's ``totalVolumeUsed`` and ``totalVolumeUtilization``, follow from the
+  figures they derive from (check_derived_figures); ``dimensionalWeight`` and
+  ``dimensionalWeightUsed`` from an explicit ``dimFactor``. Echoes are judged where the
+  response gives them (converted answers of other packers give few): the request's
+  ``orderId``, ``requestId`` and ``properties``; a box's type ``name`` (a pre-packed
+  box's ``refId`` and ``name``, a pack-as-is rule's carton "pack-as-is <item name or
+  refId>"); an item's set ``name`` (plus a group-pack ``nameSuffix``), ``sequence`` and
+  ``properties``. Packed items' indices run 1..n. An item whose set gives no
+  ``centerOfMass`` has it in its middle. Not checked: ``deltaCost`` (a pack-as-is
+  carton priced -1 reports ``price`` 1 above its items' deltaCost) and ``packedIndex``.
+- **Leftovers.** Without boxesMax, boxesPerItemSetMax, boxesPerSequenceMax, packing in
+  parts, layFlat or interlock, a leftover that fits alone into an empty requested box
+  type (as its lock allows, within weightMax, reservedSpace and propertyConstraints,
+  outside its exclude rules' target boxes) is a violation: it was packable.
+
 Later rules are added as further functions in ``CHECKS``.
 """
 
@@ -898,7 +915,13 @@ def check_units(view: PackView) -> Iterator[str]:
 
 
 def check_identifiers(view: PackView) -> Iterator[str]:
-    """Item indices are unique in the response; uniqueIds are unique and "<refId>-<n>"."""
+    """Item indices are unique in the response and the packed items' run 1..n
+    (docs/decisions.md: from 1 across the whole response, 0 being the box outline);
+    uniqueIds are unique and "<refId>-<n>"."""
+    packed = sorted(i.index for b in view.boxes for i in b.items if isinstance(i.index, int))
+    if packed != list(range(1, len(packed) + 1)):
+        gaps = sorted(set(range(1, len(packed) + 1)) - set(packed))
+        yield f"index: the packed items' indices do not run 1..{len(packed)} (missing {gaps[:5]})"
     seen_index: dict[int, str] = {}
     seen_unique: dict[str, str] = {}
     for item in view.items:
@@ -1045,8 +1068,9 @@ def _is_own_carton(view: PackView, box: Box) -> bool:
 
 
 def check_box_type(view: PackView) -> Iterator[str]:
-    """Each box is one of the requested box types (same dimensions, weightMax and tare)
-    or a generator's (check_generated_boxes judges those)."""
+    """Each box is one of the requested box types (same dimensions, weightMax and tare,
+    and, where the box gives one, the type's name) or a generator's (check_generated_boxes judges
+    those)."""
     if not view.request.get("boxTypes") or view.request.get("boxTypeSets"):
         return  # account box types are not in the request to compare with
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
@@ -1065,6 +1089,14 @@ def check_box_type(view: PackView) -> Iterator[str]:
             want, got = float(box_type.get(name, 0.0)), float(box.wire.get(name, 0.0))
             if not _close(want, got):
                 yield f"box-type: box {box.position}: {name} {got:g}, box type says {want:g}"
+        if (
+            box_type.get("name") is not None
+            and box.wire.get("name", box_type["name"]) != box_type["name"]
+        ):
+            yield (
+                f"box-type: box {box.position}: name {box.wire.get('name')!r}, box type says "
+                f"{box_type['name']!r}"
+            )
 
 
 #: A weight at most a billionth above a breakpoint counts as that breakpoint (the engine's
@@ -1124,8 +1156,16 @@ def check_box_cost(view: PackView) -> Iterator[str]:
     and dimensional weight; with neither price nor rate, its volume. Costs are integers,
     so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
     for box in view.boxes:
-        if _space_rule(view, box) is not None or _is_generated(view, box):
-            continue  # check_internal_space and check_generated_boxes judge these
+        if _space_rule(view, box) is not None:
+            continue  # check_internal_space judges these
+        if _is_generated(view, box):
+            # check_generated_boxes judges the price; its rating follows the generator's
+            # defaults, outer.dimensionChange followed and outer.dimensions ignored.
+            made = _generated_box_type(view.request, box)
+            if made is not None:
+                outer = {k: v for k, v in (made.get("outer") or {}).items() if k != "dimensions"}
+                yield from _dimensional_weight_problems({**made, "outer": outer}, box)
+            continue
         box_type = _matching_box_type(view, box)
         if box_type is None:
             continue
@@ -1133,6 +1173,35 @@ def check_box_cost(view: PackView) -> Iterator[str]:
         price = box.wire["price"]
         if want is not None and abs(price - want) > 0.5 + EPS * max(1.0, want):
             yield f"box-cost: box {box.position}: price {price}, expected {want:g}"
+        yield from _dimensional_weight_problems(box_type, box)
+
+
+def _dimensional_weight_problems(box_type: Wire, box: Box) -> Iterator[str]:
+    """docs/rates.md: with a ``dimFactor`` > 0 a box reports ``dimensionalWeight`` = its
+    rating volume / dimFactor, and with a rate table ``dimensionalWeightUsed`` says
+    whether that beat the gross weight (either way on a tie); without a dimFactor none
+    was used. A built-in carrier table's own factor is the engine's data: with one, only
+    an explicit dimFactor is judged."""
+    table = box_type.get("rateTable") or {}
+    factor = table.get("dimFactor")
+    if not _is_number(factor) or factor <= 0:
+        if table.get("carrier") is None and box.wire.get("dimensionalWeightUsed") is True:
+            yield (
+                f"box-cost: box {box.position}: dimensionalWeightUsed, but no dimFactor "
+                "gives a dimensional weight"
+            )
+        return
+    dimensional = _rating_volume(box_type, box) / factor
+    got = box.wire.get("dimensionalWeight")
+    if got is not None and not (_is_number(got) and _close(got, dimensional)):
+        yield f"box-cost: box {box.position}: dimensionalWeight {got!r}, expected {dimensional:g}"
+    used = box.wire.get("dimensionalWeightUsed")
+    gross = float(box_type.get("weightTare", 0.0)) + sum(item.weight for item in box.items)
+    if isinstance(used, bool) and not _close(dimensional, gross) and used != (dimensional > gross):
+        yield (
+            f"box-cost: box {box.position}: dimensionalWeightUsed {used}, but dimensional "
+            f"weight {dimensional:g} vs gross {gross:g}"
+        )
 
 
 def check_box_totals(view: PackView) -> Iterator[str]:
@@ -1725,6 +1794,13 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
             yield f"pack-as-is: box {box.position} holds {len(items)} items, not one unit"
             continue
         item = items[0]
+        # docs/rules.md: a pack-as-is rule's carton is named "pack-as-is <item name or refId>".
+        own_name = item.wire.get("name") or item.ref_id
+        if rule and box.wire.get("name", f"pack-as-is {own_name}") != f"pack-as-is {own_name}":
+            yield (
+                f"pack-as-is: box {box.position}: name {box.wire.get('name')!r}, not "
+                f"'pack-as-is {own_name}'"
+            )
         if item.wire.get("groupPackParent") is not None:
             shapes = [item.dims]  # the case's shape is its units' bounding box
         else:
@@ -1791,6 +1867,181 @@ def check_totals(view: PackView) -> Iterator[str]:
     for name, total in sums.items():
         if not _close(float(response[name]), total):
             yield f"totals: {name} {response[name]:g}, boxes give {total:g}"
+
+
+def check_derived_figures(view: PackView) -> Iterator[str]:
+    """Figures derived from others agree with them (docs/decisions.md, reservedSpace and
+    Response; spec §F): per box ``volumeRemaining`` = volumeMax - volumeUsed and, with
+    weightMax > 0, ``weightRemaining`` = weightMax - weightUsed (both >= 0: a pre-packed
+    box over its limit has none left), ``volumeUtilization`` = volumeUsed / volumeMax and
+    ``weightUtilization`` = weightUsed / weightMax (both at most 1, spec §F),
+    ``weightNet`` = weightUsed - weightTare, ``lenUnits`` its own items (not virtual
+    ones; an item standing for a box is one of its own, docs/decisions.md) and ``id`` its
+    0-based position; in the response ``totalVolumeUsed`` = totalVolumeNet + the boxes'
+    volumeReserved and ``totalVolumeUtilization`` = totalVolumeUsed / totalVolume. Each
+    only where given."""
+    for box in view.boxes:
+        wire = box.wire
+        used, most = wire.get("volumeUsed"), float(wire["volumeMax"])
+        weight, limit = float(wire["weightUsed"]), float(wire["weightMax"])
+        expected: dict[str, float] = {"weightNet": weight - float(wire.get("weightTare", 0.0))}
+        if _is_number(used):
+            expected["volumeRemaining"] = max(0.0, most - used)
+            if most > 0:
+                expected["volumeUtilization"] = min(1.0, used / most)
+        if limit > 0:
+            expected["weightRemaining"] = max(0.0, limit - weight)
+            expected["weightUtilization"] = min(1.0, weight / limit)
+        for name, want in expected.items():
+            got = wire.get(name)
+            if got is not None and not (_is_number(got) and _close(float(got), want)):
+                yield f"box-figures: box {box.position}: {name} {got!r}, expected {want:g}"
+        units = sum(1 for i in box.items if not i.virtual)
+        if "lenUnits" in wire and wire["lenUnits"] != units:
+            yield f"box-figures: box {box.position}: lenUnits {wire['lenUnits']!r}, not {units}"
+        if "id" in wire and wire["id"] != box.position:
+            yield f"box-figures: box {box.position}: id {wire['id']!r}, expected {box.position}"
+    response = view.response
+    net, volume = float(response["totalVolumeNet"]), float(response["totalVolume"])
+    used_total = net + sum(float(b.wire.get("volumeReserved") or 0.0) for b in view.boxes)
+    got_used = response.get("totalVolumeUsed")
+    if got_used is not None and not (_is_number(got_used) and _close(got_used, used_total)):
+        yield (
+            f"totals: totalVolumeUsed {got_used!r}, totalVolumeNet + volumeReserved give "
+            f"{used_total:g}"
+        )
+    share = response.get("totalVolumeUtilization")
+    if (
+        share is not None
+        and _is_number(got_used)
+        and volume > 0
+        and not (
+            _is_number(share)
+            and (_close(share, got_used / volume) or _close(share, min(1.0, got_used / volume)))
+        )
+    ):
+        yield (
+            f"totals: totalVolumeUtilization {share!r}, totalVolumeUsed / totalVolume "
+            f"give {got_used / volume:g}"
+        )
+
+
+def check_echoes(view: PackView) -> Iterator[str]:
+    """The request's ``orderId``, ``requestId`` and ``properties`` come back unchanged
+    (spec §A and §F) where the response gives them (converted answers of other packers,
+    bench/, carry none)."""
+    for name in ("orderId", "requestId", "properties"):
+        if (
+            name in view.request
+            and view.response.get(name, view.request[name]) != view.request[name]
+        ):
+            yield (
+                f"echo: response {name} {view.response.get(name)!r}, request gave "
+                f"{view.request[name]!r}"
+            )
+
+
+def check_item_echoes(view: PackView) -> Iterator[str]:
+    """Each unit, packed or leftover, echoes its item set's ``name`` (with a group-pack
+    rule's ``nameSuffix`` appended to a grouped unit's), ``sequence`` and ``properties``
+    (after set-properties rules; docs/decisions.md). Items standing for a box are the
+    box's, not an item set's, and are not judged."""
+    carriers = _box_carriers(view)
+    suffixes = {
+        str((r.get("options") or {}).get("nameSuffix", "")) for r in _rules(view, "group-pack")
+    }
+    for item in view.items:
+        group = view.group_of(item)
+        if group is None or (item.index is not None and item.index in carriers):
+            continue
+        names = {s["name"] for s in group.sets if isinstance(s.get("name"), str)}
+        name = item.wire.get("name")
+        if (
+            names
+            and name is not None
+            and not any(name in (n, n + suffix) for n in names for suffix in suffixes | {""})
+        ):
+            yield f"echo: {item.label}: name {name!r}, item set says {sorted(names)}"
+        sequences = {s.get("sequence") for s in group.sets}
+        if item.wire.get("sequence") not in sequences:
+            yield (
+                f"echo: {item.label}: sequence {item.wire.get('sequence')!r}, item set says "
+                f"{' or '.join(repr(q) for q in sequences)}"
+            )
+        owned = [s.get("properties") or {} for s in group.sets]
+        if (item.wire.get("properties") or {}) not in owned:
+            yield (
+                f"echo: {item.label}: properties {item.wire.get('properties')!r}, item set "
+                f"says {' or '.join(repr(o) for o in owned)}"
+            )
+
+
+#: Rules under which a unit may be left over although it fits an empty box: packs in
+#: parts (a stage's box targets, a host's contents left with it, a group that found no box).
+_PARTS = ("pack-sequence", "internal-space", "group-pack", "bounded-fill")
+
+
+def check_leftovers(view: PackView) -> Iterator[str]:
+    """A leftover is a unit "not packable into any box" (spec §F): when nothing caps the
+    boxes (no boxesMax, boxesPerItemSetMax or boxesPerSequenceMax, no packing in parts,
+    no layFlat or interlock), a leftover that fits alone into an empty box of a requested
+    type (the unit as reported, turned as its lock allows, within weightMax less tare,
+    reservedSpace and propertyConstraints, not a target box its exclude rules keep it
+    from) should have had a box of its own."""
+    request = view.request
+    if any(
+        _count_limit(request.get(n)) is not None
+        for n in ("boxesMax", "boxesPerItemSetMax", "boxesPerSequenceMax")
+    ):
+        return
+    if request.get("boxTypeSets") or request.get("layFlat") or request.get("interlock"):
+        return
+    if any(r.get("operation") in _PARTS for r in request.get("rules") or []):
+        return
+    box_types = _box_types(request)
+    locks = _rules(view, "lock-orientation")
+    as_is = _rules(view, "pack-as-is")
+    excludes = [
+        r for r in _rules(view, "exclude") if r.get("targetBoxRefIds") or r.get("targetBoxMatch")
+    ]
+    for item in view.leftovers:
+        if item.virtual or any(_selects(r, item.wire) for r in as_is):
+            continue
+        lock = next((r for r in locks if _selects(r, item.wire)), None)
+        if lock is None:
+            turns: set[tuple[int, int, int]] = set(itertools.permutations(range(3)))  # type: ignore[arg-type]
+        else:
+            turns = _allowed_turns((lock.get("options") or {}).get("freeAxes") or [])
+        # The unit as the leftover reports it (a case of a unit ladder is the case).
+        shapes = [tuple(item.dims[p[a]] for a in range(3)) for p in turns]
+        for box_type in box_types:
+            if any(_selects(r, item.wire) and _targets_box(r, box_type) for r in excludes):
+                continue
+            inner = _vec(box_type["dimensions"])
+            limit = float(box_type.get("weightMax") or 0)
+            tare = float(box_type.get("weightTare") or 0)
+            if limit > 0 and item.weight + tare > limit * (1 + EPS):
+                continue
+            share = box_type.get("reservedSpace", request.get("reservedSpace"))
+            share = float(share) if _is_number(share) else 0.0
+            if _volume(item.dims) > (1 - share) * _volume(inner) * (1 - EPS):
+                continue
+            if any(
+                c.get("max") is not None
+                and _amount(item, c["key"]) > 0
+                and float(c.get("value") or 0) + _amount(item, c["key"]) > float(c["max"]) + EPS
+                for c in box_type.get("propertyConstraints") or []
+            ):
+                continue
+            if any(
+                all(d <= b * (1 - EPS) for d, b in zip(shape, inner, strict=True))
+                for shape in shapes
+            ):
+                yield (
+                    f"leftover: {item.label} {_fmt(item.dims)} fits alone into box type "
+                    f"{box_type.get('refId')} {_fmt(inner)}, and nothing caps the boxes"
+                )
+                break
 
 
 # Fields that describe the packing itself; timings, timestamps and pack ids differ per call.
@@ -2326,8 +2577,9 @@ def check_nested_locks(view: PackView) -> Iterator[str]:
 
 
 def check_prepacked(view: PackView) -> Iterator[str]:
-    """Pre-packed boxes come first, in order, each with its type's dimensions and every
-    unit of its own items (an item with an origin exactly there, as given)."""
+    """Pre-packed boxes come first, in order, each with its type's dimensions (and refId
+    and name, where both give them) and every unit of its own items (an item with an
+    origin exactly there, as given)."""
     prepacked = view.request.get("boxes") or []
     if len(view.boxes) < len(prepacked):
         yield f"prepacked: {len(prepacked)} pre-packed boxes, only {len(view.boxes)} returned"
@@ -2335,9 +2587,19 @@ def check_prepacked(view: PackView) -> Iterator[str]:
     for position, wire in enumerate(prepacked):
         box = view.boxes[position]
         where = f"prepacked: box {position}"
-        dims = _prepacked_box_type(view.request, position).get("dimensions")
+        box_type = _prepacked_box_type(view.request, position)
+        dims = box_type.get("dimensions")
         if dims is not None and not _same_dims(_vec(dims), box.dims):
             yield f"{where}: dimensions {_fmt(box.dims)}, the pre-packed box has {_fmt(_vec(dims))}"
+        for name in ("refId", "name"):
+            if (
+                box_type.get(name) is not None
+                and box.wire.get(name, box_type[name]) != box_type[name]
+            ):
+                yield (
+                    f"{where}: {name} {box.wire.get(name)!r}, the pre-packed box has "
+                    f"{box_type[name]!r}"
+                )
         available = list(box.items)
         for i, entry in enumerate(wire.get("items") or []):
             item = entry["item"]
@@ -2776,16 +3038,32 @@ def _offset_fits(placed: Vec, offset: Vec, dims: Vec, given: Vec) -> bool:
     return False
 
 
+def _centred(view: PackView, item: Item, carriers: Mapping[int, Box], hosts: set[Any]) -> bool:
+    """Whether ``item``'s centre of mass must be its middle: no item set it may come from
+    gives a ``centerOfMass``, and it is a plain unit (not a box's stand-in, not the host
+    of filled internal space, not a pre-packed item as given)."""
+    group = view.group_of(item)
+    if group is None or any(s.get("centerOfMass") for s in group.sets):
+        return False
+    return not (item.index in carriers or item.index in hosts or _given_prepacked(view, item))
+
+
 def check_center_of_mass(view: PackView) -> Iterator[str]:
     """Each item's centre of mass lies within it (turned with it when the item set gives
-    one, except for soft bounded-fill units); each box's is the weighted mean of its
-    items'."""
+    one, except for soft bounded-fill units), in its middle when its item set gives none
+    (docs/decisions.md); each box's is the weighted mean of its items'."""
     offsets = {
         s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
         for s in view.request.get("itemSets") or []
         if s.get("centerOfMass")
         and not s.get("dimensionSets")
         and not _is_auto_ref_id(s.get("refId"))
+    }
+    carriers = _box_carriers(view)
+    hosts = {
+        (inner.wire.get("subspace") or {}).get("parentItemIndex")
+        for inner in view.boxes
+        if _space_rule(view, inner) is not None
     }
     for box in view.boxes:
         weights = [item.weight for item in box.items]
@@ -2801,6 +3079,13 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
             centres.append(c)
             if any(v < -EPS or v > item.dims[a] + EPS for a, v in enumerate(inside)):
                 yield f"center-of-mass: {item.label}: {_fmt(c)} lies outside the item"
+            elif _centred(view, item, carriers, hosts) and not _same_dims(
+                inside, (item.dims[0] / 2, item.dims[1] / 2, item.dims[2] / 2)
+            ):
+                yield (
+                    f"center-of-mass: {item.label}: offset {_fmt(inside)} is not its middle, "
+                    "and its item set gives no centerOfMass"
+                )
             elif (
                 item.ref_id in offsets
                 and not item.wire.get("dimensionSet")
@@ -3388,4 +3673,8 @@ CHECKS: tuple[Check, ...] = (
     check_dimension_sets,
     check_center_of_mass,
     check_generated_boxes,
+    check_derived_figures,
+    check_echoes,
+    check_item_echoes,
+    check_leftovers,
 )
