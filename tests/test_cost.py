@@ -296,7 +296,10 @@ def test_validator_recomputes_the_rated_cost() -> None:
     assert validate(request, response) == []
     # Rated on the 5 lb gross weight instead of the 7.19 lb dimensional weight.
     response["boxes"][0]["box"]["price"] = response["totalCost"] = 800
-    assert validate(request, response) == ["box-cost: box 0: price 800, expected 1019.42"]
+    assert validate(request, response) == [
+        "box-cost: box 0: price 800, expected 1019.42",
+        "box-figures: box 0: its items' deltaCost add up to 1019, not its price 800",
+    ]
 
 
 def test_tables_alike_are_lowered_once_and_each_request_keeps_its_own_fields() -> None:

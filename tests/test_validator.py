@@ -252,6 +252,14 @@ CORRUPTIONS: dict[str, tuple[Callable[[Wire], None], str, str]] = {
     ),
     "box lenUnits": (_set(lambda r: box_of(r, 1), "lenUnits", 1), "box-figures", "lenUnits"),
     "box id": (_set(lambda r: box_of(r, 1), "id", 5), "box-figures", "box 1: id 5"),
+    "deltaCost not adding up to the price": (
+        lambda r: [
+            entry["item"].update(deltaCost=delta)
+            for entry, delta in zip(box_of(r, 1)["items"], (125, 1), strict=True)
+        ],
+        "box-figures",
+        "deltaCost add up to 126, not its price 125",
+    ),
     "totalVolumeUsed": (_set(lambda r: r, "totalVolumeUsed", 700), "totals", "totalVolumeUsed"),
     "totalVolumeUtilization": (
         _update(lambda r: r, totalVolumeUsed=799, totalVolumeUtilization=0.5),

@@ -150,8 +150,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   box's ``refId`` and ``name``, a pack-as-is rule's carton "pack-as-is <item name or
   refId>"); an item's set ``name`` (plus a group-pack ``nameSuffix``), ``sequence`` and
   ``properties``. Packed items' indices run 1..n. An item whose set gives no
-  ``centerOfMass`` has it in its middle. Not checked: ``deltaCost`` (a pack-as-is
-  carton priced -1 reports ``price`` 1 above its items' deltaCost) and ``packedIndex``.
+  ``centerOfMass`` has it in its middle. A box's items' ``deltaCost`` add up to its
+  ``price``. Not checked: ``packedIndex``.
 - **Leftovers.** Without boxesMax, boxesPerItemSetMax, boxesPerSequenceMax, packing in
   parts, layFlat or interlock, a leftover that fits alone into an empty requested box
   type (as its lock allows, within weightMax, reservedSpace and propertyConstraints,
@@ -1896,6 +1896,20 @@ def check_derived_figures(view: PackView) -> Iterator[str]:
             got = wire.get(name)
             if got is not None and not (_is_number(got) and _close(float(got), want)):
                 yield f"box-figures: box {box.position}: {name} {got!r}, expected {want:g}"
+        given = [i.wire.get("deltaCost") for i in box.items]
+        deltas = [float(d) for d in given if _is_number(d)]
+        price = wire.get("price")
+        # The first item carries the box's fixed price, each its added rate (rates.md).
+        if (
+            deltas
+            and len(deltas) == len(given)
+            and _is_number(price)
+            and abs(sum(deltas) - price) > 0.5
+        ):
+            yield (
+                f"box-figures: box {box.position}: its items' deltaCost add up to "
+                f"{sum(deltas):g}, not its price {price!r}"
+            )
         units = sum(1 for i in box.items if not i.virtual)
         if "lenUnits" in wire and wire["lenUnits"] != units:
             yield f"box-figures: box {box.position}: lenUnits {wire['lenUnits']!r}, not {units}"
