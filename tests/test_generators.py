@@ -856,3 +856,27 @@ def test_a_box_that_costs_the_same_up_to_rounding_is_trimmed() -> None:
     items = [item(1, 1, 1, 1, quantity=3, weight=0.3), item(2, 1, 1, 1, quantity=3, weight=0)]
     response = pack({"itemSets": items, "boxTypeGenerators": [generator]})
     assert [dims(b["box"]) for b in response["boxes"]] == [(1, 2, 5)]
+
+
+def test_two_generators_of_one_size_are_both_valid_makers_of_its_box() -> None:
+    # make fuzz seed 1241: the second generator's 5-cube (no dimFactor, free) was chosen,
+    # and the validator judged its dimensional weight by the first one's table (dimFactor
+    # 139). A box either generator could have made is judged against each.
+    defaults = [
+        {"weightMax": 0, "rateTable": {"weights": [5, 20], "rates": [300, 700], "dimFactor": 139}},
+        {"weightMax": 0, "rateTable": {"basePrice": 0, "priceIncreaseRate": 0.0}},
+    ]
+    response = pack(
+        {
+            "itemSets": [item(0, 1, 1, 1, weight=0)],
+            "boxTypeGenerators": [
+                {
+                    "operation": "cartesian",
+                    "boxTypeDefaults": d,
+                    "options": {"xList": [5], "yList": [5], "zList": [5]},
+                }
+                for d in defaults
+            ],
+        }
+    )
+    assert response["totalCost"] == 0

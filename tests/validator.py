@@ -1007,7 +1007,15 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
 def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
     """The type a generator gave ``box`` (its defaults completed by boxTypeDefaults, at
     the box's size): a pack-as-is carton holds one item of exactly its size and reserves
-    nothing; a cartesian box has the defaults' name or a "generated ..." one."""
+    nothing; a cartesian box has the defaults' name or a "generated ..." one. The first
+    such generator's (see ``_generated_box_types`` for all)."""
+    return next(iter(_generated_box_types(request, box)), None)
+
+
+def _generated_box_types(request: Wire, box: Box) -> list[dict[str, Any]]:
+    """The types every generator that could have made ``box`` would give it (two
+    generators may make boxes of one size and name, with different defaults)."""
+    found: list[dict[str, Any]] = []
     for generator in request.get("boxTypeGenerators") or []:
         template = _completed(
             generator.get("boxTypeDefaults") or {}, request.get("boxTypeDefaults") or {}
@@ -1015,17 +1023,19 @@ def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
         named = box.wire.get("name")
         if generator.get("operation") == "pack-as-is":
             if _own_carton_name(request, template, named):
-                return {
-                    **template,
-                    "dimensions": box.wire["dimensions"],
-                    "reservedSpace": 0,
-                    "itemsPerBoxMax": 1,
-                }
+                found.append(
+                    {
+                        **template,
+                        "dimensions": box.wire["dimensions"],
+                        "reservedSpace": 0,
+                        "itemsPerBoxMax": 1,
+                    }
+                )
         elif named == template.get("name") or (
             "name" not in template and (named or "").startswith("generated ")
         ):
-            return {**template, "dimensions": box.wire["dimensions"]}
-    return None
+            found.append({**template, "dimensions": box.wire["dimensions"]})
+    return found
 
 
 def _own_carton_name(request: Wire, template: Wire, named: str | None) -> bool:
@@ -1161,10 +1171,14 @@ def check_box_cost(view: PackView) -> Iterator[str]:
         if _is_generated(view, box):
             # check_generated_boxes judges the price; its rating follows the generator's
             # defaults, outer.dimensionChange followed and outer.dimensions ignored.
-            made = _generated_box_type(view.request, box)
-            if made is not None:
+            # Judged against each generator that could have made it: fine under one is fine.
+            problems: list[str] | None = None
+            for made in _generated_box_types(view.request, box):
                 outer = {k: v for k, v in (made.get("outer") or {}).items() if k != "dimensions"}
-                yield from _dimensional_weight_problems({**made, "outer": outer}, box)
+                found = list(_dimensional_weight_problems({**made, "outer": outer}, box))
+                if problems is None or len(found) < len(problems):
+                    problems = found
+            yield from problems or []
             continue
         box_type = _matching_box_type(view, box)
         if box_type is None:
