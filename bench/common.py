@@ -49,6 +49,30 @@ def point(dims: Sequence[float]) -> dict[str, float]:
     return {"x": x, "y": y, "z": z}
 
 
+def box_on_demand() -> dict[str, Any]:
+    """The box types of a box-on-demand request: one stock carton (60-cube, 500) and a
+    cartesian generator of 37,584 sizes on a 2-unit grid (sampled to
+    ``generatedBoxTypesMax``), priced by volume bands (100 / 150 / 200 above 0 / 50,000 /
+    100,000). Shared by ``bench.pack_speed`` and ``bench.layers_ab``."""
+    grid = {"increment": 2}
+    bands = {"metric": "volume", "aggregator": "sum", "thresholds": [0, 50000, 100000]}
+    return {
+        "boxTypeDefaults": {"weightMax": 1000},
+        "boxTypes": [{"refId": 0, "dimensions": point([60, 60, 60]), "price": 500}],
+        "boxTypeGenerators": [
+            {
+                "operation": "cartesian",
+                "options": {
+                    "xRange": {"min": 10, "max": 80, **grid},
+                    "yRange": {"min": 10, "max": 80, **grid},
+                    "zRange": {"min": 5, "max": 60, **grid},
+                    "priceComponents": [{"key": "band", **bands, "prices": [100, 150, 200]}],
+                },
+            }
+        ],
+    }
+
+
 def vec(p: Mapping[str, Any]) -> tuple[float, float, float]:
     """(x, y, z) of a wire Point."""
     return (float(p["x"]), float(p["y"]), float(p["z"]))

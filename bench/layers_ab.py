@@ -34,6 +34,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.common import box_on_demand
+
 Wire = dict[str, Any]
 #: (label, CPU seconds, hash of the full response) of one request.
 Row = tuple[str, float, str]
@@ -157,25 +159,11 @@ def _generated(units: int, skus: int, most: int, **extra: Any) -> Wire:
         }
         for i in range(skus)
     ]
-    bands = {"metric": "volume", "aggregator": "sum", "thresholds": [0, 50000, 100000]}
-    grid = {"increment": 2}
     return {
         "includeImages": False,
         "itemSets": items,
-        "boxTypeDefaults": {"weightMax": 1000},
-        "boxTypes": [{"refId": 0, "dimensions": {"x": 60, "y": 60, "z": 60}, "price": 500}],
+        **box_on_demand(),
         "generatedBoxTypesMax": most,
-        "boxTypeGenerators": [
-            {
-                "operation": "cartesian",
-                "options": {
-                    "xRange": {"min": 10, "max": 80, **grid},
-                    "yRange": {"min": 10, "max": 80, **grid},
-                    "zRange": {"min": 5, "max": 60, **grid},
-                    "priceComponents": [{"key": "band", **bands, "prices": [100, 150, 200]}],
-                },
-            }
-        ],
         **extra,
     }
 

@@ -48,6 +48,7 @@ from typing import Any
 
 import cartonize
 
+from bench.common import box_on_demand
 from tests.validator import validate
 
 Wire = dict[str, Any]
@@ -189,32 +190,7 @@ def order_with_generated_sizes(seed: int) -> Wire:
         }
         for ref_id in range(20)
     ]
-    grid = {"increment": 2}
-    return {
-        "itemSets": item_sets,
-        "boxTypeDefaults": {"weightMax": 1000},
-        "boxTypes": [{"refId": 0, "dimensions": point([60, 60, 60]), "price": 500}],
-        "boxTypeGenerators": [
-            {
-                "operation": "cartesian",
-                "options": {
-                    "xRange": {"min": 10, "max": 80, **grid},
-                    "yRange": {"min": 10, "max": 80, **grid},
-                    "zRange": {"min": 5, "max": 60, **grid},
-                    "priceComponents": [
-                        {
-                            "key": "band",
-                            "metric": "volume",
-                            "aggregator": "sum",
-                            "thresholds": [0, 50000, 100000],
-                            "prices": [100, 150, 200],
-                        }
-                    ],
-                },
-            }
-        ],
-        "includeImages": False,
-    }
+    return {"itemSets": item_sets, **box_on_demand(), "includeImages": False}
 
 
 def timed_pack(request: Wire) -> tuple[Wire, float]:
