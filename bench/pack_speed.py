@@ -339,8 +339,13 @@ def run_order_at_the_limit(repeats: int, seed: int) -> Workload:
     packed = repeated_pack(request, repeats, workload)
     if packed is None:
         return workload
-    response, pack_ms, wall_ms = packed
-    workload.figures = {
+    workload.figures = _order_figures(*packed)
+    return workload
+
+
+def _order_figures(response: Wire, pack_ms: list[float], wall_ms: list[float]) -> dict[str, Any]:
+    """Median times, boxes, leftovers, cost and utilisation of one order packed repeatedly."""
+    return {
         "median pack ms": statistics.median(pack_ms),
         "median wall ms": statistics.median(wall_ms),
         "boxes": response["lenBoxes"],
@@ -348,7 +353,6 @@ def run_order_at_the_limit(repeats: int, seed: int) -> Workload:
         "total cost": response["totalCost"],
         "utilisation": response["totalVolumeNet"] / response["totalVolume"],
     }
-    return workload
 
 
 def run_generated_sizes(repeats: int, seed: int) -> Workload:
@@ -358,17 +362,11 @@ def run_generated_sizes(repeats: int, seed: int) -> Workload:
     packed = repeated_pack(request, repeats, workload)
     if packed is None:
         return workload
-    response, pack_ms, wall_ms = packed
     ahead = repeated_pack({**request, "boxTypeChoiceLookahead": 1}, 1, workload)
     if ahead is None:
         return workload
     workload.figures = {
-        "median pack ms": statistics.median(pack_ms),
-        "median wall ms": statistics.median(wall_ms),
-        "boxes": response["lenBoxes"],
-        "leftovers": response["lenLeftovers"],
-        "total cost": response["totalCost"],
-        "utilisation": response["totalVolumeNet"] / response["totalVolume"],
+        **_order_figures(*packed),
         "lookahead 1 pack ms": ahead[1][0],
         "lookahead 1 cost": ahead[0]["totalCost"],
     }
