@@ -793,27 +793,37 @@ def test_a_case_too_long_for_every_box_is_a_fair_leftover() -> None:
     assert validate(request, response) == []
 
 
+#: One item in a box type rated with a dimFactor.
+_RATED_PACK: Wire = {
+    "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
+    "boxTypes": [{"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}],
+}
+
+#: One item beside a named pre-packed box holding another.
+_PREPACKED_PACK: Wire = {
+    "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
+    "boxes": [
+        {
+            "refId": 7,
+            "name": "tote",
+            "dimensions": _point(4, 4, 4),
+            "weightMax": 0,
+            "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
+        }
+    ],
+}
+
 # Real packs, and how each is tampered with: figures that follow from others, and
 # echoes of the box's type.
 TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {
     "dimensional weight": (
-        {
-            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
-            "boxTypes": [
-                {"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}
-            ],
-        },
+        _RATED_PACK,
         _set(lambda r: box_of(r, 0), "dimensionalWeight", 1),
         "box-cost",
         "dimensionalWeight 1",
     ),
     "dimensional weight used": (
-        {
-            "itemSets": [{"refId": 1, "dimensions": _point(2, 3, 4), "weight": 1}],
-            "boxTypes": [
-                {"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0, **_rated(0, 5)}
-            ],
-        },
+        _RATED_PACK,
         _set(lambda r: box_of(r, 0), "dimensionalWeightUsed", False),
         "box-cost",
         "dimensionalWeightUsed False",
@@ -835,35 +845,13 @@ TAMPERED_PACKS: dict[str, tuple[Wire, Callable[[Wire], None], str, str]] = {
         "no dimFactor",
     ),
     "pre-packed box refId": (
-        {
-            "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
-            "boxes": [
-                {
-                    "refId": 7,
-                    "name": "tote",
-                    "dimensions": _point(4, 4, 4),
-                    "weightMax": 0,
-                    "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
-                }
-            ],
-        },
+        _PREPACKED_PACK,
         _set(lambda r: box_of(r, 0), "refId", 8),
         "prepacked",
         "refId 8",
     ),
     "pre-packed box name": (
-        {
-            "itemSets": [{"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}],
-            "boxes": [
-                {
-                    "refId": 7,
-                    "name": "tote",
-                    "dimensions": _point(4, 4, 4),
-                    "weightMax": 0,
-                    "items": [{"item": {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1}}],
-                }
-            ],
-        },
+        _PREPACKED_PACK,
         _set(lambda r: box_of(r, 0), "name", "crate"),
         "prepacked",
         "'crate'",
