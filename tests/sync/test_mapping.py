@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+from decimal import Decimal
 from typing import Any
 
 import polars as pl
@@ -278,6 +280,36 @@ def test_unit_conversions_are_exact_where_the_decimal_result_is(
     )
     column = "dimensions_x" if dim else "weight"
     assert batch.frame[column][0] == stored  # exactly, not approximately
+
+
+@pytest.mark.parametrize("conversion", ["mm_to_in", "in_to_mm", "gr_to_lb", "lb_to_gr"])
+def test_every_conversion_with_a_short_decimal_result_stores_that_decimal(
+    conversion: str,
+) -> None:
+    # 20,000 seeded values each: lengths and weights of up to four decimals, and, so that
+    # the divisions have terminating results too, multiples of 0.254 mm and 0.45359237 g.
+    # Whenever the exact decimal result has at most 15 significant digits, the stored
+    # float is that decimal's (what float(Decimal) gives), not a neighbour of it.
+    rng = random.Random(conversion)
+    sent = [round(rng.uniform(0, 5000), rng.randint(0, 4)) for _ in range(10_000)]
+    unit = {"mm_to_in": "0.254", "gr_to_lb": "0.45359237"}.get(conversion)
+    if unit is not None:
+        sent += [float(Decimal(unit) * rng.randint(1, 200_000)) for _ in range(10_000)]
+    factor = {"mm_to_in": ("1", "25.4"), "in_to_mm": ("25.4", "1")}.get(
+        conversion, ("1", "453.59237") if conversion == "gr_to_lb" else ("453.59237", "1")
+    )
+    multiply, divide = Decimal(factor[0]), Decimal(factor[1])
+    dim, weight = (conversion, None) if conversion.endswith(("in", "mm")) else (None, conversion)
+    column = "dimensions_x" if dim else "weight"
+    records = [record(sku=i, h=v or 1.0, mass=v) for i, v in enumerate(sent)]
+    stored = map_records(records, ITEM_MAP, "items", Conversions.parse(dim, weight)).frame
+    checked = 0
+    for value, got in zip(sent, stored[column].to_list(), strict=True):
+        exact = Decimal(repr(value or 1.0 if dim else value)) * multiply / divide
+        if exact and len(exact.normalize().as_tuple().digits) <= 15:
+            checked += 1
+            assert got == float(exact), (value, got, exact)
+    assert checked > 5_000
 
 
 def test_carton_lengths_and_weights_convert_too() -> None:
