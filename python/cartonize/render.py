@@ -59,7 +59,7 @@ def render_pictures(
     shown = _shown_spaces(boxes)
     size = _png_size(request, len(boxes), response.warnings)
     render_input = {
-        "eye": _direction(request.eye),
+        "eye": _xyz(request.eye),
         "imgSize": size,
         "format": request.image_format,
         "template": request.template,
@@ -198,13 +198,3 @@ def _plus(a: Point, b: Point) -> Point:
 
 def _xyz(p: Point) -> list[float]:
     return [p.x, p.y, p.z]
-
-
-def _direction(eye: Point) -> list[float]:
-    """`eye` scaled to a largest component of 1: the same direction, which is all that
-    matters. The renderer squares the components to normalise them, which overflows
-    beyond about 1e154 (an empty picture) and underflows below about 1e-154 (its
-    fallback view); the request refuses (0, 0, 0)."""
-    v = _xyz(eye)
-    largest = max(abs(c) for c in v)
-    return [c / largest for c in v] if largest > 0 else v
