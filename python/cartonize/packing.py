@@ -766,10 +766,10 @@ def _box(
     items are numbered from `first_index` on; `type_fields` are those it repeats from
     `box_type` (`_box_type_fields`)."""
     items: list[Item] = []
-    # Rounded running totals keep the integer deltas summing to the box price; a pack-as-is
-    # carton priced -1 is reported 1 dearer than the engine costs it (`_reported_price`),
-    # so its first item carries that too.
-    cost_so_far = -box_type.price if box_type.price is not None and box_type.price < 0 else 0.0
+    # Rounded running totals keep the integer deltas summing to the box price, which the
+    # first item carries with the tie-breaking discount given back (`_tie_discount`).
+    discount = _tie_discount(box_type)
+    cost_so_far = float(discount)
     rounded = 0
     placed = [(kinds[placement["item"]], placement) for placement in packed["items"]]
     if fixed_units or packed.get("fixed"):
@@ -808,14 +808,13 @@ def _box(
         "weight_tare": tare,
         "outer": _outer(box_type),
         "rate_table": box_type.rate_table,
-        "price": _reported_price(packed["cost"], box_type),
+        "price": whole_units(packed["cost"] + discount),
         "dimensional_weight": packed.get("dimensionalWeight"),
         "dimensional_weight_used": (
             packed.get("dimensionalWeightUsed") if box_type.rate_table is not None else None
         ),
-        "box_type": box_type
-        if box_type.price is None or box_type.price >= 0
-        else _as_paid(box_type),
+        # Echoed at the price it is reported at, so it can be sent back as a pre-packed box.
+        "box_type": box_type.model_copy(update={"price": 0}) if discount else box_type,
         "items": entries,
         "property_constraints": _property_values(box_type.property_constraints, items),
         "volume_max": volume_max,
@@ -836,20 +835,12 @@ def _box(
     return assemble(Box, values, set(values))
 
 
-def _reported_price(cost: float, box_type: BoxType) -> int:
-    """A packed box's `price`: its cost in whole units. A pack-as-is carton priced -1 (the
-    spec: -1 "favors as-is by the smallest meaningful amount") cost 1 less in the engine so
-    that shipping as is wins ties; it is worth 0 plus its rate, and `price` is >= 0."""
-    price = whole_units(cost)
-    if box_type.price is not None and box_type.price < 0:
-        price -= box_type.price
-    return price
-
-
-def _as_paid(box_type: BoxType) -> BoxType:
-    """A pack-as-is type priced -1 as the box echoes it: at 0, as `price` reports it (so
-    the box can be sent back as a pre-packed box)."""
-    return box_type.model_copy(update={"price": 0})
+def _tie_discount(box_type: BoxType) -> int:
+    """What the engine took off a box type's cost that the response gives back: a
+    pack-as-is carton priced -1 (the spec: -1 "favors as-is by the smallest meaningful
+    amount") cost 1 less so that shipping as is wins ties; it is worth 0 plus its rate,
+    and a reported `price` is >= 0. 0 for every other type."""
+    return -box_type.price if box_type.price is not None and box_type.price < 0 else 0
 
 
 _ITEM_ENTRY_FIELDS = {"item"}
