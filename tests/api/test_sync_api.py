@@ -170,6 +170,38 @@ def test_a_partial_upsert_keeps_properties_keys_it_does_not_set(plan: Plan) -> N
     assert rows["B"]["properties"] == {"größe": "M"}
 
 
+def test_an_upsert_never_deletes_nested_properties_it_gives_as_null(plan: Plan) -> None:
+    # Only nulls at the top of the object were left out; a nested one was stored, and the
+    # merge (DuckDB's json_merge_patch is RFC 7396, recursive) deleted the stored key. An
+    # object whose members are all null is absent too: `{}` would replace a stored scalar.
+    smap = {**ITEM_MAP, "properties": "meta", "properties.box": "box"}
+    creator = plan.create_connection(name="creator", schemaMap=smap)
+    stored = {"dims": {"a": 1, "b": {"c": 2, "d": 3}}, "look": "red", "tags": [1, None]}
+    made = plan.write("POST", creator, {"payload": [item("A", meta=stored, box={"w": 1})]})
+    resource_id = made.json["packResourceId"]
+    connection = plan.create_connection(resourceToUpdate=resource_id, schemaMap=smap)
+    patch = {
+        "dims": {"a": None, "b": {"c": None, "e": 4}},
+        "look": {"shade": None},
+        "tags": [None],  # arrays are values: replaced whole, nulls inside kept
+    }
+    payload = [
+        {"sku": "A", "meta": patch, "box": {"w": None}},
+        item("B", meta={"x": {"y": None}, "z": 1}, box={"w": None, "h": 2}),
+    ]
+    result = plan.write("PATCH", connection, {"payload": payload, "row_key": "refId"})
+    assert (result.json["updated"], result.json["inserted"]) == (1, 1)
+    rows = {row["refId"]: row for row in plan.rows(resource_id)}
+    assert rows["A"]["properties"] == {
+        "dims": {"a": 1, "b": {"c": 2, "d": 3, "e": 4}},
+        "look": "red",
+        "tags": [None],
+        "box": {"w": 1},
+    }
+    # Inserted rows leave the nulls out as well, so both kinds of row read alike.
+    assert rows["B"]["properties"] == {"z": 1, "box": {"h": 2}}
+
+
 def test_rule_4_patch_without_row_key_appends_without_deduplication(plan: Plan) -> None:
     connection, resource_id = updating(plan)
     result = plan.write("PATCH", connection, {"payload": [item(1), item(1)]})

@@ -206,6 +206,22 @@ def test_nulls_in_a_whole_properties_object_are_left_out() -> None:
     assert batch.frame["properties"].to_list() == ['{"a":1}']
 
 
+def test_nulls_nested_in_properties_objects_are_left_out_at_every_depth() -> None:
+    # An upsert merges `properties` as a JSON merge patch, which is recursive: a nested
+    # null deleted the stored key. Objects left empty by it go too; arrays and objects
+    # the source gave empty are kept as they are.
+    smap = {"refId": "id", "properties": "meta", "properties.k": "k"}
+    meta = {"a": {"b": None, "c": {"d": None}}, "e": {"f": None, "g": 1}, "h": [None], "i": {}}
+    batch = map_records(
+        [{"id": 1, "meta": meta, "k": {"x": None}}, {"id": 2, "meta": {"a": {"b": None}}}],
+        smap,
+        "items",
+    )
+    texts = batch.frame["properties"].to_list()
+    assert json.loads(texts[0]) == {"e": {"g": 1}, "h": [None], "i": {}}
+    assert texts[1] is None
+
+
 def test_an_empty_schema_map_reads_properties_by_their_own_names() -> None:
     row = {"refId": 7, "dimensions_x": 1, "dimensions_y": 2, "dimensions_z": 3, "other": 9}
     batch = map_records([row], {}, "items")

@@ -423,12 +423,13 @@ def _properties_column(
             if isinstance(base, Mapping):
                 if not _finite(base):
                     reasons.append(f"properties ({whole}): holds a number that is not finite")
-                # A null is an absent value: stored, it would clear the key in a merge.
-                merged.update((k, v) for k, v in base.items() if v is not None)
+                merged.update(_without_nulls(base))
             elif base is not None:
                 reasons.append(f"properties ({whole}): {_show(base)} is not an object")
         for key, path, getter in getters:
             value = getter(record)
+            if isinstance(value, Mapping) and value:
+                value = _without_nulls(value) or None  # every member null: absent
             if value is not None:
                 if not _finite(value):
                     what = (
@@ -442,6 +443,33 @@ def _properties_column(
         failures.extend((position, reason) for reason in reasons)
         texts.append(_ENCODE(merged) if merged and not reasons else None)
     return texts, failures
+
+
+def _without_nulls(value: Mapping[str, Any]) -> dict[str, Any]:
+    """`value` less its null members at every depth of nested objects, and less the
+    objects that held only such members: a null is an absent value, and stored it would
+    delete the key from a matched row, since an upsert merges `properties` as a JSON
+    merge patch (RFC 7396), which recurses into nested objects. An object the source
+    gave empty stays; arrays are kept as given (a merge replaces them whole)."""
+    root: dict[str, Any] = {}
+    # (members still to read, the copy being built, its parent's copy, its key there):
+    # a stack, not recursion, since source objects may nest deeply.
+    stack: list[tuple[Iterator[tuple[str, Any]], dict[str, Any], dict[str, Any] | None, str]]
+    stack = [(iter(value.items()), root, None, "")]
+    while stack:
+        members, copy, parent, key = stack[-1]
+        for name, member in members:
+            if member is None:
+                continue
+            if isinstance(member, Mapping) and member:
+                stack.append((iter(member.items()), {}, copy, name))
+                break
+            copy[name] = dict(member) if isinstance(member, Mapping) else member
+        else:
+            stack.pop()
+            if parent is not None and copy:
+                parent[key] = copy
+    return root
 
 
 def _finite(value: Any) -> bool:
