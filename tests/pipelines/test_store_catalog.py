@@ -190,7 +190,7 @@ def test_a_pulled_record_with_a_non_finite_property_is_rejected_alone(
     rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
     assert [r["refId"] for r in rows] == ["SKU-000002"]
     (entry,) = read_log(store, connection.id, limit=10, offset=0)
-    assert entry.messages[0].startswith("record 0: rejected: properties.color")
+    assert entry.messages[0].startswith('record 0 (refId "SKU-000001"): rejected: properties.color')
 
 
 def test_source_failure_is_logged_with_the_run(

@@ -32,6 +32,7 @@ __all__ = [
     "WeightConv",
     "iter_messages",
     "map_records",
+    "record_label",
     "validate_schema_map",
 ]
 
@@ -140,6 +141,40 @@ def _is_target(key: str, known: list[str]) -> bool:
         return True
     prefix, dot, rest = key.partition(".")
     return prefix == PROPERTIES_KEY and bool(dot) and bool(rest)
+
+
+#: The properties that say which record a message is about (the SKU of an item, a
+#: carton's reference, an order line's order and item), in the order named.
+IDENTITY: dict[ResourceType, tuple[str, ...]] = {
+    "items": ("refId",),
+    "cartons": ("refId",),
+    "orders": ("orderId", "refId"),
+}
+
+
+def record_label(position: int, identity: Mapping[str, Any]) -> str:
+    """`record 3 (refId "MUG-1")`: a record's position in the payload or pulled list
+    (from 0), and its identity properties (`IDENTITY`) that have a value, as text."""
+    named = [f"{name} {_show(value)}" for name, value in identity.items() if isinstance(value, str)]
+    return f"record {position}" + (f" ({', '.join(named)})" if named else "")
+
+
+def _identity(
+    record: Mapping[str, Any], targets: Mapping[str, str], rtype: ResourceType
+) -> dict[str, Any]:
+    """The identity properties of a source record as they would be stored (text), where
+    they are mapped and cast; a value that does not cast is left out (its reason says it)."""
+    found: dict[str, Any] = {}
+    for name in IDENTITY[rtype]:
+        path = targets.get(name)
+        if path is None:
+            continue
+        value = _resolve(record, path, tuple(path.split(".")))
+        if value is not None:
+            text, reason = _cast_one("string", value)
+            if reason is None:
+                found[name] = text
+    return found
 
 
 _MISSING: Any = object()
@@ -394,8 +429,9 @@ def map_records(
         rejected_rows=len(bad_rows),
         rejected_values=rejected_values,
     )
-    for position in sorted(bad_rows):
-        batch.note(f"record {position}: rejected: {'; '.join(bad_rows[position])}")
+    for position in sorted(bad_rows)[:MAX_MESSAGES]:
+        label = record_label(position, _identity(objects[position], targets, rtype))
+        batch.note(f"{label}: rejected: {'; '.join(bad_rows[position])}")
     return batch
 
 
