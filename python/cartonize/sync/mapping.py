@@ -25,6 +25,7 @@ from cartonize.sync.resources import PROPERTIES, Property, ResourceType, propert
 
 __all__ = [
     "DIM_CONVERSIONS",
+    "IDENTITY",
     "WEIGHT_CONVERSIONS",
     "Conversions",
     "DimConv",
