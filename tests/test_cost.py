@@ -375,3 +375,13 @@ def test_a_price_rounds_halves_up(rate: float, price: int) -> None:
     assert used(response) == [(9, price)]
     (item,) = [e["item"] for e in response["boxes"][0]["box"]["items"]]
     assert item["deltaCost"] == price
+
+
+def test_a_negative_base_price_is_taken_as_given() -> None:
+    # The public schema (1.9.2) gives basePrice and priceIncreaseRate no bound, and a line
+    # fitted to a carrier's rates may start below 0, so neither is clamped: a box can cost
+    # less than nothing (docs/rates.md). Only the magnitude is bounded (1e12).
+    line = {"basePrice": -500, "priceIncreaseRate": 10}
+    response = pack(one_cube(side=1, weight=3), [box(9, point(5, 5, 5), price=100, rateTable=line)])
+    assert used(response) == [(9, 100 - 500 + 10 * 3)]
+    assert response["totalCost"] == -370

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
 import sys
+import time
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -154,3 +156,67 @@ def test_pack_log_keeps_packs_when_the_store_fails_and_caps_the_queue(tmp_path: 
     log.store = Store(tmp_path / "data")
     log.flush()
     assert log.get("p2") is not None and log.store.get_pack("p1") is not None
+
+
+WORKER = """
+import sys, time
+from datetime import UTC, datetime
+from cartonize.service import PackLog
+from cartonize.store import PackRecord, Store
+log = PackLog(Store(sys.argv[1]), flush_interval=600)
+record = PackRecord(sys.argv[3], datetime.now(UTC), int(sys.argv[2]), None, "O-1", None, "{}",
+                    "{}", 0, 0)
+log.add(record)
+print("queued", flush=True)
+time.sleep(600)
+"""
+
+
+def _worker(store: Store, account_id: int, pack: str) -> subprocess.Popen[str]:
+    """An API worker's pack log, in a process of its own, holding a keyed pack queued."""
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(store.data_dir), str(account_id), pack],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdout is not None and worker.stdout.readline().strip() == "queued"
+    return worker
+
+
+def test_a_search_removes_the_pack_marks_of_workers_that_are_gone(tmp_path: Path) -> None:
+    # A killed worker cannot remove its marks: they stayed for good (one more file per
+    # worker and account after every restart), and a fresh one made searches wait a
+    # flush interval for packs that died with the worker.
+    store = Store(tmp_path / "data")
+    account = store.create_account("ACME", "premium")
+    folder = store.queued_packs_marks(account.id)
+    workers: list[subprocess.Popen[str]] = []
+    try:
+        workers.append(killed := _worker(store, account.id, "lost"))
+        (killed_mark,) = folder.iterdir()
+        workers.append(_worker(store, account.id, "queued"))
+        (running_mark,) = set(folder.iterdir()) - {killed_mark}
+        killed.kill()
+        killed.wait(timeout=30)
+        now = time.time()
+        # The running worker's mark is kept whatever its age under an hour; made 10 s ago
+        # it makes no search wait. Another machine's (a shared volume) is kept for an hour.
+        os.utime(running_mark, (now - 10, now - 10))
+        elsewhere, gone_elsewhere = folder / "other-host-123-ab", folder / "other-host-456-cd"
+        for mark, age in ((elsewhere, 10), (gone_elsewhere, 2 * 3600)):
+            mark.touch()
+            os.utime(mark, (now - age, now - age))
+        searcher = PackLog(store, flush_interval=5.0)
+        started = time.monotonic()
+        found = searcher.find(account.id, order_id="O-1", request_id=None, limit=10, offset=0)
+        assert time.monotonic() - started < 2.0  # the killed worker's fresh mark: no wait
+        assert found == []
+        assert sorted(m.name for m in folder.iterdir()) == sorted(
+            [running_mark.name, elsewhere.name]
+        )
+        assert not killed_mark.exists()
+    finally:
+        for worker in workers:
+            worker.kill()
+            worker.wait(timeout=30)
+            worker.stdout.close()  # type: ignore[union-attr]

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -280,6 +281,9 @@ class PackLog:
     it last queued one of its packs: a file per worker whose modification time is that
     moment. A search writes this worker's own queued packs of the account at once and waits
     for another worker's only while its mark is younger than one flush interval.
+
+    A worker removes its marks when it closes; a killed one cannot, so a search also
+    removes the account's marks left by workers that are gone (`_stale_mark`).
     """
 
     store: Store
@@ -393,7 +397,7 @@ class PackLog:
         # Named by process and instance: gunicorn forks one app into several workers, and
         # tests run several apps in one process.
         folder = self.store.queued_packs_marks(account_id)
-        mark = folder / f"{os.getpid()}-{id(self):x}"
+        mark = folder / f"{_HOST}-{os.getpid()}-{id(self):x}"
         now = time.time_ns()
         try:
             try:
@@ -422,8 +426,16 @@ class PackLog:
                 for mark in marks:
                     if mine is not None and mark.name == mine.name:
                         continue
-                    with contextlib.suppress(FileNotFoundError):  # a worker that exited
-                        latest = max(latest, mark.stat().st_mtime_ns / 1e9)
+                    try:
+                        moment = mark.stat().st_mtime_ns / 1e9
+                    except FileNotFoundError:  # a worker that exited
+                        continue
+                    if _stale_mark(mark.name, moment):
+                        # Its packs were written or died with it: nothing to wait for.
+                        with contextlib.suppress(OSError):
+                            os.unlink(mark.path)
+                        continue
+                    latest = max(latest, moment)
         except FileNotFoundError:
             return
         delay = min(latest + wait - time.time(), wait)
@@ -436,6 +448,35 @@ class PackLog:
                 self.flush()
             except Exception:
                 logger.exception("writing packs to the store failed; retrying")
+
+
+#: This machine's name in the marks of queued packs: a data directory on a shared volume
+#: may hold marks of workers elsewhere, whose process ids mean nothing here.
+_HOST = socket.gethostname().replace("/", "_") or "host"
+#: A mark this old is removed whoever made it: a live worker that queues again makes a
+#: new one, and until then the mark makes no search wait (only fresh ones do).
+STALE_MARK_SECONDS = 3600.0
+
+
+def _stale_mark(name: str, moment: float) -> bool:
+    """Whether the mark `name` (`<host>-<pid>-<instance>`), last set at `moment`, is
+    left over: made on this machine by a process that no longer runs, or an hour old
+    (another machine's, an older naming, or a reused process id)."""
+    if time.time() - moment > STALE_MARK_SECONDS:
+        return True
+    host, _, rest = name.rpartition("-")[0].rpartition("-")
+    if host != _HOST or not rest.isdigit():
+        return False
+    pid = int(rest)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process: it exists
+        return False
+    return False
 
 
 # --------------------------------------------------------------------------- service

@@ -98,15 +98,15 @@ def test_a_put_whose_every_record_is_rejected_fails_and_keeps_the_rows(plan: Pla
     assert (body["status"], body["received"], body["rejected"]) == ("failure", 2, 2)
     assert body["message"] == (
         "none of the 2 records could be used, so nothing was written: "
-        'record 0: rejected: weight (mass): "heavy" is not a number; '
-        'record 1: rejected: dimensions_x (size.h): "tall" is not a number'
+        'record 0 (refId "Z"): rejected: weight (mass): "heavy" is not a number; '
+        'record 1 (refId "Q"): rejected: dimensions_x (size.h): "tall" is not a number'
     )
     assert plan.rows(resource_id) == before
     entry = plan.log(connection)[0]
     assert (entry["status"], entry["rejected"]) == ("failure", 2)
     assert entry["messages"][1:] == [
-        'record 0: rejected: weight (mass): "heavy" is not a number',
-        'record 1: rejected: dimensions_x (size.h): "tall" is not a number',
+        'record 0 (refId "Z"): rejected: weight (mass): "heavy" is not a number',
+        'record 1 (refId "Q"): rejected: dimensions_x (size.h): "tall" is not a number',
     ]
     # One usable record is an overwrite as before; an empty array still empties.
     mixed = plan.write("PUT", connection, {"payload": [item("Z", mass="heavy"), item("K")]})
@@ -170,6 +170,38 @@ def test_a_partial_upsert_keeps_properties_keys_it_does_not_set(plan: Plan) -> N
     assert rows["B"]["properties"] == {"größe": "M"}
 
 
+def test_an_upsert_never_deletes_nested_properties_it_gives_as_null(plan: Plan) -> None:
+    # Only nulls at the top of the object were left out; a nested one was stored, and the
+    # merge (DuckDB's json_merge_patch is RFC 7396, recursive) deleted the stored key. An
+    # object whose members are all null is absent too: `{}` would replace a stored scalar.
+    smap = {**ITEM_MAP, "properties": "meta", "properties.box": "box"}
+    creator = plan.create_connection(name="creator", schemaMap=smap)
+    stored = {"dims": {"a": 1, "b": {"c": 2, "d": 3}}, "look": "red", "tags": [1, None]}
+    made = plan.write("POST", creator, {"payload": [item("A", meta=stored, box={"w": 1})]})
+    resource_id = made.json["packResourceId"]
+    connection = plan.create_connection(resourceToUpdate=resource_id, schemaMap=smap)
+    patch = {
+        "dims": {"a": None, "b": {"c": None, "e": 4}},
+        "look": {"shade": None},
+        "tags": [None],  # arrays are values: replaced whole, nulls inside kept
+    }
+    payload = [
+        {"sku": "A", "meta": patch, "box": {"w": None}},
+        item("B", meta={"x": {"y": None}, "z": 1}, box={"w": None, "h": 2}),
+    ]
+    result = plan.write("PATCH", connection, {"payload": payload, "row_key": "refId"})
+    assert (result.json["updated"], result.json["inserted"]) == (1, 1)
+    rows = {row["refId"]: row for row in plan.rows(resource_id)}
+    assert rows["A"]["properties"] == {
+        "dims": {"a": 1, "b": {"c": 2, "d": 3, "e": 4}},
+        "look": "red",
+        "tags": [None],
+        "box": {"w": 1},
+    }
+    # Inserted rows leave the nulls out as well, so both kinds of row read alike.
+    assert rows["B"]["properties"] == {"z": 1, "box": {"h": 2}}
+
+
 def test_rule_4_patch_without_row_key_appends_without_deduplication(plan: Plan) -> None:
     connection, resource_id = updating(plan)
     result = plan.write("PATCH", connection, {"payload": [item(1), item(1)]})
@@ -186,7 +218,20 @@ def test_rule_6_an_inserted_row_must_be_complete_and_the_write_is_atomic(plan: P
     assert plan.rows(resource_id) == before  # the update of row 1 was rolled back too
     entry = plan.log(connection)[0]
     assert (entry["status"], entry["trigger"], entry["received"]) == ("failure", "rest PATCH", 2)
-    assert "records 1 match no existing row" in entry["messages"][0]
+    assert 'records 1 (refId "99") match no existing row' in entry["messages"][0]
+
+
+def test_an_incomplete_row_is_named_by_its_sku_and_position(plan: Plan) -> None:
+    connection, resource_id = updating(plan)
+    payload = [item("K"), {"sku": "NO-SIZE", "mass": 1}, {"title": "no sku", "mass": 2}]
+    result = plan.write("PUT", connection, {"payload": payload})
+    assert result.json["status"] == "failure"
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["1", "2"]
+    assert plan.log(connection)[0]["messages"][0] == (
+        'rows are incomplete: record 1 (refId "NO-SIZE"): missing required dimensions_x, '
+        "dimensions_y, dimensions_z; record 2: missing required refId, dimensions_x, "
+        "dimensions_y, dimensions_z"
+    )
 
 
 def test_rule_7_conversions_apply_after_mapping_by_parameter_or_header(plan: Plan) -> None:
@@ -264,7 +309,9 @@ def test_values_that_do_not_cast_are_rejected_and_counted(plan: Plan) -> None:
     assert (body["status"], body["inserted"], body["rejected"]) == ("success", 1, 1)
     entry = plan.log(connection)[0]
     assert entry["rejected"] == 1
-    assert entry["messages"] == ['record 1: rejected: weight (mass): "heavy" is not a number']
+    assert entry["messages"] == [
+        'record 1 (refId "2"): rejected: weight (mass): "heavy" is not a number'
+    ]
 
 
 @pytest.mark.parametrize("number", ["NaN", "1e400", "-Infinity"])
@@ -284,7 +331,9 @@ def test_a_non_finite_number_in_properties_rejects_its_record(plan: Plan, number
     assert (body["status"], body["inserted"], body["rejected"]) == ("success", 1, 1)
     (entry,) = plan.log(connection)
     assert entry["rejected"] == 1
-    assert entry["messages"][0].startswith("record 0: rejected: properties.color (look.colour): ")
+    assert entry["messages"][0].startswith(
+        'record 0 (refId "X"): rejected: properties.color (look.colour): '
+    )
 
 
 def test_a_payload_given_as_json_text_is_parsed(plan: Plan) -> None:

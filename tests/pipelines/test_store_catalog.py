@@ -170,6 +170,11 @@ def test_a_pull_whose_records_all_fail_keeps_the_old_rows(
     (entry,) = read_log(store, connection.id, limit=10, offset=0)
     assert entry.status == "failure" and entry.rejected == 40
     assert "none of the 40 records could be used" in entry.messages[0]
+    # Each record is named by its SKU as well as its position in the pulled list.
+    assert entry.messages[1] == (
+        'record 0 (refId "SKU-000000"): rejected: dimensions_x (description): '
+        '"Item number 0" is not a number'
+    )
 
 
 def test_a_pulled_record_with_a_non_finite_property_is_rejected_alone(
@@ -190,7 +195,7 @@ def test_a_pulled_record_with_a_non_finite_property_is_rejected_alone(
     rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
     assert [r["refId"] for r in rows] == ["SKU-000002"]
     (entry,) = read_log(store, connection.id, limit=10, offset=0)
-    assert entry.messages[0].startswith("record 0: rejected: properties.color")
+    assert entry.messages[0].startswith('record 0 (refId "SKU-000001"): rejected: properties.color')
 
 
 def test_source_failure_is_logged_with_the_run(

@@ -67,7 +67,41 @@ def test_values_that_do_not_cast_reject_their_record_with_the_reason(bad: Any, r
     assert batch.rejected_values == (0 if isinstance(bad, str) else 1)
     assert batch.frame["refId"].to_list() == ["0", "2"]
     assert batch.positions == [0, 2]
-    assert batch.messages == [f"record 1: rejected: {reason}"]
+    # The record's SKU is named where it can be read: not when it is itself the fault.
+    unnamed = isinstance(bad, str) or reason.startswith("refId")
+    label = "record 1" if unnamed else 'record 1 (refId "1")'
+    assert batch.messages == [f"{label}: rejected: {reason}"]
+
+
+def test_rejections_name_the_record_by_its_mapped_identity_and_position() -> None:
+    # They named the position alone ("record 3"), which a feed of thousands of SKUs
+    # cannot be searched by. The identity is the stored text of refId (and orderId for
+    # order lines), read through the schema map; left out where it is missing or is
+    # itself the value that does not cast.
+    smap = {**ITEM_MAP, "refId": "ids.sku"}
+    records = [
+        {"ids": {"sku": "MUG-1"}, "size": {"h": 1, "w": 2, "l": 3}, "mass": "heavy"},
+        {"ids": {"sku": 7}, "size": {"h": 0, "w": 2, "l": 3}, "mass": 1},
+        {"ids": {}, "size": {"h": 1, "w": 2, "l": 3}, "mass": "heavy"},
+        {"ids": {"sku": True}, "size": {"h": 1, "w": 2, "l": 3}, "mass": 1},
+    ]
+    assert map_records(records, smap, "items").messages == [
+        'record 0 (refId "MUG-1"): rejected: weight (mass): "heavy" is not a number',
+        'record 1 (refId "7"): rejected: dimensions_x (size.h): 0.0 is not a length above 0 '
+        "and at most 1e9",
+        'record 2: rejected: weight (mass): "heavy" is not a number',
+        "record 3: rejected: refId (ids.sku): true is not a string",
+    ]
+    lines = map_records(
+        [{"o": "SO-1", "r": "X-9", "q": "two"}, {"o": "SO-2", "q": -1}],
+        {"orderId": "o", "refId": "r", "quantity": "q"},
+        "orders",
+    )
+    assert lines.messages == [
+        'record 0 (orderId "SO-1", refId "X-9"): rejected: quantity (q): "two" is not an integer',
+        'record 1 (orderId "SO-2"): rejected: quantity (q): -1 is not a quantity from 0 to '
+        "4294967295",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -87,7 +121,7 @@ def test_values_no_pack_takes_reject_their_record(bad: Any, reason: str) -> None
     assert batch.frame["refId"].to_list() == ["0", "2"]
     assert (batch.rejected_rows, batch.rejected_values) == (1, 1)
     assert len(batch.messages) == 1 and batch.messages[0].startswith(
-        f"record 1: rejected: {reason}"
+        f'record 1 (refId "1"): rejected: {reason}'
     )
 
 
@@ -97,7 +131,8 @@ def test_ranges_apply_after_unit_conversion_and_to_every_list() -> None:
     )
     assert converted.frame["dimensions_x"].to_list() == [pytest.approx(3.9e7 * 25.4)]
     assert converted.messages == [
-        "record 0: rejected: dimensions_x (size.h): 1016000000.0 is not a length above 0 and "
+        'record 0 (refId "1"): rejected: dimensions_x (size.h): 1016000000.0 is not a length '
+        "above 0 and "
         "at most 1e9"
     ]
     orders = map_records(
@@ -107,7 +142,8 @@ def test_ranges_apply_after_unit_conversion_and_to_every_list() -> None:
     )
     assert orders.frame["quantity"].to_list() == [0]
     assert orders.messages == [
-        "record 0: rejected: quantity (q): 4294967296 is not a quantity from 0 to 4294967295"
+        'record 0 (orderId "1", refId "2"): rejected: quantity (q): 4294967296 is not a '
+        "quantity from 0 to 4294967295"
     ]
     cartons = map_records(
         [{"r": 1, "x": 1, "y": 1, "z": 1, "m": 0, "p": -5}],
@@ -115,7 +151,9 @@ def test_ranges_apply_after_unit_conversion_and_to_every_list() -> None:
         | {"weightMax": "m", "price": "p"},
         "cartons",
     )
-    assert cartons.messages == ["record 0: rejected: price (p): -5 is not a price from 0 to 1e12"]
+    assert cartons.messages == [
+        'record 0 (refId "1"): rejected: price (p): -5 is not a price from 0 to 1e12'
+    ]
 
 
 def test_missing_values_stay_null_and_are_not_rejections() -> None:
@@ -132,7 +170,9 @@ def test_integer_properties_refuse_fractions() -> None:
         "orders",
     )
     assert batch.frame["quantity"].to_list() == [3, 4]
-    assert batch.messages == ["record 1: rejected: quantity (q): 2.5 is not an integer"]
+    assert batch.messages == [
+        'record 1 (orderId "1", refId "2"): rejected: quantity (q): 2.5 is not an integer'
+    ]
 
 
 def test_keys_containing_dots_are_found() -> None:
@@ -178,7 +218,7 @@ def test_non_finite_numbers_in_properties_reject_only_their_record(
     assert batch.frame.rows() == [("2", '{"color":"red"}')]
     assert batch.rejected_rows == 1
     (message,) = batch.messages
-    assert message.startswith("record 0: rejected: " + reason)
+    assert message.startswith('record 0 (refId "1"): rejected: ' + reason)
 
 
 #: Keys polars and Python's json escape differently, or that need escaping at all.
@@ -204,6 +244,22 @@ def test_nulls_in_a_whole_properties_object_are_left_out() -> None:
     smap = {"refId": "id", "properties": "meta"}
     batch = map_records([{"id": 1, "meta": {"größe": None, "a": 1}}], smap, "items")
     assert batch.frame["properties"].to_list() == ['{"a":1}']
+
+
+def test_nulls_nested_in_properties_objects_are_left_out_at_every_depth() -> None:
+    # An upsert merges `properties` as a JSON merge patch, which is recursive: a nested
+    # null deleted the stored key. Objects left empty by it go too; arrays and objects
+    # the source gave empty are kept as they are.
+    smap = {"refId": "id", "properties": "meta", "properties.k": "k"}
+    meta = {"a": {"b": None, "c": {"d": None}}, "e": {"f": None, "g": 1}, "h": [None], "i": {}}
+    batch = map_records(
+        [{"id": 1, "meta": meta, "k": {"x": None}}, {"id": 2, "meta": {"a": {"b": None}}}],
+        smap,
+        "items",
+    )
+    texts = batch.frame["properties"].to_list()
+    assert json.loads(texts[0]) == {"e": {"g": 1}, "h": [None], "i": {}}
+    assert texts[1] is None
 
 
 def test_an_empty_schema_map_reads_properties_by_their_own_names() -> None:

@@ -25,6 +25,7 @@ from cartonize.sync.resources import PROPERTIES, Property, ResourceType, propert
 
 __all__ = [
     "DIM_CONVERSIONS",
+    "IDENTITY",
     "WEIGHT_CONVERSIONS",
     "Conversions",
     "DimConv",
@@ -32,6 +33,7 @@ __all__ = [
     "WeightConv",
     "iter_messages",
     "map_records",
+    "record_label",
     "validate_schema_map",
 ]
 
@@ -140,6 +142,40 @@ def _is_target(key: str, known: list[str]) -> bool:
         return True
     prefix, dot, rest = key.partition(".")
     return prefix == PROPERTIES_KEY and bool(dot) and bool(rest)
+
+
+#: The properties that say which record a message is about (the SKU of an item, a
+#: carton's reference, an order line's order and item), in the order named.
+IDENTITY: dict[ResourceType, tuple[str, ...]] = {
+    "items": ("refId",),
+    "cartons": ("refId",),
+    "orders": ("orderId", "refId"),
+}
+
+
+def record_label(position: int, identity: Mapping[str, Any]) -> str:
+    """`record 3 (refId "MUG-1")`: a record's position in the payload or pulled list
+    (from 0), and its identity properties (`IDENTITY`) that have a value, as text."""
+    named = [f"{name} {_show(value)}" for name, value in identity.items() if isinstance(value, str)]
+    return f"record {position}" + (f" ({', '.join(named)})" if named else "")
+
+
+def _identity(
+    record: Mapping[str, Any], targets: Mapping[str, str], rtype: ResourceType
+) -> dict[str, Any]:
+    """The identity properties of a source record as they would be stored (text), where
+    they are mapped and cast; a value that does not cast is left out (its reason says it)."""
+    found: dict[str, Any] = {}
+    for name in IDENTITY[rtype]:
+        path = targets.get(name)
+        if path is None:
+            continue
+        value = _resolve(record, path, tuple(path.split(".")))
+        if value is not None:
+            text, reason = _cast_one("string", value)
+            if reason is None:
+                found[name] = text
+    return found
 
 
 _MISSING: Any = object()
@@ -394,8 +430,9 @@ def map_records(
         rejected_rows=len(bad_rows),
         rejected_values=rejected_values,
     )
-    for position in sorted(bad_rows):
-        batch.note(f"record {position}: rejected: {'; '.join(bad_rows[position])}")
+    for position in sorted(bad_rows)[:MAX_MESSAGES]:
+        label = record_label(position, _identity(objects[position], targets, rtype))
+        batch.note(f"{label}: rejected: {'; '.join(bad_rows[position])}")
     return batch
 
 
@@ -423,12 +460,13 @@ def _properties_column(
             if isinstance(base, Mapping):
                 if not _finite(base):
                     reasons.append(f"properties ({whole}): holds a number that is not finite")
-                # A null is an absent value: stored, it would clear the key in a merge.
-                merged.update((k, v) for k, v in base.items() if v is not None)
+                merged.update(_without_nulls(base))
             elif base is not None:
                 reasons.append(f"properties ({whole}): {_show(base)} is not an object")
         for key, path, getter in getters:
             value = getter(record)
+            if isinstance(value, Mapping) and value:
+                value = _without_nulls(value) or None  # every member null: absent
             if value is not None:
                 if not _finite(value):
                     what = (
@@ -442,6 +480,33 @@ def _properties_column(
         failures.extend((position, reason) for reason in reasons)
         texts.append(_ENCODE(merged) if merged and not reasons else None)
     return texts, failures
+
+
+def _without_nulls(value: Mapping[str, Any]) -> dict[str, Any]:
+    """`value` less its null members at every depth of nested objects, and less the
+    objects that held only such members: a null is an absent value, and stored it would
+    delete the key from a matched row, since an upsert merges `properties` as a JSON
+    merge patch (RFC 7396), which recurses into nested objects. An object the source
+    gave empty stays; arrays are kept as given (a merge replaces them whole)."""
+    root: dict[str, Any] = {}
+    # (members still to read, the copy being built, its parent's copy, its key there):
+    # a stack, not recursion, since source objects may nest deeply.
+    stack: list[tuple[Iterator[tuple[str, Any]], dict[str, Any], dict[str, Any] | None, str]]
+    stack = [(iter(value.items()), root, None, "")]
+    while stack:
+        members, copy, parent, key = stack[-1]
+        for name, member in members:
+            if member is None:
+                continue
+            if isinstance(member, Mapping) and member:
+                stack.append((iter(member.items()), {}, copy, name))
+                break
+            copy[name] = dict(member) if isinstance(member, Mapping) else member
+        else:
+            stack.pop()
+            if parent is not None and copy:
+                parent[key] = copy
+    return root
 
 
 def _finite(value: Any) -> bool:

@@ -20,7 +20,13 @@ import polars as pl
 
 from cartonize.store import Store, StoreUnavailable
 from cartonize.sync.connections import Connection, LogEntry, Trigger, record_log
-from cartonize.sync.mapping import PROPERTIES_KEY, MappedBatch, iter_messages
+from cartonize.sync.mapping import (
+    IDENTITY,
+    PROPERTIES_KEY,
+    MappedBatch,
+    iter_messages,
+    record_label,
+)
 from cartonize.sync.resources import (
     PROPERTIES,
     ResourceType,
@@ -102,7 +108,8 @@ def _incomplete(frame: pl.DataFrame, rtype: ResourceType, positions: Sequence[in
     for index in bad:
         row = frame.row(index, named=True)
         missing = [name for name in required if row[name] is None]
-        messages.append(f"record {positions[index]}: missing required {', '.join(missing)}")
+        label = record_label(positions[index], {k: row.get(k) for k in IDENTITY[rtype]})
+        messages.append(f"{label}: missing required {', '.join(missing)}")
     return messages
 
 
@@ -359,12 +366,17 @@ def _merge(
         missing = " OR ".join(f"s.{_quote(c)} IS NULL" for c in present) or "false"
         if absent:
             missing = "true"
+        named = [k for k in IDENTITY[rtype] if k in frame.columns]
         incomplete = con.execute(
-            f"SELECT s.{_RECORD} FROM {_SOURCE} s ANTI JOIN {target} t ON {on} "
+            f"SELECT s.{_RECORD}{''.join(f', s.{_quote(k)}' for k in named)} "
+            f"FROM {_SOURCE} s ANTI JOIN {target} t ON {on} "
             f"WHERE {missing} ORDER BY s.{_ORDINAL} LIMIT 10"
         ).fetchall()
         if incomplete:
-            rows = ", ".join(str(r[0]) for r in incomplete)
+            rows = ", ".join(
+                record_label(r[0], dict(zip(named, r[1:], strict=True))).removeprefix("record ")
+                for r in incomplete
+            )
             need = ", ".join(_required(rtype))
             raise WriteFailure(
                 f"a row inserted by upsert must be complete ({need}); records {rows} "
