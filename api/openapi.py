@@ -50,13 +50,19 @@ def _error(status: int) -> dict[str, Any]:
         "content": {"application/json": {"schema": {"$ref": _REF.format(model="ErrorBody")}}},
     }
     if status in (429, 503):
-        response["headers"] = {
+        response.update(_retry_after())
+    return response
+
+
+def _retry_after() -> dict[str, Any]:
+    return {
+        "headers": {
             "Retry-After": {
                 "description": "Seconds until the request may succeed",
                 "schema": {"type": "string"},
             }
         }
-    return response
+    }
 
 
 def _ok(description: str, model: str | None) -> dict[str, Any]:
@@ -162,7 +168,15 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             "/readyz": {
                 "get": _operation(
                     "The store opens and the engine is loaded", _ok("Ready", None), [500, 503]
-                )
+                ),
+                "head": {
+                    "summary": "As GET, without a body",
+                    "responses": {
+                        "200": {"description": "Ready"},
+                        "500": {"description": _ERRORS[500]},
+                        "503": {"description": _ERRORS[503], **_retry_after()},
+                    },
+                },
             },
             **sync_paths(),
         },

@@ -314,6 +314,11 @@ class ReadyResource:
         resp.content_type = falcon.MEDIA_JSON
         resp.text = json.dumps(body)
 
+    def on_head(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """As GET without the body (Falcon drops it), 503 included: load balancers and
+        orchestrators often probe readiness with HEAD."""
+        self.on_get(req, resp)
+
 
 #: Largest body of the small control requests (connection fields, resource changes).
 CONTROL_BODY_BYTES = 1024 * 1024

@@ -125,6 +125,7 @@ def test_real_answers_of_every_operation_match_the_document(plan: Plan) -> None:
     call("GET", "/healthz", "/healthz", 200)
     call("HEAD", "/healthz", "/healthz", 200)
     call("GET", "/readyz", "/readyz", 200)
+    call("HEAD", "/readyz", "/readyz", 200)
 
     # Connections.
     plans = f"/plans/{plan.plan_id}/connections"

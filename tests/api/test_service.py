@@ -404,14 +404,18 @@ def test_health_and_readiness(store: Store) -> None:
     assert ready.status_code == 200 and ready.json["status"] == "ready"
 
 
-def test_health_answers_head_like_get_without_a_body(store: Store) -> None:
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_health_and_readiness_answer_head_like_get_without_a_body(store: Store, path: str) -> None:
+    # Health checkers and load balancers often probe with HEAD; /readyz answered 405.
     c = client(store)
-    get, head = c.simulate_get("/healthz"), c.simulate_head("/healthz")
+    get, head = c.simulate_get(path), c.simulate_head(path)
     assert (head.status_code, head.text) == (200, "")
     assert head.headers["content-length"] == get.headers["content-length"] != "0"
 
 
-@pytest.mark.parametrize(("path", "allow"), [("/", "POST"), ("/healthz", "GET, HEAD")])
+@pytest.mark.parametrize(
+    ("path", "allow"), [("/", "POST"), ("/healthz", "GET, HEAD"), ("/readyz", "GET, HEAD")]
+)
 def test_options_answers_no_content_with_the_allowed_methods(
     store: Store, path: str, allow: str
 ) -> None:
@@ -423,9 +427,12 @@ def test_options_answers_no_content_with_the_allowed_methods(
 def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
-    result = client(Store(blocked / "data")).simulate_get("/readyz")
+    c = client(Store(blocked / "data"))
+    result = c.simulate_get("/readyz")
     assert_error(result, 503)
     assert result.headers["Retry-After"] == "1"
+    head = c.simulate_head("/readyz")
+    assert (head.status_code, head.text, head.headers["Retry-After"]) == (503, "", "1")
 
 
 def test_openapi_documents_models_routes_and_errors(store: Store) -> None:
