@@ -2,7 +2,8 @@
 
 Order of checks on `POST /`: body size (413), JSON and fields (400, 422), key (401), item
 count (422), rate limits (429), then the pack. A request that fails early is not counted
-against the caller's limits, nor is one that the pack refuses (4xx other than 429).
+against the caller's limits, nor is one that the pack refuses (4xx other than 429) or that
+fails on our side (5xx): `RateLimiter.admitted` hands those admissions back.
 """
 
 from __future__ import annotations
