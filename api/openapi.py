@@ -37,6 +37,7 @@ _ERRORS = {
     401: "Wrong, revoked or missing API key (where one is needed)",
     404: "Unknown pack (never made, expired, or another account's)",
     413: "Request body above the size limit",
+    405: "Method not allowed: see the Allow header",
     422: "Well-formed request with invalid or contradictory parameters; `details` names them",
     429: "Rate limited: see the Retry-After header",
     500: "Unexpected error; nothing internal is shown",
@@ -158,7 +159,25 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             ),
         },
         "paths": {
-            "/": {"post": pack},
+            "/": {
+                "post": pack,
+                "get": {
+                    "summary": "For browsers: a page pointing to the console and these docs",
+                    "description": (
+                        "Answers 200 with a small HTML page only when the Accept header ranks "
+                        "text/html above application/json, as browsers send it. Any other "
+                        "client (no Accept, `*/*`, JSON) gets 405 with `Allow: POST, OPTIONS`, "
+                        "as before: packing is `POST /`."
+                    ),
+                    "responses": {
+                        "200": {
+                            "description": "The page (Accept prefers text/html)",
+                            "content": {"text/html": {"schema": {"type": "string"}}},
+                        },
+                        "405": _error(405),
+                    },
+                },
+            },
             "/packs": {"get": search},
             "/packs/{packUuid}": {"get": fetch},
             "/healthz": {

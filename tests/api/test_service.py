@@ -455,7 +455,7 @@ def test_health_and_readiness_answer_head_like_get_without_a_body(store: Store, 
 
 
 @pytest.mark.parametrize(
-    ("path", "allow"), [("/", "POST"), ("/healthz", "GET, HEAD"), ("/readyz", "GET, HEAD")]
+    ("path", "allow"), [("/", "GET, POST"), ("/healthz", "GET, HEAD"), ("/readyz", "GET, HEAD")]
 )
 def test_options_answers_no_content_with_the_allowed_methods(
     store: Store, path: str, allow: str

@@ -44,6 +44,21 @@ def sign_in(page: Page, service: Service, account: str) -> str:
     return plan
 
 
+def test_the_service_address_points_a_browser_to_the_console_and_the_docs(
+    page: Page, service: Service
+) -> None:
+    # Opening the address showed a JSON 405 (packing is POST /) and no way on.
+    page.goto(service.base_url + "/")
+    expect(page.get_by_role("heading", name="cartonize")).to_be_visible()
+    page.get_by_role("link", name="Sign in to the console").click()
+    expect(page).to_have_url(re.compile(r"/sign-in$"))
+    expect(page.get_by_label("Account API key")).to_be_visible()
+    page.go_back()
+    page.get_by_role("link", name="API documentation").click()
+    expect(page).to_have_url(re.compile(r"/docs$"))
+    expect(page.get_by_role("heading", name=re.compile("^cartonize service"))).to_be_visible()
+
+
 def test_sign_in_wrong_key_then_right_key_then_sign_out(page: Page, service: Service) -> None:
     page.goto(service.base_url + "/sign-in")
     page.get_by_label("Account API key").fill("wrong")
