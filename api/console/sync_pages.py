@@ -143,6 +143,7 @@ class _EditorBase:
 
     def _show(
         self,
+        req: falcon.Request,
         resp: falcon.Response,
         session: Session,
         *,
@@ -166,6 +167,9 @@ class _EditorBase:
             v=values if values is not None else _values_of(connection) if connection else {},
             errors=errors or {},
             connection=connection,
+            # Absolute, as the API's webhookUrl and restUrl: they are copied into other
+            # systems, which cannot resolve a path.
+            sync_base=f"{req.prefix}/sync-api/{connection.public_api_id}" if connection else "",
             secret=secret,
             notice=notice,
             progress=progress,
@@ -284,7 +288,7 @@ class ConnectionNewPage(_EditorBase):
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         values = {"resourceType": "items", "timeZone": "UTC"}
-        self._show(resp, session, connection=None, values=values)
+        self._show(req, resp, session, connection=None, values=values)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
         """Validate and create; the page that answers is the only place the secret shows."""
@@ -304,6 +308,7 @@ class ConnectionNewPage(_EditorBase):
                 errors = _error_of(exc)
             else:
                 self._show(
+                    req,
                     resp,
                     session,
                     connection=connection,
@@ -312,7 +317,7 @@ class ConnectionNewPage(_EditorBase):
                     status=201,
                 )
                 return
-        self._show(resp, session, values=form, errors=errors, connection=None, status=422)
+        self._show(req, resp, session, values=form, errors=errors, connection=None, status=422)
 
 
 class ConnectionEditorPage(_EditorBase):
@@ -325,7 +330,7 @@ class ConnectionEditorPage(_EditorBase):
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         connection = _connection_or_404(self._c, session, connection_id)
-        self._show(resp, session, connection=connection)
+        self._show(req, resp, session, connection=connection)
 
     def on_post(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
@@ -358,14 +363,16 @@ class ConnectionEditorPage(_EditorBase):
             else:
                 if updated is None:
                     raise PageError(404, "Not found", "The connection was deleted meanwhile.")
-                self._show(resp, session, connection=updated, notice="Saved.")
+                self._show(req, resp, session, connection=updated, notice="Saved.")
                 return
         values = {
             **form,
             "keySet": connection.api_key_encrypted is not None,
             "tokenSet": connection.api_token_encrypted is not None,
         }
-        self._show(resp, session, values=values, errors=errors, connection=connection, status=422)
+        self._show(
+            req, resp, session, values=values, errors=errors, connection=connection, status=422
+        )
 
 
 class RegenerateCredentialsPage(_EditorBase):
@@ -401,6 +408,7 @@ class RegenerateCredentialsPage(_EditorBase):
             raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
         connection, secret = done
         self._show(
+            req,
             resp,
             session,
             connection=connection,
@@ -577,7 +585,7 @@ class TriggerWebhookAction(_EditorBase):
             notice = f"Pull {run_id} is still running; this page follows it."
             progress = {"url": f"{editor}/runs/{run_id}", "done": editor}
         fresh = get_connection(self._c.store, session.account_id, connection_id) or connection
-        self._show(resp, session, connection=fresh, notice=notice, progress=progress)
+        self._show(req, resp, session, connection=fresh, notice=notice, progress=progress)
 
 
 class RunStatusJson:

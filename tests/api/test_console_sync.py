@@ -74,6 +74,13 @@ def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, pla
     assert write.status_code == 200 and write.json["status"] == "success", write.text
     editor = browser.get(f"{base(plan)}/connections/{connection.id}")
     assert secret.group(1) not in editor.text and 'id="api-secret"' not in editor.text
+    # The editor shows the webhook and REST URLs whole, as the API answers them.
+    wire = plan.client.simulate_get(
+        f"/plans/{plan.plan_id}/connections/{connection.id}", headers=plan.auth
+    ).json
+    assert wire["webhookUrl"].startswith("http://")
+    assert f'<code id="webhook-url">{wire["webhookUrl"]}</code>' in editor.text
+    assert f'<code id="rest-url">{wire["restUrl"]}</code>' in editor.text
     assert "k-123" not in editor.text
     listing = browser.get(base(plan) + "/connections")
     assert (

@@ -127,13 +127,16 @@ def test_create_a_connection_see_the_secret_once_and_view_its_resource(
     page.get_by_role("button", name="Create connection").click()
     secret = page.locator("#api-secret").inner_text().strip()
     assert len(secret) >= 20
-    webhook = page.get_by_text("/sync-api/").first.inner_text()
-    public_id = webhook.split("/")[2]
-    # A REST write with the secret lands in a resource and in the log.
+    # The URLs are shown whole, ready to paste into another system (they were paths).
+    webhook = page.locator("#webhook-url").inner_text().strip()
+    rest = page.locator("#rest-url").inner_text().strip()
+    assert re.fullmatch(re.escape(service.base_url) + r"/sync-api/[^/]+/webhook", webhook)
+    assert rest == webhook.removesuffix("/webhook") + "/rest"
+    # A REST write with the secret to the URL as shown lands in a resource and in the log.
     import httpx
 
     reply = httpx.post(
-        f"{service.base_url}/sync-api/{public_id}/rest",
+        rest,
         json={
             "payload": [
                 {"sku": "A-1", "l": 3, "w": 2, "h": 1},
