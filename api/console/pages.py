@@ -97,6 +97,8 @@ class Console:
     signer: SessionSigner
     clock: Clock = utc_now
     secure_cookies: bool = False
+    #: Dagster UI's address as browsers reach it ("": not known, runs are not linked).
+    dagster_ui_url: str = ""
 
     def now(self) -> float:
         """The app clock's time as a POSIX timestamp (session expiry)."""
@@ -130,6 +132,7 @@ class Console:
         context["csrf"] = self.signer.csrf_token(session) if session is not None else ""
         context.setdefault("nav", "")
         context.setdefault("progress", None)
+        context["dagster_ui_url"] = self.dagster_ui_url
         resp.text = self.templates.get_template(template).render(**context)
 
     def session(self, req: falcon.Request, plan_id: str) -> Session:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 
 import pytest
 from cartonize.store import Store
-from cartonize.sync.connections import connection_by_public_id
+from cartonize.sync.connections import LogEntry, connection_by_public_id, record_log
 
+from api.app import AppConfig
 from tests.api.console_browser import Browser, hidden
 from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
 
@@ -149,6 +151,43 @@ def test_edit_keeps_the_stored_key_unless_replaced_and_regenerate_replaces_the_s
         "POST", {**created, "apiSecret": new_secret.group(1)}, {"payload": [item("A")]}
     )
     assert new.status_code == 200
+
+
+RUN_ID = "3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b"
+
+
+def _log_a_scheduled_pull(plan: Plan, connection_id: int) -> None:
+    entry = LogEntry("schedule", "success", datetime.now(UTC), received=2, run_id=RUN_ID)
+    plan.store.transaction(lambda con: record_log(con, connection_id, entry))
+
+
+def test_the_log_links_a_pull_to_its_dagster_run_page(store: Store, plan: Plan) -> None:
+    # The log said nothing of the run, and Dagster's UI listed scheduled pulls under an
+    # anonymous job: nothing led from an entry to its run's logs.
+    created = plan.create_connection()
+    _log_a_scheduled_pull(plan, created["id"])
+    linked = Browser(store, dagster_ui_url="http://127.0.0.1:3000")
+    linked.sign_in(plan.key)
+    page = linked.get(f"{base(plan)}/connections/{created['id']}").text
+    assert f'href="http://127.0.0.1:3000/runs/{RUN_ID}"' in page
+    assert f">{RUN_ID[:8]}</a>" in page
+
+
+def test_without_the_dagster_ui_address_the_run_id_shows_unlinked(
+    browser: Browser, plan: Plan
+) -> None:
+    created = plan.create_connection()
+    _log_a_scheduled_pull(plan, created["id"])
+    page = browser.get(f"{base(plan)}/connections/{created['id']}").text
+    assert f'<code class="run" title="Dagster run {RUN_ID}">{RUN_ID[:8]}</code>' in page
+    assert "/runs/" not in page
+
+
+def test_a_dagster_ui_address_must_be_a_web_address() -> None:
+    config = AppConfig.from_env({"CARTONIZE_DAGSTER_UI_URL": "http://10.1.2.3:3000/"})
+    assert config.dagster_ui_url == "http://10.1.2.3:3000"
+    with pytest.raises(ValueError, match="http:// or https://"):
+        AppConfig.from_env({"CARTONIZE_DAGSTER_UI_URL": "localhost:3000"})
 
 
 def test_delete_needs_the_confirmation(browser: Browser, plan: Plan) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 
+from dagster import DagsterInstance
 from playwright.sync_api import Page, expect
 
-from tests.console.conftest import Service
+from tests.console.conftest import DAGSTER_UI_URL, Service
 from tests.sync.third_party import (
     API_KEY,
     API_TOKEN,
@@ -177,7 +178,16 @@ def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
     log = page.locator("#connection-log")
     expect(log).to_contain_text("webhook")
     expect(log).to_contain_text("success")
-    log.get_by_role("link").first.click()
+    # The entry links its Dagster run's page, a run of the named pull job.
+    run_link = log.locator("a.run").first
+    href = run_link.get_attribute("href") or ""
+    assert href.startswith(DAGSTER_UI_URL + "/runs/"), href
+    run_id = href.rsplit("/", 1)[1]
+    expect(run_link).to_have_text(run_id[:8])
+    with DagsterInstance.from_config(str(service.dagster_home)) as instance:
+        run = instance.get_run_by_id(run_id)
+    assert run is not None and run.job_name == "pull_connection"
+    log.get_by_role("link", name=re.compile(r"^\d+$")).first.click()
     expect(page.locator("#resource-rows")).to_contain_text("SKU-000024")
     # The source saw the credentials rendered into the template.
     assert any(r.headers.get("X-Api-Key") == API_KEY for r in third_party.seen)
