@@ -65,6 +65,7 @@ def add_console(
         clock=clock,
         secure_cookies=secure_cookies,
         dagster_ui_url=dagster_ui_url,
+        box=box,
     )
     app.add_static_route("/console-static", str(STATIC))
     app.add_route("/sign-in", SignInPage(console))

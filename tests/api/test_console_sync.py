@@ -55,12 +55,17 @@ GOOD = {
 
 
 def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, plan: Plan) -> None:
-    result = browser.post(
+    created = browser.post(
         base(plan) + "/connections/new", form_of(browser, base(plan) + "/connections/new", **GOOD)
     )
-    assert result.status_code == 201, result.text
+    # Post/Redirect/Get: the new connection's editor shows the secret, once.
+    assert created.status_code == 303, created.text
+    assert re.fullmatch(rf"{base(plan)}/connections/\d+", created.headers["location"])
+    result = browser.follow(created)
+    assert result.status_code == 200 and "Connection created." in result.text
     secret = re.search(r'<p class="secret" id="api-secret">([^<]+)</p>', result.text)
     assert secret
+    assert secret.group(1) not in created.headers["location"]
     public_id = re.search(r"/sync-api/([^/]+)/webhook", result.text)
     assert public_id
     connection = connection_by_public_id(plan.store, public_id.group(1))
@@ -91,10 +96,37 @@ def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, pla
     assert "rest POST" in listing.text and "status-success" in listing.text
 
 
+def test_the_new_secret_is_shown_once_only_to_its_session_and_never_in_a_url(
+    store: Store, browser: Browser, plan: Plan
+) -> None:
+    path = base(plan) + "/connections/new"
+    created = browser.post(path, form_of(browser, path, **GOOD))
+    editor = created.headers["location"]
+    flash = browser.cookies["cartonize_flash"]
+    assert "cartonize_flash" in created.headers["set-cookie"]
+    assert f"Path={editor}" in created.headers["set-cookie"]
+    # Another session of the same account that got hold of the cookie sees nothing.
+    other = Browser(store)
+    other.sign_in(plan.key)
+    other.cookies["cartonize_flash"] = flash
+    assert 'id="api-secret"' not in other.get(editor).text
+    # Its own session sees it once; a reload shows the editor without it.
+    first = browser.follow(created)
+    secret = re.search(r'id="api-secret">([^<]+)<', first.text)
+    assert secret and secret.group(1) not in flash
+    assert "cartonize_flash" not in browser.cookies
+    assert 'id="api-secret"' not in browser.get(editor).text
+    # Sent again (a copied cookie), it is not shown twice: the server kept "once".
+    browser.cookies["cartonize_flash"] = flash
+    again = browser.get(editor)
+    assert again.status_code == 200 and 'id="api-secret"' not in again.text
+    assert "Connection created." not in again.text
+
+
 def test_a_frequency_without_a_start_is_shown_as_manual(browser: Browser, plan: Plan) -> None:
     # It read "Daily from now", but only a start and a frequency schedule pulls: none came.
     form = form_of(browser, base(plan) + "/connections/new", **{**GOOD, "startAt": ""})
-    assert browser.post(base(plan) + "/connections/new", form).status_code == 201
+    assert browser.post(base(plan) + "/connections/new", form).status_code == 303
     listing = browser.get(base(plan) + "/connections")
     assert "manual only (Daily needs a start date)" in listing.text
     assert "from now" not in listing.text
@@ -133,16 +165,17 @@ def test_edit_keeps_the_stored_key_unless_replaced_and_regenerate_replaces_the_s
     created = plan.create_connection(thirdPartyApiKey="old-key")
     path = f"{base(plan)}/connections/{created['id']}"
     edit = {**GOOD, "name": "renamed", "thirdPartyApiKey": ""}
-    result = browser.post(path, form_of(browser, path, **edit))
+    result = browser.follow(browser.post(path, form_of(browser, path, **edit)))
     assert result.status_code == 200 and "Saved." in result.text
+    assert "Saved." not in browser.get(path).text  # shown once
     connection = connection_by_public_id(plan.store, created["publicApiId"])
     assert connection is not None and connection.name == "renamed"
     assert connection.api_key_encrypted is not None  # blank kept the stored key
     confirm = browser.get(path + "/credentials")
     assert "stops working at once" in confirm.text
-    regenerated = browser.post(
-        path + "/credentials", {"csrf_token": hidden(confirm.text, "csrf_token")}
-    )
+    posted = browser.post(path + "/credentials", {"csrf_token": hidden(confirm.text, "csrf_token")})
+    assert posted.headers["location"] == path
+    regenerated = browser.follow(posted)
     new_secret = re.search(r'id="api-secret">([^<]+)<', regenerated.text)
     assert new_secret and new_secret.group(1) != created["apiSecret"]
     old = plan.write("POST", created, {"payload": [item("A")]})
@@ -236,7 +269,8 @@ def test_resource_pages_page_download_default_and_delete(browser: Browser, plan:
     marked = browser.post(
         f"{base(plan)}/resources/{resource_id}", {"csrf_token": csrf, "action": "default"}
     )
-    assert "Marked as the default" in marked.text
+    assert "Marked as the default" in browser.follow(marked).text
+    assert "Marked as the default" not in browser.get(f"{base(plan)}/resources/{resource_id}").text
     deleted = browser.post(
         f"{base(plan)}/resources/{resource_id}",
         {"csrf_token": csrf, "action": "delete", "confirm": "yes"},

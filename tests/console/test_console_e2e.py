@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import httpx
+from cartonize.sync.connections import list_connections, read_log
 from dagster import DagsterInstance
 from playwright.sync_api import Page, expect
 
@@ -134,8 +136,6 @@ def test_create_a_connection_see_the_secret_once_and_view_its_resource(
     assert re.fullmatch(re.escape(service.base_url) + r"/sync-api/[^/]+/webhook", webhook)
     assert rest == webhook.removesuffix("/webhook") + "/rest"
     # A REST write with the secret to the URL as shown lands in a resource and in the log.
-    import httpx
-
     reply = httpx.post(
         rest,
         json={
@@ -191,3 +191,55 @@ def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
     expect(page.locator("#resource-rows")).to_contain_text("SKU-000024")
     # The source saw the credentials rendered into the template.
     assert any(r.headers.get("X-Api-Key") == API_KEY for r in third_party.seen)
+
+
+def test_forms_redirect_so_a_reload_shows_the_editor_and_resubmits_nothing(
+    page: Page, service: Service, third_party: ThirdPartyServer
+) -> None:
+    # Create, regenerate and trigger answered on their POST URL: a reload posted again
+    # (another connection, another secret, another pull). They redirect (303) now, and the
+    # editor shows their outcome once.
+    plan = sign_in(page, service, "E2E-PRG")
+    service.store.set_connections_enabled("E2E-PRG", True)
+    account = service.store.account_by_id(service.store.list_keys("E2E-PRG")[0].account_id)
+    assert account is not None
+    page.goto(f"{service.base_url}/plans/{plan}/console/connections/new")
+    page.get_by_role("textbox", name="Name", exact=True).fill("PRG pull")
+    page.get_by_label("Third-party API URL").fill(third_party.url("/records?n=3&root=data.items"))
+    page.get_by_label("Third-party API key").fill(API_KEY)
+    page.get_by_label("Third-party API token").fill(API_TOKEN)
+    page.get_by_label("API headers template").fill(HEADERS_TEMPLATE)
+    page.get_by_label("Schema root path").fill("data.items")
+    page.get_by_label("Schema map").fill(json.dumps(SCHEMA_MAP))
+    page.get_by_role("button", name="Create connection").click()
+    expect(page).to_have_url(re.compile(rf"/plans/{plan}/console/connections/\d+$"))
+    editor = page.url
+    first_secret = page.locator("#api-secret").inner_text().strip()
+    assert first_secret not in editor
+    page.reload()
+    expect(page.get_by_role("heading", name="Connection: PRG pull")).to_be_visible()
+    expect(page.locator("#api-secret")).to_have_count(0)
+    assert len(list_connections(service.store, account.id)) == 1
+
+    page.get_by_role("link", name="Regenerate Credentials").click()
+    page.get_by_role("button", name="Regenerate credentials").click()
+    expect(page).to_have_url(editor)
+    secret = page.locator("#api-secret").inner_text().strip()
+    assert secret != first_secret
+    page.reload()
+    expect(page.locator("#api-secret")).to_have_count(0)
+    # The reload regenerated nothing: the secret shown still works.
+    rest = page.locator("#rest-url").inner_text().strip()
+    reply = httpx.post(
+        rest, json={"payload": []}, headers={"X-Service-API-Secret": secret}, timeout=30
+    )
+    assert reply.status_code == 200, reply.text
+
+    page.get_by_role("button", name="Trigger Webhook").click()
+    expect(page.get_by_role("status").first).to_contain_text("3 received", timeout=60_000)
+    expect(page).to_have_url(editor)
+    page.reload()
+    expect(page.get_by_text("3 received")).to_have_count(0)
+    connection = list_connections(service.store, account.id)[0]
+    triggers = [e.trigger for e in read_log(service.store, connection.id, limit=20, offset=0)]
+    assert triggers.count("webhook") == 1, triggers
