@@ -13,6 +13,9 @@ environment for gunicorn:
 - `CARTONIZE_PACK_FLUSH_SECONDS`: how often a worker writes its packs to the store (0.5).
 - `CARTONIZE_WEBHOOK_WAIT`: seconds the sync webhook waits for its pull run before answering
   202 with a status URL (default 20).
+- `CARTONIZE_DAGSTER_UI_URL`: where browsers reach Dagster's UI (http:// or https://); the
+  console then links each pull run in a connection's log to its page. `make run` sets it
+  for the UI it starts (`cartonize.serve.dagster_ui_url`); unset, run ids show unlinked.
 
 The endpoint maximum of the pack `timeout` (`CARTONIZE_MAX_TIMEOUT`) is applied by
 `cartonize.pack` itself, so the CLI and the endpoint share it.
@@ -81,6 +84,15 @@ class AppConfig:
     secure_cookies: bool = False
     # Seconds `GET /sync-api/{id}/webhook` waits for its run before answering 202.
     webhook_wait: float = 20.0
+    # Dagster UI's address as browsers reach it ("": unknown, run ids are not linked).
+    dagster_ui_url: str = ""
+
+    def __post_init__(self) -> None:
+        url = self.dagster_ui_url
+        if url and not url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"CARTONIZE_DAGSTER_UI_URL must start with http:// or https:// (got {url!r})"
+            )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> AppConfig:
@@ -100,6 +112,7 @@ class AppConfig:
             pack_flush_seconds=float(get("PACK_FLUSH_SECONDS", 0.5)),
             secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
             webhook_wait=float(get("WEBHOOK_WAIT", default.webhook_wait)),
+            dagster_ui_url=environ.get("CARTONIZE_DAGSTER_UI_URL", "").strip().rstrip("/"),
         )
 
 
@@ -176,6 +189,7 @@ def create_app(
         clock=clock,
         secure_cookies=config.secure_cookies,
         webhook_wait=config.webhook_wait,
+        dagster_ui_url=config.dagster_ui_url.rstrip("/"),
     )
     # Falcon registers HTTPError's own renderer by default; the more specific type wins.
     app.add_error_handler(falcon.HTTPError, handle_error)

@@ -37,6 +37,7 @@ _ERRORS = {
     401: "Wrong, revoked or missing API key (where one is needed)",
     404: "Unknown pack (never made, expired, or another account's)",
     413: "Request body above the size limit",
+    405: "Method not allowed: see the Allow header",
     422: "Well-formed request with invalid or contradictory parameters; `details` names them",
     429: "Rate limited: see the Retry-After header",
     500: "Unexpected error; nothing internal is shown",
@@ -50,13 +51,19 @@ def _error(status: int) -> dict[str, Any]:
         "content": {"application/json": {"schema": {"$ref": _REF.format(model="ErrorBody")}}},
     }
     if status in (429, 503):
-        response["headers"] = {
+        response.update(_retry_after())
+    return response
+
+
+def _retry_after() -> dict[str, Any]:
+    return {
+        "headers": {
             "Retry-After": {
                 "description": "Seconds until the request may succeed",
                 "schema": {"type": "string"},
             }
         }
-    return response
+    }
 
 
 def _ok(description: str, model: str | None) -> dict[str, Any]:
@@ -152,7 +159,25 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             ),
         },
         "paths": {
-            "/": {"post": pack},
+            "/": {
+                "post": pack,
+                "get": {
+                    "summary": "For browsers: a page pointing to the console and these docs",
+                    "description": (
+                        "Answers 200 with a small HTML page only when the Accept header ranks "
+                        "text/html above application/json, as browsers send it. Any other "
+                        "client (no Accept, `*/*`, JSON) gets 405 with `Allow: POST, OPTIONS`, "
+                        "as before: packing is `POST /`."
+                    ),
+                    "responses": {
+                        "200": {
+                            "description": "The page (Accept prefers text/html)",
+                            "content": {"text/html": {"schema": {"type": "string"}}},
+                        },
+                        "405": _error(405),
+                    },
+                },
+            },
             "/packs": {"get": search},
             "/packs/{packUuid}": {"get": fetch},
             "/healthz": {
@@ -162,7 +187,15 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             "/readyz": {
                 "get": _operation(
                     "The store opens and the engine is loaded", _ok("Ready", None), [500, 503]
-                )
+                ),
+                "head": {
+                    "summary": "As GET, without a body",
+                    "responses": {
+                        "200": {"description": "Ready"},
+                        "500": {"description": _ERRORS[500]},
+                        "503": {"description": _ERRORS[503], **_retry_after()},
+                    },
+                },
             },
             **sync_paths(),
         },

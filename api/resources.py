@@ -2,7 +2,8 @@
 
 Order of checks on `POST /`: body size (413), JSON and fields (400, 422), key (401), item
 count (422), rate limits (429), then the pack. A request that fails early is not counted
-against the caller's limits, nor is one that the pack refuses (4xx other than 429).
+against the caller's limits, nor is one that the pack refuses (4xx other than 429) or that
+fails on our side (5xx): `RateLimiter.admitted` hands those admissions back.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cartonize.models import PackRequest, PackResponse, ResponseModel, validate_
 from cartonize.service import CanonicalRequest, KeyRing, PackLog, PackService, RateLimiter
 from cartonize.store import ApiKey, Store
 from cartonize.sync.library import needs_account, needs_library, resolve_library
+from falcon.util.mediatypes import quality
 from pydantic import Field
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "body_too_large",
     "decode_body",
     "int_param",
+    "prefers_html",
     "read_body",
     "read_limited",
 ]
@@ -83,6 +86,42 @@ def decode_body(raw: bytes) -> object:
         raise BadRequest("malformed JSON", details=str(exc)) from exc
 
 
+def prefers_html(req: falcon.Request) -> bool:
+    """Whether the Accept header ranks text/html above application/json (a browser's
+    does; `*/*`, none, or one that cannot be parsed does not)."""
+    try:
+        return quality(falcon.MEDIA_HTML, req.accept) > quality(falcon.MEDIA_JSON, req.accept)
+    except ValueError:
+        return False
+
+
+#: What a browser opening the service's address sees (`GET /` preferring HTML).
+LANDING_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cartonize</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em}
+code{font-size:90%}</style>
+</head>
+<body>
+<main>
+<h1>cartonize</h1>
+<p>This address is the cartonize pack API: clients send pack requests as JSON with
+<code>POST /</code>.</p>
+<ul>
+<li><a href="/sign-in">Sign in to the console</a>: connections, the resource library and a
+pack playground, with an account API key.</li>
+<li><a href="/docs">API documentation</a> (machine-readable:
+<a href="/openapi.json">/openapi.json</a>).</li>
+</ul>
+</main>
+</body>
+</html>
+"""
+
+
 def item_count(request: PackRequest) -> int:
     """Units the engine would have to handle: item set quantities, the random items, and
     the units given in pre-packed boxes (one unit each, or `quantity` without an origin:
@@ -123,6 +162,16 @@ class PackResource:
         """Pack the request body; an empty body packs nothing."""
         _, resp.text = self.pack(req, read_body(req, self._limits.max_body_bytes))
         resp.content_type = falcon.MEDIA_JSON
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """A browser (Accept prefers text/html to JSON) gets a page pointing to the console
+        and the API docs; any other client keeps the 405 it always got (`Allow: POST,
+        OPTIONS`, the error shape): the pack endpoint is `POST /`."""
+        resp.vary = ("Accept",)
+        if not prefers_html(req):
+            raise falcon.HTTPMethodNotAllowed(["POST", "OPTIONS"], headers={"Vary": "Accept"})
+        resp.content_type = falcon.MEDIA_HTML
+        resp.text = LANDING_PAGE
 
     def pack(
         self, req: falcon.Request, raw: bytes, session_key: ApiKey | None = None
@@ -313,6 +362,11 @@ class ReadyResource:
         body = {"status": "ready", "engine": cartonize.__version__}
         resp.content_type = falcon.MEDIA_JSON
         resp.text = json.dumps(body)
+
+    def on_head(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """As GET without the body (Falcon drops it), 503 included: load balancers and
+        orchestrators often probe readiness with HEAD."""
+        self.on_get(req, resp)
 
 
 #: Largest body of the small control requests (connection fields, resource changes).

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from dagster import Definitions, define_asset_job, in_process_executor
+from dagster import Definitions, in_process_executor
 
-from pipelines.pulls import PULL_JOB, build_schedule_sensor, synced_resource
+from pipelines.pulls import build_schedule_sensor, pull_job, synced_resource
 from pipelines.resources import (
     ConnectionCatalogResource,
     SourceClientResource,
@@ -33,13 +33,7 @@ def build_defs(
     """
     return Definitions(
         assets=[synced_resource],
-        jobs=[
-            define_asset_job(
-                PULL_JOB,
-                selection=[synced_resource],
-                description="Pull one connection (partition) now: webhook and console runs.",
-            )
-        ],
+        jobs=[pull_job],
         sensors=[build_schedule_sensor(now)],
         resources={"catalog": catalog, "source": source or SourceClientResource()},
         executor=in_process_executor,

@@ -30,6 +30,7 @@ from dagster import (
     SensorResult,
     SkipReason,
     asset,
+    define_asset_job,
     sensor,
 )
 
@@ -42,6 +43,7 @@ __all__ = [
     "TRIGGER_TAG",
     "build_schedule_sensor",
     "connections_partitions",
+    "pull_job",
     "synced_resource",
 ]
 
@@ -186,6 +188,15 @@ def synced_resource(
     )
 
 
+#: The job of every pull run: webhook and console runs, and the sensor's scheduled runs
+#: (which, targeting the asset itself, were runs of `__anonymous_asset_job_connection_schedules`).
+pull_job = define_asset_job(
+    PULL_JOB,
+    selection=[synced_resource],
+    description="Pull one connection (partition): scheduled, webhook and console runs.",
+)
+
+
 def _gone(connection_id: str) -> Failure:
     return Failure(
         description=f"connection {connection_id} no longer exists (deleted after this run "
@@ -210,7 +221,7 @@ def build_schedule_sensor(
 
     @sensor(
         name="connection_schedules",
-        target=[synced_resource],
+        target=pull_job,
         minimum_interval_seconds=minimum_interval_seconds,
         default_status=DefaultSensorStatus.RUNNING,
         description="Registers connections as partitions and requests each due scheduled pull.",

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-from cartonize.serve import free_port
+import pytest
+from cartonize.serve import dagster_ui_url, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,3 +57,28 @@ def test_serve_runs_api_dagster_ui_and_daemon_and_stops_them_together(tmp_path: 
         code = proc.wait(timeout=60)
     assert code == 0, log.read_text()
     assert not _answers(f"http://127.0.0.1:{api_port}/healthz")
+
+
+@pytest.mark.parametrize(
+    ("env", "url"),
+    [
+        ({}, "http://127.0.0.1:3000"),
+        (
+            {"CARTONIZE_BIND": "192.0.2.7:8080", "CARTONIZE_DAGSTER_PORT": "3100"},
+            "http://192.0.2.7:3100",
+        ),
+        ({"CARTONIZE_BIND": "[::1]:8080"}, "http://[::1]:3000"),
+        # Every interface: no address a browser can be sent to, unless the operator says.
+        ({"CARTONIZE_BIND": "0.0.0.0:8080"}, None),
+        (
+            {"CARTONIZE_BIND": "0.0.0.0:8080", "CARTONIZE_DAGSTER_UI_URL": "https://ops/dagster"},
+            "https://ops/dagster",
+        ),
+        ({"CARTONIZE_DAGSTER_UI_URL": ""}, None),
+        ({"CARTONIZE_DAGSTER": "0"}, None),
+    ],
+)
+def test_the_console_learns_where_the_dagster_ui_it_starts_answers(
+    env: dict[str, str], url: str | None
+) -> None:
+    assert dagster_ui_url(env) == url

@@ -52,6 +52,7 @@ def add_console(
     clock: Clock,
     secure_cookies: bool,
     webhook_wait: float,
+    dagster_ui_url: str = "",
 ) -> Console:
     """Add the console's routes, static files and page error handlers to `app`."""
     signer = SessionSigner(lambda: load_signing_key(Path(store.data_dir)))
@@ -63,6 +64,8 @@ def add_console(
         signer=signer,
         clock=clock,
         secure_cookies=secure_cookies,
+        dagster_ui_url=dagster_ui_url,
+        box=box,
     )
     app.add_static_route("/console-static", str(STATIC))
     app.add_route("/sign-in", SignInPage(console))

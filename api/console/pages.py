@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote
 
 import falcon
@@ -22,14 +22,17 @@ from cartonize.errors import CartonizeError, PayloadTooLarge, TooManyRequests
 from cartonize.models import PackResponse
 from cartonize.service import KeyRing, PackLog
 from cartonize.store import ApiKey, Clock, Store, utc_now
+from cartonize.sync.crypto import SecretBox
 from cartonize.sync.resources import library_resource, list_resources
 
+from api.console.flash import FLASH_COOKIE, FLASH_SECONDS, Flash
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, Session, SessionSigner
 from api.resources import CONTROL_BODY_BYTES, PackResource, read_body
 
 __all__ = ["Console", "ConsoleRedirect", "PageError"]
 
 TEMPLATES = Path(__file__).parent / "templates"
+
 
 SAMPLE_REQUEST = {
     "itemSets": [
@@ -97,6 +100,10 @@ class Console:
     signer: SessionSigner
     clock: Clock = utc_now
     secure_cookies: bool = False
+    #: Dagster UI's address as browsers reach it ("": not known, runs are not linked).
+    dagster_ui_url: str = ""
+    #: Encrypts the one-time flash cookie of Post/Redirect/Get (`redirect_with`).
+    box: SecretBox | None = None
 
     def now(self) -> float:
         """The app clock's time as a POSIX timestamp (session expiry)."""
@@ -130,6 +137,7 @@ class Console:
         context["csrf"] = self.signer.csrf_token(session) if session is not None else ""
         context.setdefault("nav", "")
         context.setdefault("progress", None)
+        context["dagster_ui_url"] = self.dagster_ui_url
         resp.text = self.templates.get_template(template).render(**context)
 
     def session(self, req: falcon.Request, plan_id: str) -> Session:
@@ -193,17 +201,48 @@ class Console:
             )
         return fields
 
-    def set_cookie(self, resp: falcon.Response, name: str, value: str, max_age: int) -> None:
+    def set_cookie(
+        self, resp: falcon.Response, name: str, value: str, max_age: int, path: str = "/"
+    ) -> None:
         """Set a console cookie: HttpOnly, SameSite=Lax, Secure when served over HTTPS."""
         resp.set_cookie(
             name,
             value,
             max_age=max_age,
-            path="/",
+            path=path,
             secure=self.secure_cookies,
             http_only=True,
             same_site="Lax",
         )
+
+    # ------------------------------------------------------------------ flash
+
+    def redirect_with(
+        self, resp: falcon.Response, session: Session, target: str, **shown: Any
+    ) -> NoReturn:
+        """Post/Redirect/Get: answer 303 to `target`, whose next GET shows `shown` (a
+        notice, a new API secret, a run's progress) once (api/console/flash.py)."""
+        value = self._flash().issue(session, target, shown, self.now())
+        self.set_cookie(resp, FLASH_COOKIE, value, max_age=FLASH_SECONDS, path=target)
+        raise ConsoleRedirect(target)
+
+    def take_flash(
+        self, req: falcon.Request, resp: falcon.Response, session: Session
+    ) -> dict[str, Any]:
+        """What `redirect_with` left for this page and session, the first time; else {}."""
+        raw = req.cookies.get(FLASH_COOKIE)
+        if raw is None:
+            return {}
+        payload = self._flash().read(raw)
+        if payload is not None and payload.get("path") != req.path:
+            return {}  # another page's, still on its way there
+        resp.unset_cookie(FLASH_COOKIE, path=req.path)
+        return {} if payload is None else self._flash().take(payload, session, self.now())
+
+    def _flash(self) -> Flash:
+        if self.box is None:
+            raise RuntimeError("the console was built without a secret box: no flash")
+        return Flash(self.box, Path(self.store.data_dir) / "console-flash")
 
 
 def handle_page_error(

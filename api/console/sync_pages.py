@@ -96,6 +96,17 @@ def _base(session: Session) -> str:
     return f"/plans/{session.plan_id}/console"
 
 
+def _editor(session: Session, connection_id: int) -> str:
+    return f"{_base(session)}/connections/{connection_id}"
+
+
+def _progress(value: object) -> dict[str, str] | None:
+    """A run's progress (status URL, page to return to) as a flash carried it."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        return None
+    return {str(k): v for k, v in value.items()}
+
+
 def _schedule_text(connection: Connection) -> str:
     if connection.frequency is None:
         return "manual only"
@@ -143,6 +154,7 @@ class _EditorBase:
 
     def _show(
         self,
+        req: falcon.Request,
         resp: falcon.Response,
         session: Session,
         *,
@@ -166,6 +178,9 @@ class _EditorBase:
             v=values if values is not None else _values_of(connection) if connection else {},
             errors=errors or {},
             connection=connection,
+            # Absolute, as the API's webhookUrl and restUrl: they are copied into other
+            # systems, which cannot resolve a path.
+            sync_base=f"{req.prefix}/sync-api/{connection.public_api_id}" if connection else "",
             secret=secret,
             notice=notice,
             progress=progress,
@@ -284,10 +299,11 @@ class ConnectionNewPage(_EditorBase):
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         values = {"resourceType": "items", "timeZone": "UTC"}
-        self._show(resp, session, connection=None, values=values)
+        self._show(req, resp, session, connection=None, values=values)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
-        """Validate and create; the page that answers is the only place the secret shows."""
+        """Validate and create; the editor it redirects to is the only place the secret
+        shows, once."""
         session = self._c.session(req, plan_id)
         account = _connections_allowed(self._c, session)
         form = self._c.checked_form(req, session)
@@ -303,16 +319,16 @@ class ConnectionNewPage(_EditorBase):
             except CartonizeError as exc:
                 errors = _error_of(exc)
             else:
-                self._show(
+                # Post/Redirect/Get: the editor shows the secret once; a reload of it
+                # creates nothing and shows the secret no more.
+                self._c.redirect_with(
                     resp,
                     session,
-                    connection=connection,
+                    _editor(session, connection.id),
                     secret=secret,
                     notice="Connection created.",
-                    status=201,
                 )
-                return
-        self._show(resp, session, values=form, errors=errors, connection=None, status=422)
+        self._show(req, resp, session, values=form, errors=errors, connection=None, status=422)
 
 
 class ConnectionEditorPage(_EditorBase):
@@ -321,11 +337,22 @@ class ConnectionEditorPage(_EditorBase):
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
     ) -> None:
-        """The editor with the connection's values and its log."""
+        """The editor with the connection's values and its log, and once what the form
+        that redirected here left to show (a notice, a new secret, a run's progress)."""
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         connection = _connection_or_404(self._c, session, connection_id)
-        self._show(resp, session, connection=connection)
+        shown = self._c.take_flash(req, resp, session)
+        secret, notice, progress = shown.get("secret"), shown.get("notice"), shown.get("progress")
+        self._show(
+            req,
+            resp,
+            session,
+            connection=connection,
+            secret=secret if isinstance(secret, str) else None,
+            notice=notice if isinstance(notice, str) else None,
+            progress=_progress(progress),
+        )
 
     def on_post(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
@@ -358,14 +385,17 @@ class ConnectionEditorPage(_EditorBase):
             else:
                 if updated is None:
                     raise PageError(404, "Not found", "The connection was deleted meanwhile.")
-                self._show(resp, session, connection=updated, notice="Saved.")
-                return
+                self._c.redirect_with(
+                    resp, session, _editor(session, connection_id), notice="Saved."
+                )
         values = {
             **form,
             "keySet": connection.api_key_encrypted is not None,
             "tokenSet": connection.api_token_encrypted is not None,
         }
-        self._show(resp, session, values=values, errors=errors, connection=connection, status=422)
+        self._show(
+            req, resp, session, values=values, errors=errors, connection=connection, status=422
+        )
 
 
 class RegenerateCredentialsPage(_EditorBase):
@@ -390,7 +420,8 @@ class RegenerateCredentialsPage(_EditorBase):
     def on_post(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
     ) -> None:
-        """Replace the secret; the old one stops working at once."""
+        """Replace the secret (the old one stops working at once); the editor it redirects
+        to shows the new one once."""
         session = self._c.session(req, plan_id)
         account = _connections_allowed(self._c, session)
         self._c.checked_form(req, session)
@@ -400,10 +431,10 @@ class RegenerateCredentialsPage(_EditorBase):
         if done is None:
             raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
         connection, secret = done
-        self._show(
+        self._c.redirect_with(
             resp,
             session,
-            connection=connection,
+            _editor(session, connection.id),
             secret=secret,
             notice="New credentials made: the previous API secret no longer works.",
         )
@@ -450,7 +481,10 @@ class ResourcePage:
     ) -> None:
         """One page of the resource's rows."""
         session = self._c.session(req, plan_id)
-        self._show(req, resp, session, resource_id, notice=None)
+        notice = self._c.take_flash(req, resp, session).get("notice")
+        self._show(
+            req, resp, session, resource_id, notice=notice if isinstance(notice, str) else None
+        )
 
     def _show(
         self,
@@ -498,8 +532,12 @@ class ResourcePage:
         if action == "default":
             if set_default(self._c.store, session.account_id, resource_id) is None:
                 raise PageError(404, "Not found", f"There is no resource {resource_id} here.")
-            self._show(req, resp, session, resource_id, notice="Marked as the default.")
-            return
+            self._c.redirect_with(
+                resp,
+                session,
+                f"{_base(session)}/resources/{resource_id}",
+                notice="Marked as the default.",
+            )
         if action == "delete":
             if form.get("confirm") != "yes":
                 raise PageError(400, "Not deleted", "Tick the confirmation box to delete.")
@@ -545,8 +583,8 @@ class TriggerWebhookAction(_EditorBase):
     """`POST .../connections/{id}/trigger`: the Trigger Webhook button.
 
     Starts the same Dagster pull run as `GET /sync-api/{id}/webhook`, waits up to the
-    webhook wait for it, and shows its outcome; a longer run shows its progress, which the
-    page polls through `.../runs/{run_id}`.
+    webhook wait for it, and redirects to the editor, which shows its outcome once; for a
+    longer run its progress, which the page polls through `.../runs/{run_id}`.
     """
 
     def __init__(self, console: Console, box: SecretBox, runs: LazyPullRuns, wait: float) -> None:
@@ -557,7 +595,7 @@ class TriggerWebhookAction(_EditorBase):
     def on_post(
         self, req: falcon.Request, resp: falcon.Response, plan_id: str, connection_id: int
     ) -> None:
-        """Start the pull and show what became of it."""
+        """Start the pull; the editor it redirects to shows what became of it."""
         session = self._c.session(req, plan_id)
         _connections_allowed(self._c, session)
         self._c.checked_form(req, session)
@@ -565,7 +603,7 @@ class TriggerWebhookAction(_EditorBase):
         runs = self._runs.get()
         run_id = runs.start(connection, "webhook")
         status = runs.wait(run_id, self._wait)
-        editor = f"{_base(session)}/connections/{connection_id}"
+        editor = _editor(session, connection_id)
         progress = None
         if status is not None and status.done:
             notice = (
@@ -576,8 +614,8 @@ class TriggerWebhookAction(_EditorBase):
         else:
             notice = f"Pull {run_id} is still running; this page follows it."
             progress = {"url": f"{editor}/runs/{run_id}", "done": editor}
-        fresh = get_connection(self._c.store, session.account_id, connection_id) or connection
-        self._show(resp, session, connection=fresh, notice=notice, progress=progress)
+        # The editor shows the outcome (or follows the run) once: a reload starts no pull.
+        self._c.redirect_with(resp, session, editor, notice=notice, progress=progress)
 
 
 class RunStatusJson:

@@ -6,7 +6,9 @@ storage (`<data>/dagster`). When any of the three processes exits, the others ar
 and the exit code is passed on; Ctrl-C or SIGTERM stops all three.
 
 Settings: `CARTONIZE_BIND` (API, default 127.0.0.1:8080), `CARTONIZE_DAGSTER_PORT`
-(Dagster UI, default 3000), `CARTONIZE_DAGSTER=0` to run the API alone.
+(Dagster UI, default 3000), `CARTONIZE_DAGSTER=0` to run the API alone. The API is told
+where the Dagster UI it started answers (`CARTONIZE_DAGSTER_UI_URL`, see `dagster_ui_url`)
+so the console can link pull runs to their pages.
 docs/operations.md says how to move Dagster's storage to PostgreSQL and its runs to Celery
 or Kubernetes when one machine is not enough.
 """
@@ -33,6 +35,7 @@ __all__ = [
     "commands",
     "configured_dagster_home",
     "dagster_home",
+    "dagster_ui_url",
     "free_port",
     "main",
 ]
@@ -152,6 +155,27 @@ def commands(env: Mapping[str, str], bin_dir: Path) -> list[tuple[str, list[str]
     return procs
 
 
+#: Bind hosts that name every interface, not one a browser can be sent to.
+_WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]"}
+
+
+def dagster_ui_url(env: Mapping[str, str]) -> str | None:
+    """Where browsers reach the Dagster UI `commands` starts, for the console's run links.
+
+    `CARTONIZE_DAGSTER_UI_URL` when set (empty: no links; e.g. the UI's address behind a
+    proxy); else `http://<API host>:<CARTONIZE_DAGSTER_PORT>` when the UI is started here
+    on a named host. A wildcard bind (0.0.0.0) names no address a browser can use, and the
+    UI's port should be closed there (docs/operations.md): no links unless set."""
+    if "CARTONIZE_DAGSTER_UI_URL" in env:
+        return env["CARTONIZE_DAGSTER_UI_URL"].strip() or None
+    if env.get("CARTONIZE_DAGSTER", "1") == "0":
+        return None
+    host = env.get("CARTONIZE_BIND", "127.0.0.1:8080").rpartition(":")[0] or "127.0.0.1"
+    if host in _WILDCARD_HOSTS:
+        return None
+    return f"http://{host}:{env.get('CARTONIZE_DAGSTER_PORT', '3000')}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the processes, wait for the first to exit, stop the rest."""
     del argv
@@ -165,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
         ),
     }
+    ui_url = dagster_ui_url(env)
+    if ui_url is not None:
+        env["CARTONIZE_DAGSTER_UI_URL"] = ui_url
     bin_dir = Path(sys.executable).parent
     running: list[tuple[str, subprocess.Popen[bytes]]] = []
     for name, command in commands(env, bin_dir):

@@ -23,7 +23,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cartonize.errors import CartonizeError, TooManyRequests
+from cartonize.errors import TooManyRequests
 from cartonize.models import PackRequest, PackResponse
 from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, utc_now
 
@@ -184,8 +184,9 @@ class RateLimiter:
         self._exhausted: set[str] = set()
         self._lock = threading.Lock()
 
-    def admit_anonymous(self, address: str, request_fingerprint: str) -> None:
-        """Count a keyless request from `address`; raise TooManyRequests past the daily limit."""
+    def admit_anonymous(self, address: str, request_fingerprint: str) -> bool:
+        """Count a keyless request from `address`; raise TooManyRequests past the daily limit.
+        Returns whether this admission recorded the fingerprint (False: a repeat)."""
         now = self._clock()
         with self._lock:
             if self._day != now.date():
@@ -193,16 +194,17 @@ class RateLimiter:
                 self._admitted.clear()
                 self._exhausted.clear()
             if (address, request_fingerprint) in self._admitted:
-                return
+                return False
             exhausted = address in self._exhausted
         scope = f"addr:{address}"
         if not exhausted:
-            if self._store.admit_unique(
+            recorded = self._store.record_unique(
                 scope, request_fingerprint, now.date(), self.anonymous_daily_unique
-            ):
+            )
+            if recorded != "refused":
                 with self._lock:
                     self._admitted.add((address, request_fingerprint))
-                return
+                return recorded == "added"
             # Refused, so no worker can add to the address's requests today: its admitted
             # ones are all there is to repeat.
             seen = self._store.unique_requests(scope, now.date())
@@ -237,28 +239,46 @@ class RateLimiter:
     @contextmanager
     def admitted(self, address: str, fingerprint: str, key: ApiKey | None) -> Iterator[None]:
         """Admit a request (keyless: by address and fingerprint; keyed: by key) for the
-        work in the block. A refusal of the request raised there (4xx other than 429, e.g.
-        a check inside `pack()`) hands its admission back: refused requests do not count,
-        wherever their check lives."""
+        work in the block. A request that does not get its answer hands its admission
+        back: a refusal raised there (4xx other than 429, e.g. a check inside `pack()`),
+        and a failure of ours (5xx: an internal error, a busy store). A keyless repeat
+        hands back nothing: its fingerprint was recorded by the request that first came."""
         day = self._clock().date()
         window = None
+        added = False
         if key is None:
-            self.admit_anonymous(address, fingerprint)
+            added = self.admit_anonymous(address, fingerprint)
         else:
             window = self.admit_key(key)
         try:
             yield
-        except CartonizeError as error:
-            if 400 <= error.status < 500 and not isinstance(error, TooManyRequests):
-                if key is None:
-                    self._release_anonymous(address, fingerprint, day)
-                elif window is not None:
-                    self._store.release_window(f"key:{key.stem}", window)
+        except Exception as error:
+            if not isinstance(error, TooManyRequests):
+                self._hand_back(address, fingerprint, day, key, window, added)
             raise
 
+    def _hand_back(
+        self,
+        address: str,
+        fingerprint: str,
+        day: date,
+        key: ApiKey | None,
+        window: datetime | None,
+        added: bool,
+    ) -> None:
+        try:
+            if key is None and added:
+                self._release_anonymous(address, fingerprint, day)
+            elif key is not None and window is not None:
+                self._store.release_window(f"key:{key.stem}", window)
+        except Exception:
+            # The request's own error is what the client needs; a store too busy to take
+            # the admission back costs the caller one request of its limit.
+            logger.warning("could not hand back the admission of a failed request", exc_info=True)
+
     def _release_anonymous(self, address: str, fingerprint: str, day: date) -> None:
-        # Checks depend on the request alone, so a refused fingerprint never also succeeded:
-        # forgetting it cannot free a slot that a packed request took.
+        # Only the admission that recorded the fingerprint releases it, so a failed repeat
+        # of a request that was packed earlier today does not free that pack's slot.
         self._store.release_unique(f"addr:{address}", fingerprint, day)
         with self._lock:
             self._admitted.discard((address, fingerprint))

@@ -620,8 +620,15 @@ class Store:
 
         A fingerprint already seen that day is always admitted: it is not a new request.
         """
+        return self.record_unique(scope, fingerprint, day, limit) != "refused"
 
-        def admit(con: duckdb.DuckDBPyConnection) -> bool:
+    def record_unique(
+        self, scope: str, fingerprint: str, day: date, limit: int
+    ) -> Literal["added", "repeat", "refused"]:
+        """`admit_unique`, telling an admission that recorded the fingerprint (`added`)
+        from one that found it already recorded that day (`repeat`)."""
+
+        def admit(con: duckdb.DuckDBPyConnection) -> Literal["added", "repeat", "refused"]:
             # Yesterday's rows can never matter again; deleting them keeps the table small.
             con.execute("DELETE FROM daily_requests WHERE day < ?", [day])
             seen = con.execute(
@@ -631,11 +638,11 @@ class Store:
             ).fetchone()
             total, repeat = (int(seen[0]), int(seen[1])) if seen else (0, 0)
             if repeat:
-                return True
+                return "repeat"
             if total >= limit:
-                return False
+                return "refused"
             con.execute("INSERT INTO daily_requests VALUES (?, ?, ?)", [scope, day, fingerprint])
-            return True
+            return "added"
 
         return self.transaction(admit)
 

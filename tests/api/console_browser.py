@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from cartonize.store import Store
 from falcon import testing
@@ -38,6 +38,16 @@ class Browser:
     def post(self, path: str, form: dict[str, str]) -> testing.Result:
         headers = {"Content-Type": "application/x-www-form-urlencoded", **self._headers()}
         return self._keep(self.client.simulate_post(path, body=urlencode(form), headers=headers))
+
+    def follow(self, result: testing.Result) -> testing.Result:
+        """The page a 303 (Post/Redirect/Get) sends the browser to."""
+        assert result.status_code == 303, (result.status_code, result.text[:300])
+        target = urlsplit(result.headers["location"])
+        return self._keep(
+            self.client.simulate_get(
+                target.path, query_string=target.query, headers=self._headers()
+            )
+        )
 
     def sign_in(self, key: str) -> testing.Result:
         page = self.get("/sign-in")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 
 import pytest
 from cartonize.store import Store
-from cartonize.sync.connections import connection_by_public_id
+from cartonize.sync.connections import LogEntry, connection_by_public_id, record_log
 
+from api.app import AppConfig
 from tests.api.console_browser import Browser, hidden
 from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
 
@@ -53,12 +55,17 @@ GOOD = {
 
 
 def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, plan: Plan) -> None:
-    result = browser.post(
+    created = browser.post(
         base(plan) + "/connections/new", form_of(browser, base(plan) + "/connections/new", **GOOD)
     )
-    assert result.status_code == 201, result.text
+    # Post/Redirect/Get: the new connection's editor shows the secret, once.
+    assert created.status_code == 303, created.text
+    assert re.fullmatch(rf"{base(plan)}/connections/\d+", created.headers["location"])
+    result = browser.follow(created)
+    assert result.status_code == 200 and "Connection created." in result.text
     secret = re.search(r'<p class="secret" id="api-secret">([^<]+)</p>', result.text)
     assert secret
+    assert secret.group(1) not in created.headers["location"]
     public_id = re.search(r"/sync-api/([^/]+)/webhook", result.text)
     assert public_id
     connection = connection_by_public_id(plan.store, public_id.group(1))
@@ -74,6 +81,13 @@ def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, pla
     assert write.status_code == 200 and write.json["status"] == "success", write.text
     editor = browser.get(f"{base(plan)}/connections/{connection.id}")
     assert secret.group(1) not in editor.text and 'id="api-secret"' not in editor.text
+    # The editor shows the webhook and REST URLs whole, as the API answers them.
+    wire = plan.client.simulate_get(
+        f"/plans/{plan.plan_id}/connections/{connection.id}", headers=plan.auth
+    ).json
+    assert wire["webhookUrl"].startswith("http://")
+    assert f'<code id="webhook-url">{wire["webhookUrl"]}</code>' in editor.text
+    assert f'<code id="rest-url">{wire["restUrl"]}</code>' in editor.text
     assert "k-123" not in editor.text
     listing = browser.get(base(plan) + "/connections")
     assert (
@@ -82,10 +96,37 @@ def test_create_shows_the_secret_once_and_it_authenticates(browser: Browser, pla
     assert "rest POST" in listing.text and "status-success" in listing.text
 
 
+def test_the_new_secret_is_shown_once_only_to_its_session_and_never_in_a_url(
+    store: Store, browser: Browser, plan: Plan
+) -> None:
+    path = base(plan) + "/connections/new"
+    created = browser.post(path, form_of(browser, path, **GOOD))
+    editor = created.headers["location"]
+    flash = browser.cookies["cartonize_flash"]
+    assert "cartonize_flash" in created.headers["set-cookie"]
+    assert f"Path={editor}" in created.headers["set-cookie"]
+    # Another session of the same account that got hold of the cookie sees nothing.
+    other = Browser(store)
+    other.sign_in(plan.key)
+    other.cookies["cartonize_flash"] = flash
+    assert 'id="api-secret"' not in other.get(editor).text
+    # Its own session sees it once; a reload shows the editor without it.
+    first = browser.follow(created)
+    secret = re.search(r'id="api-secret">([^<]+)<', first.text)
+    assert secret and secret.group(1) not in flash
+    assert "cartonize_flash" not in browser.cookies
+    assert 'id="api-secret"' not in browser.get(editor).text
+    # Sent again (a copied cookie), it is not shown twice: the server kept "once".
+    browser.cookies["cartonize_flash"] = flash
+    again = browser.get(editor)
+    assert again.status_code == 200 and 'id="api-secret"' not in again.text
+    assert "Connection created." not in again.text
+
+
 def test_a_frequency_without_a_start_is_shown_as_manual(browser: Browser, plan: Plan) -> None:
     # It read "Daily from now", but only a start and a frequency schedule pulls: none came.
     form = form_of(browser, base(plan) + "/connections/new", **{**GOOD, "startAt": ""})
-    assert browser.post(base(plan) + "/connections/new", form).status_code == 201
+    assert browser.post(base(plan) + "/connections/new", form).status_code == 303
     listing = browser.get(base(plan) + "/connections")
     assert "manual only (Daily needs a start date)" in listing.text
     assert "from now" not in listing.text
@@ -124,16 +165,17 @@ def test_edit_keeps_the_stored_key_unless_replaced_and_regenerate_replaces_the_s
     created = plan.create_connection(thirdPartyApiKey="old-key")
     path = f"{base(plan)}/connections/{created['id']}"
     edit = {**GOOD, "name": "renamed", "thirdPartyApiKey": ""}
-    result = browser.post(path, form_of(browser, path, **edit))
+    result = browser.follow(browser.post(path, form_of(browser, path, **edit)))
     assert result.status_code == 200 and "Saved." in result.text
+    assert "Saved." not in browser.get(path).text  # shown once
     connection = connection_by_public_id(plan.store, created["publicApiId"])
     assert connection is not None and connection.name == "renamed"
     assert connection.api_key_encrypted is not None  # blank kept the stored key
     confirm = browser.get(path + "/credentials")
     assert "stops working at once" in confirm.text
-    regenerated = browser.post(
-        path + "/credentials", {"csrf_token": hidden(confirm.text, "csrf_token")}
-    )
+    posted = browser.post(path + "/credentials", {"csrf_token": hidden(confirm.text, "csrf_token")})
+    assert posted.headers["location"] == path
+    regenerated = browser.follow(posted)
     new_secret = re.search(r'id="api-secret">([^<]+)<', regenerated.text)
     assert new_secret and new_secret.group(1) != created["apiSecret"]
     old = plan.write("POST", created, {"payload": [item("A")]})
@@ -142,6 +184,43 @@ def test_edit_keeps_the_stored_key_unless_replaced_and_regenerate_replaces_the_s
         "POST", {**created, "apiSecret": new_secret.group(1)}, {"payload": [item("A")]}
     )
     assert new.status_code == 200
+
+
+RUN_ID = "3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b"
+
+
+def _log_a_scheduled_pull(plan: Plan, connection_id: int) -> None:
+    entry = LogEntry("schedule", "success", datetime.now(UTC), received=2, run_id=RUN_ID)
+    plan.store.transaction(lambda con: record_log(con, connection_id, entry))
+
+
+def test_the_log_links_a_pull_to_its_dagster_run_page(store: Store, plan: Plan) -> None:
+    # The log said nothing of the run, and Dagster's UI listed scheduled pulls under an
+    # anonymous job: nothing led from an entry to its run's logs.
+    created = plan.create_connection()
+    _log_a_scheduled_pull(plan, created["id"])
+    linked = Browser(store, dagster_ui_url="http://127.0.0.1:3000")
+    linked.sign_in(plan.key)
+    page = linked.get(f"{base(plan)}/connections/{created['id']}").text
+    assert f'href="http://127.0.0.1:3000/runs/{RUN_ID}"' in page
+    assert f">{RUN_ID[:8]}</a>" in page
+
+
+def test_without_the_dagster_ui_address_the_run_id_shows_unlinked(
+    browser: Browser, plan: Plan
+) -> None:
+    created = plan.create_connection()
+    _log_a_scheduled_pull(plan, created["id"])
+    page = browser.get(f"{base(plan)}/connections/{created['id']}").text
+    assert f'<code class="run" title="Dagster run {RUN_ID}">{RUN_ID[:8]}</code>' in page
+    assert "/runs/" not in page
+
+
+def test_a_dagster_ui_address_must_be_a_web_address() -> None:
+    config = AppConfig.from_env({"CARTONIZE_DAGSTER_UI_URL": "http://10.1.2.3:3000/"})
+    assert config.dagster_ui_url == "http://10.1.2.3:3000"
+    with pytest.raises(ValueError, match="http:// or https://"):
+        AppConfig.from_env({"CARTONIZE_DAGSTER_UI_URL": "localhost:3000"})
 
 
 def test_delete_needs_the_confirmation(browser: Browser, plan: Plan) -> None:
@@ -190,7 +269,8 @@ def test_resource_pages_page_download_default_and_delete(browser: Browser, plan:
     marked = browser.post(
         f"{base(plan)}/resources/{resource_id}", {"csrf_token": csrf, "action": "default"}
     )
-    assert "Marked as the default" in marked.text
+    assert "Marked as the default" in browser.follow(marked).text
+    assert "Marked as the default" not in browser.get(f"{base(plan)}/resources/{resource_id}").text
     deleted = browser.post(
         f"{base(plan)}/resources/{resource_id}",
         {"csrf_token": csrf, "action": "delete", "confirm": "yes"},

@@ -19,6 +19,8 @@ from tests.api.documented import assert_documented, document_of
 from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
 
 CONSOLE = Path(api.console.__file__).resolve().parent
+#: What Chromium sends when it opens a page.
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/webp,*/*;q=0.8"
 #: Served but not documented: the documentation itself.
 UNDOCUMENTED = {"/openapi.json", "/docs"}
 
@@ -117,6 +119,8 @@ def test_real_answers_of_every_operation_match_the_document(plan: Plan) -> None:
         "includeImages": False,
     }
     packed = call("POST", "/", "/", 200, json=pack_body, **key).json
+    call("GET", "/", "/", 200, headers={"Accept": BROWSER_ACCEPT})
+    call("GET", "/", "/", 405, headers={"Accept": "application/json"})
     call("POST", "/", "/", 422, json={"itemSets": 3}, **key)
     call("GET", "/packs", "/packs", 200, params={"orderId": "O-1"}, **key)
     call("GET", "/packs", "/packs", 401, **wrong_key)
@@ -125,6 +129,7 @@ def test_real_answers_of_every_operation_match_the_document(plan: Plan) -> None:
     call("GET", "/healthz", "/healthz", 200)
     call("HEAD", "/healthz", "/healthz", 200)
     call("GET", "/readyz", "/readyz", 200)
+    call("HEAD", "/readyz", "/readyz", 200)
 
     # Connections.
     plans = f"/plans/{plan.plan_id}/connections"

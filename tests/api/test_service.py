@@ -259,6 +259,47 @@ def test_failing_pack_is_500_logged_not_leaked(
     assert any(r.exc_info and "feedface" in str(r.exc_info[1]) for r in caplog.records)
 
 
+class FailingFor:
+    """The real engine, except that packing an order in `failing` raises an internal error."""
+
+    def __init__(self) -> None:
+        self.failing: set[str] = set()
+
+    def __call__(self, request: PackRequest) -> PackResponse:
+        if request.order_id in self.failing:
+            raise RuntimeError("engine state 0xfeedface")
+        return cartonize.pack(request)
+
+
+def test_requests_that_fail_with_500_do_not_count(store: Store, clock: Clock) -> None:
+    # A 500 used up a keyless address's unique request of the day and a key's request of
+    # its minute, though the caller got no pack; they are handed back like 4xx refusals.
+    key = keyed(store)
+    engine = FailingFor()
+    engine.failing.add("BOOM")
+    c = client(store, clock, pack_fn=engine, anonymous_daily_limit=1, key_rate_limit=1)
+    for n in range(3):
+        assert_error(post(c, {**SMALL_PACK, "orderId": "BOOM", "requestId": f"B-{n}"}), 500)
+        assert_error(post(c, {**SMALL_PACK, "orderId": "BOOM"}, key=key), 500)
+    assert post(c, SMALL_PACK).status_code == 200
+    assert_error(post(c, {**SMALL_PACK, "orderId": "other"}), 429)
+    assert post(c, SMALL_PACK, key=key).status_code == 200
+    assert_error(post(c, SMALL_PACK, key=key), 429)
+
+
+def test_a_failed_repeat_keeps_the_slot_its_packed_request_took(store: Store, clock: Clock) -> None:
+    # Only the admission that recorded a fingerprint hands it back: a repeat that fails
+    # after the request was packed must not free that pack's place in the day's limit.
+    engine = FailingFor()
+    c = client(store, clock, pack_fn=engine, anonymous_daily_limit=1)
+    assert post(c, SMALL_PACK).status_code == 200
+    engine.failing.add(SMALL_PACK["orderId"])
+    assert_error(post(c, SMALL_PACK), 500)
+    engine.failing.clear()
+    assert_error(post(c, {**SMALL_PACK, "orderId": "other"}), 429)
+    assert post(c, SMALL_PACK).status_code == 200  # still a repeat
+
+
 # --------------------------------------------------------------------------- fingerprints
 
 
@@ -404,14 +445,18 @@ def test_health_and_readiness(store: Store) -> None:
     assert ready.status_code == 200 and ready.json["status"] == "ready"
 
 
-def test_health_answers_head_like_get_without_a_body(store: Store) -> None:
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_health_and_readiness_answer_head_like_get_without_a_body(store: Store, path: str) -> None:
+    # Health checkers and load balancers often probe with HEAD; /readyz answered 405.
     c = client(store)
-    get, head = c.simulate_get("/healthz"), c.simulate_head("/healthz")
+    get, head = c.simulate_get(path), c.simulate_head(path)
     assert (head.status_code, head.text) == (200, "")
     assert head.headers["content-length"] == get.headers["content-length"] != "0"
 
 
-@pytest.mark.parametrize(("path", "allow"), [("/", "POST"), ("/healthz", "GET, HEAD")])
+@pytest.mark.parametrize(
+    ("path", "allow"), [("/", "GET, POST"), ("/healthz", "GET, HEAD"), ("/readyz", "GET, HEAD")]
+)
 def test_options_answers_no_content_with_the_allowed_methods(
     store: Store, path: str, allow: str
 ) -> None:
@@ -423,9 +468,12 @@ def test_options_answers_no_content_with_the_allowed_methods(
 def test_readiness_fails_when_the_store_cannot_open(tmp_path: Any) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
-    result = client(Store(blocked / "data")).simulate_get("/readyz")
+    c = client(Store(blocked / "data"))
+    result = c.simulate_get("/readyz")
     assert_error(result, 503)
     assert result.headers["Retry-After"] == "1"
+    head = c.simulate_head("/readyz")
+    assert (head.status_code, head.text, head.headers["Retry-After"]) == (503, "", "1")
 
 
 def test_openapi_documents_models_routes_and_errors(store: Store) -> None:
@@ -571,9 +619,9 @@ class CountingStore(Store):
 
     admissions = 0
 
-    def admit_unique(self, scope: str, fingerprint: str, day: Any, limit: int) -> bool:
+    def record_unique(self, scope: str, fingerprint: str, day: Any, limit: int) -> Any:
         self.admissions += 1
-        return super().admit_unique(scope, fingerprint, day, limit)
+        return super().record_unique(scope, fingerprint, day, limit)
 
     def unique_requests(self, scope: str, day: Any) -> frozenset[str]:
         self.admissions += 1

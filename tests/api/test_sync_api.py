@@ -114,6 +114,24 @@ def test_a_put_whose_every_record_is_rejected_fails_and_keeps_the_rows(plan: Pla
     assert [r["refId"] for r in plan.rows(resource_id)] == ["K"]
 
 
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "POST"])
+def test_a_failed_write_into_the_resource_to_update_is_logged_against_it(
+    plan: Plan, method: str
+) -> None:
+    # The log entry of a PUT refused for incomplete rows said resourceId null, so the log
+    # (and the console's link) did not say which resource the write was for.
+    connection, resource_id = updating(plan)
+    incomplete = {"sku": 9, "size": {"h": 1, "w": 2}}  # no length: dimensions_z missing
+    result = plan.write(method, connection, {"payload": [incomplete, item(3)]})
+    assert result.json["status"] == "failure"
+    assert result.json.get("packResourceId") is None  # the answer names no resource
+    entry = plan.log(connection)[0]
+    assert (entry["trigger"], entry["status"]) == (f"rest {method}", "failure")
+    assert entry["messages"] == ["rows are incomplete: record 0: missing required dimensions_z"]
+    assert entry["resourceId"] == resource_id
+    assert [r["refId"] for r in plan.rows(resource_id)] == ["1", "2"]
+
+
 def test_rule_3_put_needs_an_array_and_a_resource_to_update(plan: Plan) -> None:
     connection, resource_id = updating(plan)
     single = plan.write("PUT", connection, {"payload": item(7)})

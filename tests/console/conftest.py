@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tests.sync.third_party import ThirdPartyServer
 
 CHROMIUM = Path(os.environ.get("CARTONIZE_CHROMIUM", "/usr/bin/chromium"))
+DAGSTER_UI_URL = "http://127.0.0.1:3999"
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Service:
     base_url: str
     store: Store
     data_dir: Path
+    #: DAGSTER_HOME of the service's pull runs.
+    dagster_home: Path
 
 
 @pytest.fixture(scope="session")
@@ -38,9 +41,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         # The third-party source of the pull tests is on loopback.
         "CARTONIZE_SYNC_ALLOW_HOSTS": "127.0.0.1",
         "DAGSTER_HOME": str(scratch / "dagster"),
+        # Where the console links pull runs; no UI runs there in these tests.
+        "CARTONIZE_DAGSTER_UI_URL": DAGSTER_UI_URL,
     }
     with api_on_loopback(data_dir, scratch / "gunicorn.log", env=env) as base_url:
-        yield Service(base_url, store, data_dir)
+        yield Service(base_url, store, data_dir, scratch / "dagster")
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+import httpx
+from cartonize.sync.connections import list_connections, read_log
+from dagster import DagsterInstance
 from playwright.sync_api import Page, expect
 
-from tests.console.conftest import Service
+from tests.console.conftest import DAGSTER_UI_URL, Service
 from tests.sync.third_party import (
     API_KEY,
     API_TOKEN,
@@ -42,6 +45,21 @@ def sign_in(page: Page, service: Service, account: str) -> str:
     page.get_by_role("button", name="Sign in").click()
     expect(page).to_have_url(re.compile(rf"/plans/{plan}/console/$"))
     return plan
+
+
+def test_the_service_address_points_a_browser_to_the_console_and_the_docs(
+    page: Page, service: Service
+) -> None:
+    # Opening the address showed a JSON 405 (packing is POST /) and no way on.
+    page.goto(service.base_url + "/")
+    expect(page.get_by_role("heading", name="cartonize")).to_be_visible()
+    page.get_by_role("link", name="Sign in to the console").click()
+    expect(page).to_have_url(re.compile(r"/sign-in$"))
+    expect(page.get_by_label("Account API key")).to_be_visible()
+    page.go_back()
+    page.get_by_role("link", name="API documentation").click()
+    expect(page).to_have_url(re.compile(r"/docs$"))
+    expect(page.get_by_role("heading", name=re.compile("^cartonize service"))).to_be_visible()
 
 
 def test_sign_in_wrong_key_then_right_key_then_sign_out(page: Page, service: Service) -> None:
@@ -112,13 +130,14 @@ def test_create_a_connection_see_the_secret_once_and_view_its_resource(
     page.get_by_role("button", name="Create connection").click()
     secret = page.locator("#api-secret").inner_text().strip()
     assert len(secret) >= 20
-    webhook = page.get_by_text("/sync-api/").first.inner_text()
-    public_id = webhook.split("/")[2]
-    # A REST write with the secret lands in a resource and in the log.
-    import httpx
-
+    # The URLs are shown whole, ready to paste into another system (they were paths).
+    webhook = page.locator("#webhook-url").inner_text().strip()
+    rest = page.locator("#rest-url").inner_text().strip()
+    assert re.fullmatch(re.escape(service.base_url) + r"/sync-api/[^/]+/webhook", webhook)
+    assert rest == webhook.removesuffix("/webhook") + "/rest"
+    # A REST write with the secret to the URL as shown lands in a resource and in the log.
     reply = httpx.post(
-        f"{service.base_url}/sync-api/{public_id}/rest",
+        rest,
         json={
             "payload": [
                 {"sku": "A-1", "l": 3, "w": 2, "h": 1},
@@ -159,7 +178,68 @@ def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
     log = page.locator("#connection-log")
     expect(log).to_contain_text("webhook")
     expect(log).to_contain_text("success")
-    log.get_by_role("link").first.click()
+    # The entry links its Dagster run's page, a run of the named pull job.
+    run_link = log.locator("a.run").first
+    href = run_link.get_attribute("href") or ""
+    assert href.startswith(DAGSTER_UI_URL + "/runs/"), href
+    run_id = href.rsplit("/", 1)[1]
+    expect(run_link).to_have_text(run_id[:8])
+    with DagsterInstance.from_config(str(service.dagster_home)) as instance:
+        run = instance.get_run_by_id(run_id)
+    assert run is not None and run.job_name == "pull_connection"
+    log.get_by_role("link", name=re.compile(r"^\d+$")).first.click()
     expect(page.locator("#resource-rows")).to_contain_text("SKU-000024")
     # The source saw the credentials rendered into the template.
     assert any(r.headers.get("X-Api-Key") == API_KEY for r in third_party.seen)
+
+
+def test_forms_redirect_so_a_reload_shows_the_editor_and_resubmits_nothing(
+    page: Page, service: Service, third_party: ThirdPartyServer
+) -> None:
+    # Create, regenerate and trigger answered on their POST URL: a reload posted again
+    # (another connection, another secret, another pull). They redirect (303) now, and the
+    # editor shows their outcome once.
+    plan = sign_in(page, service, "E2E-PRG")
+    service.store.set_connections_enabled("E2E-PRG", True)
+    account = service.store.account_by_id(service.store.list_keys("E2E-PRG")[0].account_id)
+    assert account is not None
+    page.goto(f"{service.base_url}/plans/{plan}/console/connections/new")
+    page.get_by_role("textbox", name="Name", exact=True).fill("PRG pull")
+    page.get_by_label("Third-party API URL").fill(third_party.url("/records?n=3&root=data.items"))
+    page.get_by_label("Third-party API key").fill(API_KEY)
+    page.get_by_label("Third-party API token").fill(API_TOKEN)
+    page.get_by_label("API headers template").fill(HEADERS_TEMPLATE)
+    page.get_by_label("Schema root path").fill("data.items")
+    page.get_by_label("Schema map").fill(json.dumps(SCHEMA_MAP))
+    page.get_by_role("button", name="Create connection").click()
+    expect(page).to_have_url(re.compile(rf"/plans/{plan}/console/connections/\d+$"))
+    editor = page.url
+    first_secret = page.locator("#api-secret").inner_text().strip()
+    assert first_secret not in editor
+    page.reload()
+    expect(page.get_by_role("heading", name="Connection: PRG pull")).to_be_visible()
+    expect(page.locator("#api-secret")).to_have_count(0)
+    assert len(list_connections(service.store, account.id)) == 1
+
+    page.get_by_role("link", name="Regenerate Credentials").click()
+    page.get_by_role("button", name="Regenerate credentials").click()
+    expect(page).to_have_url(editor)
+    secret = page.locator("#api-secret").inner_text().strip()
+    assert secret != first_secret
+    page.reload()
+    expect(page.locator("#api-secret")).to_have_count(0)
+    # The reload regenerated nothing: the secret shown still works.
+    rest = page.locator("#rest-url").inner_text().strip()
+    reply = httpx.post(
+        rest, json={"payload": []}, headers={"X-Service-API-Secret": secret}, timeout=30
+    )
+    assert reply.status_code == 200, reply.text
+
+    page.get_by_role("button", name="Trigger Webhook").click()
+    expect(page.get_by_role("status").first).to_contain_text("3 received", timeout=60_000)
+    expect(page).to_have_url(editor)
+    page.reload()
+    expect(page.get_by_text("3 received")).to_have_count(0)
+    connection = list_connections(service.store, account.id)[0]
+    triggers = [e.trigger for e in read_log(service.store, connection.id, limit=20, offset=0)]
+    assert triggers.count("webhook") == 1, triggers

@@ -20,4 +20,9 @@ def test_defs_load() -> None:
     sensor = defs.resolve_sensor_def("connection_schedules")
     # Sensors start stopped unless told otherwise; this one must run once deployed.
     assert sensor.default_status is DefaultSensorStatus.RUNNING
+    # Scheduled runs are runs of the named pull job, as webhook runs are: targeting the
+    # asset made them runs of `__anonymous_asset_job_connection_schedules` in Dagster's UI.
+    assert sensor.job_name == "pull_connection"
+    jobs = {job.name for job in repo.get_all_jobs()} - {"__ASSET_JOB"}  # Dagster's implicit job
+    assert jobs == {"pull_connection"}
     assert set(defs.resources or {}) == {"catalog", "source"}

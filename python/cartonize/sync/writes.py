@@ -127,8 +127,11 @@ def write_batch(
     """Write a mapped batch into the connection's resource and log it; never raises for a
     write that cannot complete (status `failure`, reasons in the log), only StoreUnavailable.
 
-    `run` ties the log entry to the Dagster run of a pull and measures its duration."""
-    result = WriteResult("failure", None, received=batch.received, rejected=batch.rejected_rows)
+    `run` ties the log entry to the Dagster run of a pull and measures its duration. A
+    failed write into the Resource to Update (every mode but create) is logged against it:
+    the log names the resource the write was for, not none."""
+    target = connection.resource_to_update if mode != "create" else None
+    result = WriteResult("failure", target, received=batch.received, rejected=batch.rejected_rows)
     result.messages = list(iter_messages(batch))
     try:
         _check(connection, batch, mode, row_key)
