@@ -127,7 +127,9 @@ def test_a_failed_write_into_the_resource_to_update_is_logged_against_it(
     assert result.json.get("packResourceId") is None  # the answer names no resource
     entry = plan.log(connection)[0]
     assert (entry["trigger"], entry["status"]) == (f"rest {method}", "failure")
-    assert entry["messages"] == ["rows are incomplete: record 0: missing required dimensions_z"]
+    assert entry["messages"] == [
+        'rows are incomplete: record 0 (refId "9"): missing required dimensions_z'
+    ]
     assert entry["resourceId"] == resource_id
     assert [r["refId"] for r in plan.rows(resource_id)] == ["1", "2"]
 
