@@ -64,6 +64,8 @@ WORKLOADS: dict[str, Callable[[int], Wire]] = {
     "cartonization": lambda _seed: cartonization_speed.order(),
     "ecommerce": lambda seed: ecommerce.orders(seed, seed=1)[seed - 1],
     "one-box-type": one_box_type,
+    "distinct-units": pack_speed.distinct_units,
+    "distinct-units-2000": lambda seed: pack_speed.distinct_units(seed, 2000),
 }
 
 

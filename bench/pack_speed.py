@@ -178,6 +178,32 @@ def order_at_the_limit(seed: int) -> Wire:
     return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
 
 
+def distinct_units(seed: int, units: int = 10_000) -> Wire:
+    """``units`` one-unit item sets (every unit a distinct item, sides 1..9) into 100 box
+    types (sides 10..40) priced at random, default options: the shape of
+    ``bench.layers_ab``'s ``distinct`` set."""
+    rng = random.Random(seed)
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(1, 9) for _ in range(3)]),
+            "weight": rng.randint(1, 30) / 10,
+            "quantity": 1,
+        }
+        for ref_id in range(units)
+    ]
+    box_types = [
+        {
+            "refId": 100_000 + n,
+            "dimensions": point([rng.randint(10, 40) for _ in range(3)]),
+            "weightMax": 0,
+            "price": rng.randint(50, 500),
+        }
+        for n in range(100)
+    ]
+    return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
+
+
 def order_with_generated_sizes(seed: int) -> Wire:
     """100 units of 20 SKUs, one stock carton and 4,096 of 37,584 generated sizes."""
     rng = random.Random(seed)
