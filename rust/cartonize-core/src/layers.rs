@@ -129,6 +129,18 @@ struct Entry {
     shape_index: usize,
 }
 
+/// A group in its cell ([`Pool::by_cell`]): what ranks it there, kept
+/// together so a cell is read in one sweep.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    group: usize,
+    kind: usize,
+    depth: Len,
+    smallest: Len,
+    shape_index: usize,
+    weight: f64,
+}
+
 /// The layer axis and the two axes of its face (width, length).
 #[derive(Debug, Clone, Copy)]
 struct Axes {
@@ -166,7 +178,7 @@ struct Pool {
     cells: Vec<(Len, Len)>,
     /// The groups (their places in `groups`) by cell, each cell's in the
     /// order of `groups` (so by depth), and each cell's range of them.
-    by_cell: Vec<usize>,
+    by_cell: Vec<Member>,
     cell_ranges: Vec<std::ops::Range<usize>>,
     /// [`CELL_SHARE`] (tests set others to try both ways of [`Footprints`]).
     cell_share: usize,
@@ -207,18 +219,19 @@ impl Pool {
             cell_ranges: Vec::new(),
             cell_share: CELL_SHARE,
         };
-        pool.group(order, ctx.kinds.len());
+        pool.group(order, ctx.kinds);
         pool
     }
 
     /// Drops the entries of the units `taken`.
-    fn retain(&mut self, taken: &[bool], order: &[UnitRef], kinds: usize) {
+    fn retain(&mut self, taken: &[bool], order: &[UnitRef], kinds: &[crate::kinds::Kind]) {
         self.entries.retain(|e| !taken[e.slot]);
         self.group(order, kinds);
     }
 
     /// Sets `groups`, `slots` and `kinds` from `entries`.
-    fn group(&mut self, order: &[UnitRef], kinds: usize) {
+    fn group(&mut self, order: &[UnitRef], all: &[crate::kinds::Kind]) {
+        let kinds = all.len();
         // Shapes of a kind already grouped, as bits (a kind has at most 6).
         let mut shapes_seen = vec![0u8; kinds];
         let mut by_kind: Vec<(usize, usize)> = Vec::new();
@@ -242,7 +255,20 @@ impl Pool {
             .map(|(g, e)| (self.cell_of(footprint(e)).unwrap_or(0), g))
             .collect();
         by_cell.sort_unstable();
-        self.by_cell = by_cell.iter().map(|(_, g)| *g).collect();
+        self.by_cell = (by_cell.iter())
+            .map(|&(_, group)| {
+                let e = &self.groups[group];
+                let kind = order[e.slot].kind;
+                Member {
+                    group,
+                    kind,
+                    depth: self.depth(e),
+                    smallest: all[kind].sorted[2],
+                    shape_index: e.shape_index,
+                    weight: all[kind].weight,
+                }
+            })
+            .collect();
         self.cell_ranges = (0..self.cells.len())
             .map(|c| {
                 let from = by_cell.partition_point(|(d, _)| *d < c);
@@ -626,9 +652,8 @@ impl Cells {
         for (c, &(width, length)) in pool.cells.iter().enumerate() {
             let range = pool.cell_ranges[c].clone();
             let in_cell = &pool.by_cell[range.clone()];
-            let depth = |g: &usize| pool.depth(&pool.groups[*g]);
-            let from = range.start + in_cell.partition_point(|g| depth(g) < low);
-            let to = range.start + in_cell.partition_point(|g| depth(g) <= high);
+            let from = range.start + in_cell.partition_point(|m| m.depth < low);
+            let to = range.start + in_cell.partition_point(|m| m.depth <= high);
             if from == to {
                 continue;
             }
@@ -655,17 +680,25 @@ impl Cells {
         c: usize,
         src: &Source<'_, '_>,
         units: &mut KindSlots<'_>,
-        fits: impl Fn(&Footprint) -> bool,
+        fits: impl Fn(f64) -> bool,
     ) -> Option<(Order, usize)> {
+        let cell = &self.cells[c];
         let mut best: Option<(Order, usize)> = None;
-        for &g in &src.pool.by_cell[self.cells[c].groups.clone()] {
-            let f = src.footprint(g);
-            let Some(slot) = src.slot(units, f.kind) else {
+        for i in cell.groups.clone() {
+            let m = &src.pool.by_cell[i];
+            let Some(slot) = src.slot(units, m.kind) else {
                 continue;
             };
-            let order = f.order(slot);
-            if best.is_none_or(|(o, _)| order < o) && fits(&f) {
-                best = Some((order, g));
+            let order = (
+                -(m.depth / src.step),
+                -m.smallest,
+                -cell.width,
+                m.depth,
+                slot,
+                m.shape_index,
+            );
+            if best.is_none_or(|(o, _)| order < o) && fits(m.weight) {
+                best = Some((order, i));
             }
         }
         best
@@ -764,7 +797,7 @@ impl Footprints {
         units: &mut KindSlots<'_>,
         (width, room): (Len, Len),
         class: impl Fn(Len, Len) -> (u8, u8),
-        fits: impl Fn(&Footprint) -> bool,
+        fits: impl Fn(f64) -> bool,
     ) -> Option<(Footprint, usize)> {
         let mut best: Option<((u8, u8), Order, Footprint)> = None;
         match self {
@@ -776,7 +809,7 @@ impl Footprints {
                     let Some(slot) = units.get(f.kind) else {
                         continue;
                     };
-                    if !fits(f) {
+                    if !fits(f.weight) {
                         continue;
                     }
                     let rank = (class(f.width, f.length), f.order(slot));
@@ -786,6 +819,7 @@ impl Footprints {
                 }
             }
             Footprints::Cells(cells) => {
+                let mut found: Option<((u8, u8), Order, usize)> = None;
                 for w in 0..cells.widths.len() {
                     let (cell_width, range) = cells.widths[w].clone();
                     if cell_width > width {
@@ -796,28 +830,29 @@ impl Footprints {
                             break;
                         }
                         let rank = class(cell_width, cells.cells[c].length);
-                        if best.as_ref().is_some_and(|(b, _, _)| *b < rank) {
+                        if found.as_ref().is_some_and(|(b, _, _)| *b < rank) {
                             continue;
                         }
-                        let Some((mut order, mut group)) = cells.fresh(c, src, units) else {
+                        let Some((mut order, mut at)) = cells.fresh(c, src, units) else {
                             continue;
                         };
-                        let mut f = src.footprint(group);
-                        if !fits(&f) {
+                        if !fits(src.pool.by_cell[at].weight) {
                             // Rare: the best is too heavy; the cell's best that is not.
                             let Some(found) = cells.best_in(c, src, units, &fits) else {
                                 continue;
                             };
-                            (order, group) = found;
-                            f = src.footprint(group);
+                            (order, at) = found;
                         }
-                        if best
+                        if found
                             .as_ref()
                             .is_none_or(|(b, o, _)| (rank, order) < (*b, *o))
                         {
-                            best = Some((rank, order, f));
+                            found = Some((rank, order, at));
                         }
                     }
+                }
+                if let Some((rank, order, at)) = found {
+                    best = Some((rank, order, src.footprint(src.pool.by_cell[at].group)));
                 }
             }
         }
@@ -909,7 +944,7 @@ fn build_layer(
             };
             (width_class, length_class)
         };
-        let fits = |f: &Footprint| layer.weight + f.weight <= payload_left + WEIGHT_SLACK;
+        let fits = |weight: f64| layer.weight + weight <= payload_left + WEIGHT_SLACK;
         let reachable = seg.width >= min_w.min(loose_w) && room >= min_l.min(loose_l);
         let best = match reachable {
             true => [&mut close, &mut loose]
@@ -1105,7 +1140,7 @@ fn open_boxes(
         // Drop the units packed from the pools once a quarter of them is gone.
         if remaining.len() * 4 < pooled * 3 {
             for pool in pools.iter_mut().flatten() {
-                pool.retain(&taken, order, ctx.kinds.len());
+                pool.retain(&taken, order, ctx.kinds);
             }
             pooled = remaining.len();
         }
