@@ -176,8 +176,8 @@ struct Pool {
     /// The footprints (width, length) of the groups, ascending: the cells
     /// of [`Cells`].
     cells: Vec<(Len, Len)>,
-    /// The groups (their places in `groups`) by cell, each cell's in the
-    /// order of `groups` (so by depth), and each cell's range of them.
+    /// The groups by cell, each cell's in the order of `groups` (so by
+    /// depth), and each cell's range of them.
     by_cell: Vec<Member>,
     cell_ranges: Vec<std::ops::Range<usize>>,
     /// [`CELL_SHARE`] (tests set others to try both ways of [`Footprints`]).
@@ -229,7 +229,7 @@ impl Pool {
         self.group(order, kinds);
     }
 
-    /// Sets `groups`, `slots` and `kinds` from `entries`.
+    /// Sets `groups`, `slots`, `kinds` and the cells from `entries`.
     fn group(&mut self, order: &[UnitRef], all: &[crate::kinds::Kind]) {
         let kinds = all.len();
         // Shapes of a kind already grouped, as bits (a kind has at most 6).
@@ -251,6 +251,7 @@ impl Pool {
         self.cells = self.groups.iter().map(footprint).collect();
         self.cells.sort_unstable();
         self.cells.dedup();
+        // Every group's footprint is among `cells`, so the fallback is never taken.
         let mut by_cell: Vec<(usize, usize)> = (self.groups.iter().enumerate())
             .map(|(g, e)| (self.cell_of(footprint(e)).unwrap_or(0), g))
             .collect();
@@ -720,13 +721,19 @@ impl Cells {
     }
 
     /// After a unit of `f`'s kind is taken: the cells of the kind's shapes
-    /// look again.
+    /// whose best is of that kind look again. (The kind's footprints only
+    /// rank lower or leave, so another kind's best stays the best.)
     fn retake(&mut self, f: &Footprint, src: &Source<'_, '_>) {
         let axes = src.pool.axes;
         for (shape, _) in &src.ctx.kinds[f.kind].shapes {
             let key = (shape[axes.width], shape[axes.length]);
             if let Ok(c) = (self.cells).binary_search_by_key(&key, |c| (c.width, c.length)) {
-                self.cells[c].best = None;
+                let cell = &mut self.cells[c];
+                if let Some(Some((_, at))) = cell.best {
+                    if src.pool.by_cell[at].kind == f.kind {
+                        cell.best = None;
+                    }
+                }
             }
         }
     }
