@@ -15,7 +15,9 @@ WORKLOAD one of
   ``bench.ecommerce``'s seed-1 orders;
 - ``one-box-type``: a random request of seed S with one cubic box type: 5-60 item sets of
   1-3 units, sides up to 70 % of the box's, free to turn, ``most-items`` (the requests the
-  maximal-space construction serves; docs/benchmarks.md, session 12).
+  maximal-space construction serves; docs/benchmarks.md, session 12);
+- ``distinct-units``, ``distinct-units-2000``: ``bench.pack_speed``'s 10,000 distinct
+  units of seed S (one unit per item set, 100 box types), and 2,000 of them.
 
 To compare two builds on many of them, write seeds 0-399 and run each build's
 ``pack_file`` on every file (docs/benchmarks.md gives the loop).
@@ -64,6 +66,8 @@ WORKLOADS: dict[str, Callable[[int], Wire]] = {
     "cartonization": lambda _seed: cartonization_speed.order(),
     "ecommerce": lambda seed: ecommerce.orders(seed, seed=1)[seed - 1],
     "one-box-type": one_box_type,
+    "distinct-units": pack_speed.distinct_units,
+    "distinct-units-2000": lambda seed: pack_speed.distinct_units(seed, 2000),
 }
 
 

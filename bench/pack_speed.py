@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python -m bench.pack_speed [--json PATH]``.
 
-Five workloads, all seeded so that every run packs the same requests:
+Six workloads, all seeded so that every run packs the same requests:
 
 - **small orders**: 20 units of 5 item sets into a catalogue of 10 cartons, default
   options (``boxTypeChoiceStyle`` actual, ``itemSort`` combined), many different orders.
@@ -20,6 +20,10 @@ Five workloads, all seeded so that every run packs the same requests:
   50 SKUs into a catalogue of 100 priced cartons, default options (lowest cost). Reports
   pack time, boxes and cost; no target (it took 30 s, the service's time limit, until the
   layers grouped units of one SKU).
+- **10,000 distinct units**: 10,000 one-unit item sets (sides 1..9) into 100 box types
+  (sides 10..40) priced at random, default options (``distinct_units``). Reports pack
+  time, boxes and cost; no target (about 5 s until the layers kept their footprints in
+  cells by width and length, branch layers-speed).
 - **order against generated sizes**: 100 units of 20 SKUs, one stock carton and a
   cartesian generator of sizes on a 2-unit grid (37,584 sizes, sampled to 4,096 as
   ``generatedBoxTypesMax`` 0 does), priced by volume bands, default options: what a
@@ -175,6 +179,32 @@ def order_at_the_limit(seed: int) -> Wire:
                 "price": 15 + round(0.8 * board),
             }
         )
+    return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
+
+
+def distinct_units(seed: int, units: int = 10_000) -> Wire:
+    """``units`` one-unit item sets (every unit a distinct item, sides 1..9) into 100 box
+    types (sides 10..40) priced at random, default options: the shape of
+    ``bench.layers_ab``'s ``distinct`` set."""
+    rng = random.Random(seed)
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(1, 9) for _ in range(3)]),
+            "weight": rng.randint(1, 30) / 10,
+            "quantity": 1,
+        }
+        for ref_id in range(units)
+    ]
+    box_types = [
+        {
+            "refId": 100_000 + n,
+            "dimensions": point([rng.randint(10, 40) for _ in range(3)]),
+            "weightMax": 0,
+            "price": rng.randint(50, 500),
+        }
+        for n in range(100)
+    ]
     return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
 
 
@@ -355,6 +385,16 @@ def _order_figures(response: Wire, pack_ms: list[float], wall_ms: list[float]) -
     }
 
 
+def run_distinct_units(repeats: int, seed: int) -> Workload:
+    """Pack the 10,000 distinct units ``repeats`` times; median times, boxes, cost."""
+    workload = Workload("10,000 distinct units (one unit per item set, 100 box types)")
+    packed = repeated_pack(distinct_units(seed), repeats, workload)
+    if packed is None:
+        return workload
+    workload.figures = _order_figures(*packed)
+    return workload
+
+
 def run_generated_sizes(repeats: int, seed: int) -> Workload:
     """Pack the order against generated sizes ``repeats`` times; median times, boxes, cost."""
     workload = Workload("order against generated sizes (100 units of 20 SKUs, 4,097 box types)")
@@ -412,7 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--limit-repeats",
         type=int,
         default=1,
-        help="packs of the order at the item limit and of the order against generated sizes",
+        help="packs of the order at the item limit, the distinct units and the order against "
+        "generated sizes",
     )
     parser.add_argument("--seed", type=int, default=1, help="first seed of the workloads")
     args = parser.parse_args(argv)
@@ -422,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_deep_small_orders(args.deep_orders, args.seed),
         run_large_order(args.repeats, args.seed),
         run_order_at_the_limit(args.limit_repeats, args.seed),
+        run_distinct_units(args.limit_repeats, args.seed),
         run_generated_sizes(args.limit_repeats, args.seed),
     ]
     print_table(workloads)

@@ -129,6 +129,18 @@ struct Entry {
     shape_index: usize,
 }
 
+/// A group in its cell ([`Pool::by_cell`]): what ranks it there, kept
+/// together so a cell is read in one sweep.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    group: usize,
+    kind: usize,
+    depth: Len,
+    smallest: Len,
+    shape_index: usize,
+    weight: f64,
+}
+
 /// The layer axis and the two axes of its face (width, length).
 #[derive(Debug, Clone, Copy)]
 struct Axes {
@@ -161,6 +173,15 @@ struct Pool {
     /// The slots of each kind's units, ascending, at `slots[kinds[kind]]`.
     slots: Vec<usize>,
     kinds: Vec<std::ops::Range<usize>>,
+    /// The footprints (width, length) of the groups, ascending: the cells
+    /// of [`Cells`].
+    cells: Vec<(Len, Len)>,
+    /// The groups by cell, each cell's in the order of `groups` (so by
+    /// depth), and each cell's range of them.
+    by_cell: Vec<Member>,
+    cell_ranges: Vec<std::ops::Range<usize>>,
+    /// [`CELL_SHARE`] (tests set others to try both ways of [`Footprints`]).
+    cell_share: usize,
 }
 
 impl Pool {
@@ -193,19 +214,24 @@ impl Pool {
             groups: Vec::new(),
             slots: Vec::new(),
             kinds: Vec::new(),
+            cells: Vec::new(),
+            by_cell: Vec::new(),
+            cell_ranges: Vec::new(),
+            cell_share: CELL_SHARE,
         };
-        pool.group(order, ctx.kinds.len());
+        pool.group(order, ctx.kinds);
         pool
     }
 
     /// Drops the entries of the units `taken`.
-    fn retain(&mut self, taken: &[bool], order: &[UnitRef], kinds: usize) {
+    fn retain(&mut self, taken: &[bool], order: &[UnitRef], kinds: &[crate::kinds::Kind]) {
         self.entries.retain(|e| !taken[e.slot]);
         self.group(order, kinds);
     }
 
-    /// Sets `groups`, `slots` and `kinds` from `entries`.
-    fn group(&mut self, order: &[UnitRef], kinds: usize) {
+    /// Sets `groups`, `slots`, `kinds` and the cells from `entries`.
+    fn group(&mut self, order: &[UnitRef], all: &[crate::kinds::Kind]) {
+        let kinds = all.len();
         // Shapes of a kind already grouped, as bits (a kind has at most 6).
         let mut shapes_seen = vec![0u8; kinds];
         let mut by_kind: Vec<(usize, usize)> = Vec::new();
@@ -221,6 +247,36 @@ impl Pool {
         }
         by_kind.sort_unstable();
         by_kind.dedup();
+        let footprint = |e: &Entry| (e.shape[self.axes.width], e.shape[self.axes.length]);
+        self.cells = self.groups.iter().map(footprint).collect();
+        self.cells.sort_unstable();
+        self.cells.dedup();
+        // Every group's footprint is among `cells`, so the fallback is never taken.
+        let mut by_cell: Vec<(usize, usize)> = (self.groups.iter().enumerate())
+            .map(|(g, e)| (self.cell_of(footprint(e)).unwrap_or(0), g))
+            .collect();
+        by_cell.sort_unstable();
+        self.by_cell = (by_cell.iter())
+            .map(|&(_, group)| {
+                let e = &self.groups[group];
+                let kind = order[e.slot].kind;
+                Member {
+                    group,
+                    kind,
+                    depth: self.depth(e),
+                    smallest: all[kind].sorted[2],
+                    shape_index: e.shape_index,
+                    weight: all[kind].weight,
+                }
+            })
+            .collect();
+        self.cell_ranges = (0..self.cells.len())
+            .map(|c| {
+                let from = by_cell.partition_point(|(d, _)| *d < c);
+                let to = by_cell.partition_point(|(d, _)| *d <= c);
+                from..to
+            })
+            .collect();
         self.kinds = vec![0..0; kinds];
         self.slots = Vec::with_capacity(by_kind.len());
         for (kind, slot) in by_kind {
@@ -232,6 +288,11 @@ impl Pool {
             range.end = at + 1;
             self.slots.push(slot);
         }
+    }
+
+    /// The cell (see `cells`) of a footprint.
+    fn cell_of(&self, footprint: (Len, Len)) -> Option<usize> {
+        self.cells.binary_search(&footprint).ok()
     }
 
     /// The groups with a depth in `low..=high`.
@@ -443,9 +504,6 @@ struct Segment {
     height: Len,
 }
 
-/// Rank of a footprint for a stretch, lowest best (see [`build_layer`]).
-type Fit = (u8, u8, Len, Len, Len);
-
 /// A unit as a layer sees it: its entry, its extents on the layer's axes,
 /// and what the choice weighs (its weight, its smallest side).
 #[derive(Debug, Clone, Copy)]
@@ -505,68 +563,321 @@ impl<'p> KindSlots<'p> {
     }
 }
 
+/// How footprints of one class for a stretch rank (see [`build_layer`]),
+/// lowest best: depth close to the layer's thickness (by step), the larger
+/// smallest side, the wider, then by depth, the unit's slot and its shape
+/// (the order of the units' entries).
+type Order = (Len, Len, Len, Len, usize, usize);
+
+impl Footprint {
+    fn new(e: &Entry, order: &[UnitRef], ctx: &Context<'_>, axes: Axes, step: Len) -> Self {
+        let kind = order[e.slot].kind;
+        let k = &ctx.kinds[kind];
+        Footprint {
+            entry: *e,
+            kind,
+            depth: e.shape[axes.depth],
+            width: e.shape[axes.width],
+            length: e.shape[axes.length],
+            depth_step: e.shape[axes.depth] / step,
+            smallest: k.sorted[2],
+            weight: k.weight,
+        }
+    }
+
+    /// Its [`Order`] when it stands for the unit at `slot`.
+    fn order(&self, slot: usize) -> Order {
+        (
+            -self.depth_step,
+            -self.smallest,
+            -self.width,
+            self.depth,
+            slot,
+            self.entry.shape_index,
+        )
+    }
+}
+
+/// What a layer needs to build footprints from the pool's groups.
+#[derive(Clone, Copy)]
+struct Source<'s, 'c> {
+    pool: &'s Pool,
+    order: &'s [UnitRef],
+    ctx: &'s Context<'c>,
+    used: &'s [bool],
+    step: Len,
+}
+
+impl Source<'_, '_> {
+    fn footprint(&self, group: usize) -> Footprint {
+        let e = &self.pool.groups[group];
+        Footprint::new(e, self.order, self.ctx, self.pool.axes, self.step)
+    }
+
+    /// The slot of the next unit of `kind` not taken, if any.
+    fn slot(&self, units: &mut KindSlots<'_>, kind: usize) -> Option<usize> {
+        if units.next[kind] == UNSEEN {
+            units.seek(kind, 0, self.used);
+        }
+        units.get(kind)
+    }
+}
+
+/// One footprint (width and length) of a layer's window, with the range of
+/// its groups in [`Pool::by_cell`] and its best footprint while fresh.
+struct LayerCell {
+    width: Len,
+    length: Len,
+    groups: std::ops::Range<usize>,
+    /// The least [`Order`] of its footprints with a unit left and that
+    /// footprint's group; `None` inside when none is left; `None` outside
+    /// when a kind of the cell was taken since it was found.
+    best: Option<Option<(Order, usize)>>,
+}
+
+/// The cells of a layer's window: every cell of the pool with a group in it.
+/// A footprint's class for a stretch depends on its width and length alone
+/// and the rest of its rank is its [`Order`], so a stretch looks at the best
+/// footprint of each cell instead of every footprint; taking a unit only
+/// makes the cells of its kind look again.
+struct Cells {
+    cells: Vec<LayerCell>,
+    /// Each width, ascending, with the range of its cells in `cells`.
+    widths: Vec<(Len, std::ops::Range<usize>)>,
+}
+
+impl Cells {
+    fn of(pool: &Pool, low: Len, high: Len) -> Self {
+        let mut cells: Vec<LayerCell> = Vec::new();
+        let mut widths: Vec<(Len, std::ops::Range<usize>)> = Vec::new();
+        for (c, &(width, length)) in pool.cells.iter().enumerate() {
+            let range = pool.cell_ranges[c].clone();
+            let in_cell = &pool.by_cell[range.clone()];
+            let from = range.start + in_cell.partition_point(|m| m.depth < low);
+            let to = range.start + in_cell.partition_point(|m| m.depth <= high);
+            if from == to {
+                continue;
+            }
+            if widths.last().is_none_or(|(w, _)| *w != width) {
+                widths.push((width, cells.len()..cells.len()));
+            }
+            cells.push(LayerCell {
+                width,
+                length,
+                groups: from..to,
+                best: None,
+            });
+            if let Some((_, r)) = widths.last_mut() {
+                r.end = cells.len();
+            }
+        }
+        Cells { cells, widths }
+    }
+
+    /// The best footprint of cell `c` among those that `fit` (by [`Order`]):
+    /// its order and group.
+    fn best_in(
+        &self,
+        c: usize,
+        src: &Source<'_, '_>,
+        units: &mut KindSlots<'_>,
+        fits: impl Fn(f64) -> bool,
+    ) -> Option<(Order, usize)> {
+        let cell = &self.cells[c];
+        let mut best: Option<(Order, usize)> = None;
+        for i in cell.groups.clone() {
+            let m = &src.pool.by_cell[i];
+            let Some(slot) = src.slot(units, m.kind) else {
+                continue;
+            };
+            let order = (
+                -(m.depth / src.step),
+                -m.smallest,
+                -cell.width,
+                m.depth,
+                slot,
+                m.shape_index,
+            );
+            if best.is_none_or(|(o, _)| order < o) && fits(m.weight) {
+                best = Some((order, i));
+            }
+        }
+        best
+    }
+
+    /// Cell `c`'s best footprint with a unit left, found again if stale.
+    fn fresh(
+        &mut self,
+        c: usize,
+        src: &Source<'_, '_>,
+        units: &mut KindSlots<'_>,
+    ) -> Option<(Order, usize)> {
+        if let Some(best) = self.cells[c].best {
+            return best;
+        }
+        let best = self.best_in(c, src, units, |_| true);
+        self.cells[c].best = Some(best);
+        best
+    }
+
+    /// After a unit of `f`'s kind is taken: the cells of the kind's shapes
+    /// whose best is of that kind look again. (The kind's footprints only
+    /// rank lower or leave, so another kind's best stays the best.)
+    fn retake(&mut self, f: &Footprint, src: &Source<'_, '_>) {
+        let axes = src.pool.axes;
+        for (shape, _) in &src.ctx.kinds[f.kind].shapes {
+            let key = (shape[axes.width], shape[axes.length]);
+            if let Ok(c) = (self.cells).binary_search_by_key(&key, |c| (c.width, c.length)) {
+                let cell = &mut self.cells[c];
+                if let Some(Some((_, at))) = cell.best {
+                    if src.pool.by_cell[at].kind == f.kind {
+                        cell.best = None;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The footprints a layer chooses from: one per kind and shape of the groups
 /// given ([`Pool::groups`]) with a unit not `used`. Choosing among them is
 /// choosing among the units' entries: a kind's units in one shape differ only
 /// in their slot, and the first one not taken ranks first (entries are ordered
-/// by depth, then slot, then shape), so each layer scans kinds, not units.
-#[derive(Default)]
-struct Footprints {
-    list: Vec<Footprint>,
+/// by depth, then slot, then shape), so each layer looks at kinds, not units.
+///
+/// When the pool has few footprints (width, length) for the groups of the
+/// window, by [`Cells`]; otherwise as a list scanned at every stretch.
+enum Footprints {
+    List(Vec<Footprint>),
+    Cells(Cells),
 }
 
 impl Footprints {
-    fn of(
-        groups: &[Entry],
-        used: &[bool],
-        order: &[UnitRef],
-        ctx: &Context<'_>,
-        axes: Axes,
-        step: Len,
-        units: &mut KindSlots<'_>,
-    ) -> Self {
+    /// The footprints of the groups with a depth in `low..=high`.
+    fn of(src: &Source<'_, '_>, low: Len, high: Len, units: &mut KindSlots<'_>) -> Self {
+        if low > high {
+            return Footprints::List(Vec::new());
+        }
+        let groups = src.pool.groups_between(low, high);
+        if src.pool.cells.len().saturating_mul(src.pool.cell_share) <= groups.len() {
+            return Footprints::Cells(Cells::of(src.pool, low, high));
+        }
         let mut list: Vec<Footprint> = Vec::with_capacity(groups.len());
         for e in groups {
-            let kind = order[e.slot].kind;
-            if units.next[kind] == UNSEEN {
-                units.seek(kind, 0, used);
+            let f = Footprint::new(e, src.order, src.ctx, src.pool.axes, src.step);
+            if src.slot(units, f.kind).is_some() {
+                list.push(f);
             }
-            if units.get(kind).is_none() {
-                continue;
-            }
-            let k = &ctx.kinds[kind];
-            list.push(Footprint {
-                entry: *e,
-                kind,
-                depth: e.shape[axes.depth],
-                width: e.shape[axes.width],
-                length: e.shape[axes.length],
-                depth_step: e.shape[axes.depth] / step,
-                smallest: k.sorted[2],
-                weight: k.weight,
-            });
         }
-        Footprints { list }
-    }
-
-    /// The footprints whose kind has a unit left, with that unit's slot.
-    fn live<'s>(
-        &'s self,
-        units: &'s KindSlots<'_>,
-    ) -> impl Iterator<Item = (&'s Footprint, usize)> {
-        self.list
-            .iter()
-            .filter_map(|f| units.get(f.kind).map(|slot| (f, slot)))
+        Footprints::List(list)
     }
 
     /// The narrowest width and shortest length among the footprints left.
-    fn least(&self, units: &KindSlots<'_>) -> (Len, Len) {
-        self.live(units)
-            .fold((Len::MAX, Len::MAX), |(w, l), (f, _)| {
-                (w.min(f.width), l.min(f.length))
-            })
+    fn least(&mut self, src: &Source<'_, '_>, units: &mut KindSlots<'_>) -> (Len, Len) {
+        let mut least = (Len::MAX, Len::MAX);
+        match self {
+            Footprints::List(list) => {
+                for f in list.iter() {
+                    if units.get(f.kind).is_some() {
+                        least = (least.0.min(f.width), least.1.min(f.length));
+                    }
+                }
+            }
+            Footprints::Cells(cells) => {
+                for c in 0..cells.cells.len() {
+                    if cells.fresh(c, src, units).is_some() {
+                        let cell = &cells.cells[c];
+                        least = (least.0.min(cell.width), least.1.min(cell.length));
+                    }
+                }
+            }
+        }
+        least
+    }
+
+    /// The best footprint at most `width` wide and `room` long, by `class`
+    /// of its width and length and then by [`Order`], among those with a
+    /// unit left that `fit`; with the slot of that unit.
+    fn best(
+        &mut self,
+        src: &Source<'_, '_>,
+        units: &mut KindSlots<'_>,
+        (width, room): (Len, Len),
+        class: impl Fn(Len, Len) -> (u8, u8),
+        fits: impl Fn(f64) -> bool,
+    ) -> Option<(Footprint, usize)> {
+        let mut best: Option<((u8, u8), Order, Footprint)> = None;
+        match self {
+            Footprints::List(list) => {
+                for f in list.iter() {
+                    if f.width > width || f.length > room {
+                        continue;
+                    }
+                    let Some(slot) = units.get(f.kind) else {
+                        continue;
+                    };
+                    if !fits(f.weight) {
+                        continue;
+                    }
+                    let rank = (class(f.width, f.length), f.order(slot));
+                    if best.as_ref().is_none_or(|(b, o, _)| rank < (*b, *o)) {
+                        best = Some((rank.0, rank.1, *f));
+                    }
+                }
+            }
+            Footprints::Cells(cells) => {
+                let mut found: Option<((u8, u8), Order, usize)> = None;
+                for w in 0..cells.widths.len() {
+                    let (cell_width, range) = cells.widths[w].clone();
+                    if cell_width > width {
+                        break;
+                    }
+                    for c in range {
+                        if cells.cells[c].length > room {
+                            break;
+                        }
+                        let rank = class(cell_width, cells.cells[c].length);
+                        if found.as_ref().is_some_and(|(b, _, _)| *b < rank) {
+                            continue;
+                        }
+                        let Some((mut order, mut at)) = cells.fresh(c, src, units) else {
+                            continue;
+                        };
+                        if !fits(src.pool.by_cell[at].weight) {
+                            // Rare: the best is too heavy; the cell's best that is not.
+                            let Some(found) = cells.best_in(c, src, units, &fits) else {
+                                continue;
+                            };
+                            (order, at) = found;
+                        }
+                        if found
+                            .as_ref()
+                            .is_none_or(|(b, o, _)| (rank, order) < (*b, *o))
+                        {
+                            found = Some((rank, order, at));
+                        }
+                    }
+                }
+                if let Some((rank, order, at)) = found {
+                    best = Some((rank, order, src.footprint(src.pool.by_cell[at].group)));
+                }
+            }
+        }
+        best.map(|(_, order, f)| (f, order.4))
+    }
+
+    /// After a unit of `f`'s kind is taken (`units` moved on).
+    fn retake(&mut self, f: &Footprint, src: &Source<'_, '_>) {
+        if let Footprints::Cells(cells) = self {
+            cells.retake(f, src);
+        }
     }
 }
+
+/// [`Cells`] serve a window when the pool has at most one footprint (width,
+/// length) for this many of the window's groups; with more, most cells would
+/// hold one group and a plain list is as quick.
+const CELL_SHARE: usize = 2;
 
 /// One layer of thickness `t` by skyline best fit among the units not `used`
 /// that turn to a depth in `[share * t, t]` (or, where none of those fits a
@@ -586,31 +897,22 @@ fn build_layer(
     // Units of one kind in one shape are alike: one footprint stands for them
     // all, holding the first of them not taken yet (see [`Footprints`]).
     let mut units = KindSlots::new(pool, ctx.kinds.len());
-    let close = Footprints::of(
-        pool.groups_between(low, t),
-        used,
+    let src = Source {
+        pool,
         order,
         ctx,
-        axes,
+        used,
         step,
-        &mut units,
-    );
-    let loose = match recipe.fallback < recipe.share {
-        true => Footprints::of(
-            pool.groups_between(low_depth(t, recipe.fallback), low - 1),
-            used,
-            order,
-            ctx,
-            axes,
-            step,
-            &mut units,
-        ),
-        false => Footprints::default(),
+    };
+    let mut close = Footprints::of(&src, low, t, &mut units);
+    let mut loose = match recipe.fallback < recipe.share {
+        true => Footprints::of(&src, low_depth(t, recipe.fallback), low - 1, &mut units),
+        false => Footprints::List(Vec::new()),
     };
     // The narrowest and shortest footprints left among the close units (a
     // gap narrower is lost) and among all (a stretch narrower takes nothing).
-    let (mut min_w, mut min_l) = close.least(&units);
-    let (loose_w, loose_l) = loose.least(&units);
+    let (mut min_w, mut min_l) = close.least(&src, &mut units);
+    let (loose_w, loose_l) = loose.least(&src, &mut units);
     let mut skyline = vec![Segment {
         start: 0,
         width: face[0],
@@ -629,21 +931,17 @@ fn build_layer(
         let room = face[1] - seg.height;
         let left = i.checked_sub(1).map(|j| skyline[j].height);
         let right = skyline.get(i + 1).map(|s| s.height);
-        let fit = |f: &Footprint| -> Option<Fit> {
-            if f.width > seg.width || f.length > room {
-                return None;
-            }
-            if layer.weight + f.weight > payload_left + WEIGHT_SLACK {
-                return None;
-            }
+        // The class of a footprint (at most the stretch's width and room) by
+        // its width and length; then [`Order`] ranks within a class.
+        let class = |width: Len, length: Len| -> (u8, u8) {
             // Fills the stretch's width exactly, or leaves room a footprint fits.
-            let width_class = match seg.width - f.width {
+            let width_class = match seg.width - width {
                 0 => 0,
                 r if r >= min_w => 1,
                 _ => 2,
             };
             // Ends level with a neighbour or the face's end, or leaves room.
-            let top = seg.height + f.length;
+            let top = seg.height + length;
             let length_class = if top == face[1] || Some(top) == left || Some(top) == right {
                 0
             } else if face[1] - top >= min_l {
@@ -651,35 +949,24 @@ fn build_layer(
             } else {
                 2
             };
-            // Then depth close to `t`, then the unit whose smallest side is
-            // largest: chunky units are the hardest to place later.
-            Some((
-                width_class,
-                length_class,
-                -f.depth_step,
-                -f.smallest,
-                -f.width,
-            ))
+            (width_class, length_class)
         };
+        let fits = |weight: f64| layer.weight + weight <= payload_left + WEIGHT_SLACK;
         let reachable = seg.width >= min_w.min(loose_w) && room >= min_l.min(loose_l);
         let best = match reachable {
-            // The first best in the order of the units' entries: by depth, unit, shape.
-            true => [&close, &loose].into_iter().find_map(|list| {
-                list.live(&units)
-                    .filter_map(|(f, slot)| {
-                        fit(f).map(|rank| ((rank, f.depth, slot, f.entry.shape_index), f, slot))
-                    })
-                    .min_by(|a, b| a.0.cmp(&b.0))
-                    .map(|(_, f, slot)| (*f, slot))
-            }),
+            true => [&mut close, &mut loose]
+                .into_iter()
+                .find_map(|list| list.best(&src, &mut units, (seg.width, room), class, fits)),
             false => None,
         };
         match best {
             Some((f, slot)) => {
                 let e = Entry { slot, ..f.entry };
                 units.take(f.kind, used);
+                close.retake(&f, &src);
+                loose.retake(&f, &src);
                 if f.width == min_w || f.length == min_l {
-                    (min_w, min_l) = close.least(&units);
+                    (min_w, min_l) = close.least(&src, &mut units);
                 }
                 let k = &ctx.kinds[f.kind];
                 layer.weight += k.weight;
@@ -860,7 +1147,7 @@ fn open_boxes(
         // Drop the units packed from the pools once a quarter of them is gone.
         if remaining.len() * 4 < pooled * 3 {
             for pool in pools.iter_mut().flatten() {
-                pool.retain(&taken, order, ctx.kinds.len());
+                pool.retain(&taken, order, ctx.kinds);
             }
             pooled = remaining.len();
         }
@@ -1252,6 +1539,9 @@ mod tests {
         assert!(!applies(&fragile, &each, 1));
     }
 
+    /// Rank of a footprint for a stretch, lowest best (see [`build_layer`]).
+    type Fit = (u8, u8, Len, Len, Len);
+
     /// A unit as the layer saw it before units of a kind were grouped.
     #[derive(Debug, Clone, Copy)]
     struct UnitFootprint {
@@ -1459,7 +1749,9 @@ mod tests {
             let boxes = vec![crate::testkit::cube_box(side)];
             let ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
             let slots: Vec<usize> = (0..order.len()).filter(|_| rng.below(5) > 0).collect();
-            let pool = Pool::new(0, &order, &slots, &ctx, Axes::of(&ctx.rule));
+            let mut pool = Pool::new(0, &order, &slots, &ctx, Axes::of(&ctx.rule));
+            // Footprints as a list, by cells, or by the rule.
+            pool.cell_share = [0, usize::MAX, CELL_SHARE][case / 3 % 3];
             let used: Vec<bool> = (0..order.len()).map(|_| rng.below(6) == 0).collect();
             let t = (1 + rng.below(9)) as Len * 10_000;
             let payload = match rng.below(3) {
