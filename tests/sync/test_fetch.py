@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import random
+import re
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from urllib.parse import quote
 
 import pytest
 from cartonize.sync.egress import AddressPolicy
@@ -400,3 +404,94 @@ def test_settings_from_env() -> None:
         FetchSettings.from_env({"CARTONIZE_SYNC_CONNECT_TIMEOUT": "soon"})
     with pytest.raises(ValueError, match="CARTONIZE_SYNC_ALLOW_NETWORKS"):
         FetchSettings.from_env({"CARTONIZE_SYNC_ALLOW_NETWORKS": "10.0.0.0/33"})
+
+
+# -- a source that misbehaves the ways a data team meets in production -------------------
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_credentials_echoed_by_the_source_stay_out_of_messages(
+    third_party: ThirdPartyServer, client: SourceClient, status: int
+) -> None:
+    # Error pages that repeat the request (headers, query string) put the key, the token
+    # and a query-string credential into the message the connection log and Dagster keep.
+    with pytest.raises(SourceHttpError) as failure:
+        client.fetch(request(third_party.url(f"/echo?status={status}&apikey=q-secret-77")))
+    message = failure.value.message
+    assert f"answered {status}" in message and "invalid request: GET /echo" in message
+    assert "[redacted]" in message
+    for secret in (API_KEY, API_TOKEN, "q-secret-77"):
+        assert secret not in message
+    # Cut short after scrubbing: not even a prefix of a secret is left at the end.
+    assert not any(API_TOKEN[:n] in message for n in range(4, len(API_TOKEN)))
+
+
+def test_a_body_that_does_not_decode_is_a_pull_error(
+    third_party: ThirdPartyServer, client: SourceClient
+) -> None:
+    # httpx.DecodingError escaped as a non-PullError: the run failed without a log entry.
+    with pytest.raises(InvalidSourceJson, match="Content-Encoding does not decode"):
+        client.fetch(request(third_party.url("/bad-gzip")))
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("ftp://127.0.0.1/items.json", "redirected to a ftp address"),
+        ("file:///etc/passwd", "redirected to a file address"),
+        ("http://[::1", "redirected to an invalid address"),
+    ],
+)
+def test_redirects_to_other_schemes_or_broken_addresses_are_refused(
+    third_party: ThirdPartyServer, client: SourceClient, location: str, expected: str
+) -> None:
+    # httpx.UnsupportedProtocol escaped (no log entry); a broken Location said "broke".
+    with pytest.raises(RedirectRefused, match=re.escape(expected)):
+        client.fetch(request(third_party.url(f"/redirect?to={quote(location)}")))
+
+
+@pytest.fixture
+def slow_headers_port() -> Iterator[int]:
+    """A raw source that sends its status line, then a header line every 0.2 s for 4 s
+    (bounded, so that a client without the total limit fails the test instead of hanging)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    stop = threading.Event()
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _line in range(20):
+                if stop.wait(0.2):
+                    return
+                try:
+                    conn.sendall(b"X-Pad: slow\r\n")
+                except OSError:
+                    return
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield int(server.getsockname()[1])
+    stop.set()
+    server.close()
+
+
+def test_headers_sent_slowly_end_at_the_total_limit(slow_headers_port: int) -> None:
+    # Each header line comes well inside the read timeout, so only the total limit can end
+    # the pull; it used to go on (holding the connection's pull lock) while lines came.
+    with SourceClient(settings(total_timeout=1.0, read_timeout=5.0)) as c:
+        started = time.monotonic()
+        with pytest.raises(SourceTimeout) as failure:
+            c.fetch(request(f"http://127.0.0.1:{slow_headers_port}/items"))
+    assert time.monotonic() - started < 3.0
+    assert "was still sending after the 1 s limit of a pull" in failure.value.message
