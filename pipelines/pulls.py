@@ -137,6 +137,7 @@ def synced_resource(
                 trigger=trigger,
                 at=started_at,
                 run_id=context.run.run_id,
+                pulled=spec,
             )
     except PullBusy as exc:
         store.record_failure(

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,6 +23,7 @@ from cartonize.sync.connections import (
     create_connection,
     delete_connection,
     read_log,
+    update_connection,
 )
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import map_records
@@ -437,3 +439,49 @@ def test_scheduled_and_webhook_pulls_race_rest_writes(
     assert len(rows) == 300 + len(later_rest)
     assert "seed" not in refs
     assert {row[4] for row in log if row[1] != "rest PATCH"} == {scheduled, webhook}
+
+
+def test_a_connection_retargeted_during_its_pull_writes_nothing(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """A user points the connection at another list (and source) while a slow pull reads
+    the old source: the old source's records overwrote the list the user just chose."""
+    seed, _ = connect(store, account_id, third_party)
+    first = seeded_resource(store, seed, ["a-1"])
+    chosen = seeded_resource(store, seed, ["keep-1", "keep-2"])
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=first,
+        third_party_api_url=third_party.url("/slow?delay=1.5&n=3&root=data.items"),
+    )
+    outcome: list[ExecuteInProcessResult] = []
+    running = threading.Thread(
+        target=lambda: outcome.append(pull(store, instance, connection.id, trigger="webhook"))
+    )
+    running.start()
+    deadline = time.monotonic() + 30
+    while not third_party.seen:  # the pull is reading the slow source
+        assert time.monotonic() < deadline, "the pull never read the source"
+        time.sleep(0.02)
+    box = SecretBox.for_data_dir(store.data_dir)
+    changed = update_connection(
+        store,
+        box,
+        account_id,
+        connection.id,
+        {"resourceToUpdate": chosen, "thirdPartyApiUrl": third_party.url("/records?n=1")},
+        NOW,
+    )
+    assert changed is not None and changed.resource_to_update == chosen
+    running.join(60)
+    (result,) = outcome
+    assert not result.success
+    for resource_id, refs in ((first, ["a-1"]), (chosen, ["keep-1", "keep-2"])):
+        rows = store.transaction(lambda con, rid=resource_id: read_rows(con, "items", rid))
+        assert [r["refId"] for r in rows] == refs
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure"
+    assert "changed during the pull" in entry.messages[0]
+    assert "Third-Party API URL" in entry.messages[0] and "Resource to Update" in entry.messages[0]
