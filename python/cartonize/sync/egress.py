@@ -78,8 +78,9 @@ class AddressPolicy:
         kind = _non_public_kind(ip)
         if kind is None:
             return None
+        article = "an" if kind[0] in "aeiou" else "a"
         return (
-            f"{host} resolves to {ip}, a {kind} address; pulls may only reach public "
+            f"{host} resolves to {ip}, {article} {kind} address; pulls may only reach public "
             "addresses unless the operator allowlists the host (CARTONIZE_SYNC_ALLOW_HOSTS) "
             "or its network (CARTONIZE_SYNC_ALLOW_NETWORKS)"
         )
