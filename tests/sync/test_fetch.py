@@ -393,11 +393,13 @@ def test_settings_from_env() -> None:
         {
             "CARTONIZE_SYNC_READ_TIMEOUT": "12.5",
             "CARTONIZE_SYNC_MAX_BYTES": "1048576",
+            "CARTONIZE_SYNC_MAX_RECORDS": "5000",
             "CARTONIZE_SYNC_ALLOW_HOSTS": "ERP.internal., wms.lan",
             "CARTONIZE_SYNC_ALLOW_NETWORKS": "127.0.0.0/8, fd00::/8",
         }
     )
     assert got.read_timeout == 12.5 and got.max_bytes == 1_048_576 and got.max_attempts == 5
+    assert got.max_records == 5000 and FetchSettings.from_env({}).max_records == 1_000_000
     assert got.policy.allow_hosts == frozenset({"erp.internal", "wms.lan"})
     assert [str(n) for n in got.policy.allow_networks] == ["127.0.0.0/8", "fd00::/8"]
     with pytest.raises(ValueError, match="CARTONIZE_SYNC_CONNECT_TIMEOUT='soon' is not a number"):
@@ -495,3 +497,21 @@ def test_headers_sent_slowly_end_at_the_total_limit(slow_headers_port: int) -> N
             c.fetch(request(f"http://127.0.0.1:{slow_headers_port}/items"))
     assert time.monotonic() - started < 3.0
     assert "was still sending after the 1 s limit of a pull" in failure.value.message
+
+
+def test_more_records_than_the_cap_fail_before_mapping(
+    third_party: ThirdPartyServer, skipping_clock: SkippingClock
+) -> None:
+    # Small records fit many to the byte cap: 64 MiB of them took gigabytes and minutes.
+    with (
+        SourceClient(
+            settings(max_records=99), sleep=skipping_clock.sleep, clock=skipping_clock.now
+        ) as c,
+        pytest.raises(ResponseTooLarge) as failure,
+    ):
+        c.fetch(request(third_party.url("/records?n=100")))
+    assert "sent 100 records, more than the 99 a pull takes" in failure.value.message
+    with SourceClient(
+        settings(max_records=100), sleep=skipping_clock.sleep, clock=skipping_clock.now
+    ) as c:
+        assert len(c.fetch(request(third_party.url("/records?n=100"))).records) == 100

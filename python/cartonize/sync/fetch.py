@@ -76,6 +76,9 @@ class FetchSettings:
     #: A `Retry-After` longer than this fails the pull instead of waiting.
     retry_after_max: float = 120.0
     max_redirects: int = 5
+    #: Most records one pull takes. Within the byte cap, 64 MiB of `{},` is 22 million
+    #: records: gigabytes once parsed and minutes of mapping, on a machine shared with the API.
+    max_records: int = 1_000_000
     policy: AddressPolicy = field(default_factory=AddressPolicy)
 
     @classmethod
@@ -106,6 +109,7 @@ class FetchSettings:
             backoff_cap=number("BACKOFF_CAP", defaults.backoff_cap),
             retry_after_max=number("RETRY_AFTER_MAX", defaults.retry_after_max),
             max_redirects=int(number("MAX_REDIRECTS", defaults.max_redirects)),
+            max_records=int(number("MAX_RECORDS", defaults.max_records)),
             policy=AddressPolicy.parse(
                 env.get("CARTONIZE_SYNC_ALLOW_HOSTS"), env.get("CARTONIZE_SYNC_ALLOW_NETWORKS")
             ),
@@ -221,6 +225,12 @@ class SourceClient:
                 if 200 <= status < 300:
                     document = _parse_json(body, final_url, response_headers)
                     records = extract_records(document, source.root_path)
+                    if len(records) > self.settings.max_records:
+                        raise ResponseTooLarge(
+                            f"{redact_url(final_url)} sent {len(records):,} records, more than "
+                            f"the {self.settings.max_records:,} a pull takes "
+                            "(CARTONIZE_SYNC_MAX_RECORDS); nothing was written"
+                        )
                     return FetchedRecords(
                         records=records,
                         url=redact_url(final_url),
