@@ -29,7 +29,7 @@ from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import get_resource, read_rows
 from cartonize.sync.store_catalog import StoreCatalog
-from cartonize.sync.writes import write_batch
+from cartonize.sync.writes import RunInfo, write_batch
 from dagster import (
     DagsterInstance,
     ExecuteInProcessResult,
@@ -38,10 +38,11 @@ from dagster import (
     build_sensor_context,
     materialize,
 )
+from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from pipelines.pulls import TRIGGER_TAG, build_schedule_sensor, synced_resource
 from pipelines.resources import SourceClientResource, StoreCatalogResource
-from pipelines.runs import PullRuns
+from pipelines.runs import CONNECTION_TAG, PullRuns, _pull_job
 from tests.sync.third_party import (
     API_KEY,
     API_TOKEN,
@@ -485,3 +486,42 @@ def test_a_connection_retargeted_during_its_pull_writes_nothing(
     assert entry.status == "failure"
     assert "changed during the pull" in entry.messages[0]
     assert "Third-Party API URL" in entry.messages[0] and "Resource to Update" in entry.messages[0]
+
+
+def test_a_run_that_failed_after_its_write_committed_answers_success(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    """The pull process killed (or the store locked for the asset checks) after the rows
+    and the log entry committed: Dagster marks the run failed, but the import happened,
+    and the run status said failure (with the reaper's message), inviting a second pull."""
+    connection, _ = connect(store, account_id, third_party)
+    runs = PullRuns(store, tmp_path / "dagster")
+    key = str(connection.id)
+    runs.instance.add_dynamic_partitions("connections", [key])
+    job = _pull_job()
+    run = runs.instance.create_run_for_job(
+        job.get_definition(),
+        run_config={},
+        tags={PARTITION_NAME_TAG: key, TRIGGER_TAG: "webhook", CONNECTION_TAG: key},
+        job_code_origin=job.get_python_origin(),
+    )
+    records = [{"sku": "K-1", "dimensions": {"length": 1, "width": 2, "height": 3}}]
+    written = write_batch(
+        store,
+        connection,
+        map_records(records, connection.schema_map, "items"),
+        "create",
+        trigger="webhook",
+        now=NOW,
+        run=RunInfo(run.run_id, NOW),
+    )
+    assert written.status == "success"
+    runs.instance.report_run_failed(run, "the pull process exited with code -9")
+    status = runs.status(run.run_id)
+    assert status is not None
+    assert (status.status, status.resource_id, status.inserted) == (
+        "success",
+        written.resource_id,
+        1,
+    )
+    assert status.to_wire()["status"] == "success"
