@@ -4,6 +4,7 @@ duration; the sensor reads the store's connections; pulls and REST writes race s
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -525,3 +526,22 @@ def test_a_run_that_failed_after_its_write_committed_answers_success(
         1,
     )
     assert status.to_wire()["status"] == "success"
+
+
+def test_credentials_the_key_file_cannot_decrypt_fail_the_pull_in_its_log(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """The store restored without its sync.key (a new one is made on first use): every
+    pull of a connection with a key failed with a bare CredentialError in Dagster only, so
+    the connection log, all the console shows, never said why pulls had stopped."""
+    connection, _ = connect(store, account_id, third_party)
+    key_file = store.data_dir / "sync.key"
+    assert key_file.exists()
+    key_file.write_bytes(base64.b64encode(os.urandom(32)) + b"\n")
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    assert third_party.seen == []
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == result.run_id
+    assert "cannot be decrypted" in entry.messages[0]
+    assert "enter the Third-Party API Key and Token again" in entry.messages[0]
