@@ -545,3 +545,21 @@ def test_credentials_the_key_file_cannot_decrypt_fail_the_pull_in_its_log(
     assert entry.status == "failure" and entry.run_id == result.run_id
     assert "cannot be decrypted" in entry.messages[0]
     assert "enter the Third-Party API Key and Token again" in entry.messages[0]
+
+
+def test_connections_disabled_during_a_pull_say_so(
+    store: Store, account_id: int, third_party: ThirdPartyServer
+) -> None:
+    """An operator disabled the account's connections while its pull read the source:
+    nothing is written, and the run no longer claims the connection was deleted."""
+    connection, _ = connect(store, account_id, third_party)
+    catalog = StoreCatalog.for_data_dir(store.data_dir)
+    store.set_connections_enabled("acme", False)
+    outcome = catalog.import_records(
+        str(connection.id), [make_record(1)], trigger="schedule", at=NOW
+    )
+    assert outcome.status == "failure"
+    assert outcome.messages == [
+        f"connection {connection.id} was deleted, or its account's connections were "
+        "disabled, during the pull; nothing was written"
+    ]

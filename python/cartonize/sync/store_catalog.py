@@ -155,7 +155,10 @@ class StoreCatalog:
                 "failure",
                 None,
                 received=len(records),
-                messages=[f"connection {connection_id} was deleted during the pull"],
+                messages=[
+                    f"connection {connection_id} was deleted, or its account's connections "
+                    "were disabled, during the pull; nothing was written"
+                ],
             )
         run = RunInfo(run_id, at)
         if pulled is not None and (changed := _changed_since(connection, pulled)):
