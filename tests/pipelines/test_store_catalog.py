@@ -563,3 +563,34 @@ def test_connections_disabled_during_a_pull_say_so(
         f"connection {connection.id} was deleted, or its account's connections were "
         "disabled, during the pull; nothing was written"
     ]
+
+
+def test_webhook_calls_during_a_slow_pull_join_the_waiting_run(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client calling the webhook again and again while the source is slow: each call
+    started a run process (~200 MB) that waited for the pull lock, without bound (6 calls
+    held 1.2 GB and read the source 6 times). One runs, one waits, later calls join it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=2&n=3&root=data.items"),
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    started = [runs.start(connection, "webhook") for _ in range(4)]
+    assert len(set(started)) == 2
+    assert started[2] == started[3] == started[1] != started[0]
+    statuses = [runs.wait(run_id, 120) for run_id in started[:2]]
+    assert all(s is not None and s.status == "success" for s in statuses), statuses
+    assert len(third_party.seen) == 2
+    # Once they are done, a call starts a run of its own again.
+    again = runs.start(connection, "webhook")
+    assert again not in started
+    finished = runs.wait(again, 120)
+    assert finished is not None and finished.status == "success"
