@@ -515,3 +515,14 @@ def test_more_records_than_the_cap_fail_before_mapping(
         settings(max_records=100), sleep=skipping_clock.sleep, clock=skipping_clock.now
     ) as c:
         assert len(c.fetch(request(third_party.url("/records?n=100"))).records) == 100
+
+
+def test_a_declared_charset_other_than_utf8_is_read(
+    third_party: ThirdPartyServer, client: SourceClient
+) -> None:
+    # An older ERP answering in ISO-8859-1, and saying so, failed every pull as "not JSON".
+    got = client.fetch(request(third_party.url("/latin1?declare=1")))
+    assert got.records == [{"sku": "Größe-1"}]
+    # Undeclared, the bytes are no UTF-8: still a clear failure naming the content type.
+    with pytest.raises(InvalidSourceJson, match=r"\(application/json, \d+ bytes\)"):
+        client.fetch(request(third_party.url("/latin1")))

@@ -18,6 +18,7 @@ Routes (all GET):
     /echo?status=S                 answers S with the request line and headers as text, as
                                    some APIs' error pages do (before any credential check)
     /bad-gzip                      200, Content-Encoding gzip, a body that is not gzip
+    /latin1?declare=0|1            one record with "Größe" in ISO-8859-1 (charset declared)
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ class ThirdPartyApp:
             "/deep": self._deep,
             "/redirect": self._redirect,
             "/bad-gzip": self._bad_gzip,
+            "/latin1": self._latin1,
         }.get(path)
         if route is None:
             return _send(start_response, 404, {"error": f"no route {path}"})
@@ -250,6 +252,14 @@ class ThirdPartyApp:
                 ("Content-Length", str(len(body))),
             ],
         )
+        return [body]
+
+    def _latin1(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
+        body = json.dumps([{"sku": "Größe-1"}], ensure_ascii=False).encode("iso-8859-1")
+        kind = "application/json"
+        if params.get("declare") == "1":
+            kind += "; charset=ISO-8859-1"
+        start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body)))])
         return [body]
 
     def _redirect(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:

@@ -505,7 +505,7 @@ def _status_message(status: int, url: httpx.URL, body: bytes, secrets: list[str]
 
 def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
     try:
-        return jsontext.loads(body, strict=False)
+        return jsontext.loads(_declared_text(body, headers), strict=False)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         kind = headers.get("content-type", "no content type")
         where = f" at byte {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
@@ -513,6 +513,24 @@ def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
             f"{redact_url(url)} did not send JSON ({kind}, {len(body):,} bytes): "
             f"{exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason}{where}"
         ) from None
+
+
+def _declared_text(body: bytes, headers: httpx.Headers) -> str | bytes:
+    """The body decoded with the charset its Content-Type declares, when that is not UTF-8
+    (JSON should be UTF-8, but older systems send `charset=iso-8859-1` and say so); else
+    the bytes, which JSON decoding reads as UTF-8 (or UTF-16/32 by their byte pattern)."""
+    for part in headers.get("content-type", "").split(";")[1:]:
+        name, _, value = part.strip().partition("=")
+        if name.strip().lower() != "charset":
+            continue
+        encoding = value.strip().strip('"').lower()
+        if encoding in ("", "utf-8", "utf8"):
+            return body
+        try:
+            return body.decode(encoding)
+        except LookupError:
+            return body
+    return body
 
 
 def _describe(exc: Exception) -> str:
