@@ -11,7 +11,14 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
-from cartonize.sync.catalog import CatalogUnavailable, PullBusy, PullTrigger
+from cartonize.sync.catalog import (
+    CatalogUnavailable,
+    ConnectionCatalog,
+    PullBusy,
+    PullSpec,
+    PullTrigger,
+)
+from cartonize.sync.crypto import CredentialError
 from cartonize.sync.errors import PullError
 from cartonize.sync.schedule import latest_slot, slot_key
 from dagster import (
@@ -90,7 +97,7 @@ def synced_resource(
     connection_id = context.partition_key
     trigger = pull_trigger(context.run.tags)
     store = catalog.open()
-    if store.pull_spec(connection_id) is None:
+    if _pull_spec(context, store, trigger) is None:
         raise _gone(connection_id)
     # Pulls of one connection run one at a time (a slow older pull committed over a newer
     # one); a pull waits for one whole pull of another run, plus a margin for its write.
@@ -102,7 +109,7 @@ def synced_resource(
             if waited >= 1:
                 context.log.info(f"waited {waited:.1f} s for another pull of this connection")
             # Read afresh: the connection may have changed (or gone) while this run waited.
-            spec = store.pull_spec(connection_id)
+            spec = _pull_spec(context, store, trigger)
             if spec is None:
                 raise _gone(connection_id)
             started_at = datetime.now(UTC)
@@ -139,6 +146,7 @@ def synced_resource(
                 trigger=trigger,
                 at=started_at,
                 run_id=context.run.run_id,
+                pulled=spec,
             )
     except PullBusy as exc:
         store.record_failure(
@@ -195,6 +203,31 @@ pull_job = define_asset_job(
     selection=[synced_resource],
     description="Pull one connection (partition): scheduled, webhook and console runs.",
 )
+
+
+def _pull_spec(
+    context: AssetExecutionContext, store: ConnectionCatalog, trigger: PullTrigger
+) -> PullSpec | None:
+    """The connection's pull spec; a credential that no longer decrypts fails the pull
+    with a connection log entry (the console shows the log, not Dagster's)."""
+    connection_id = context.partition_key
+    try:
+        return store.pull_spec(connection_id)
+    except CredentialError:
+        message = (
+            "the stored Third-Party API Key or Token cannot be decrypted: the service's key "
+            "file (CARTONIZE_SYNC_KEY_FILE, default sync.key in the data directory) is not "
+            "the one they were saved with; restore that file, or enter the Third-Party API "
+            "Key and Token again"
+        )
+        store.record_failure(
+            connection_id,
+            message,
+            trigger=trigger,
+            at=datetime.now(UTC),
+            run_id=context.run.run_id,
+        )
+        raise Failure(description=message, allow_retries=False) from None
 
 
 def _gone(connection_id: str) -> Failure:

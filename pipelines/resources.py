@@ -20,6 +20,7 @@ class SourceClientResource(ConfigurableResource):  # type: ignore[type-arg]
     total_timeout: float | None = None
     max_bytes: int | None = None
     max_attempts: int | None = None
+    max_records: int | None = None
     #: Comma-separated host names allowed even at non-public addresses.
     allow_hosts: str | None = None
     #: Comma-separated CIDR networks allowed even though not public.
@@ -36,6 +37,7 @@ class SourceClientResource(ConfigurableResource):  # type: ignore[type-arg]
                 "total_timeout",
                 "max_bytes",
                 "max_attempts",
+                "max_records",
             )
             if (value := getattr(self, name)) is not None
         }

@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -34,12 +35,13 @@ from cartonize.serve import configured_dagster_home, dagster_home
 from cartonize.store import Store
 from cartonize.sync.catalog import PullTrigger
 from cartonize.sync.connections import Connection, log_of_run
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus
+from cartonize.sync.fetch import FetchSettings
+from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
 
-from pipelines.pulls import PARTITIONS, PULL_JOB, TRIGGER_TAG
+from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG
 
 __all__ = [
     "CONNECTION_TAG",
@@ -51,6 +53,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Run tag naming the connection a run pulls (also its partition key).
 CONNECTION_TAG = "cartonize/connection"
 RunState = Literal["queued", "running", "success", "failure"]
+
+#: Run states in which a run may still pull (or be about to).
+_UNFINISHED = [
+    DagsterRunStatus.QUEUED,
+    DagsterRunStatus.NOT_STARTED,
+    DagsterRunStatus.STARTING,
+    DagsterRunStatus.STARTED,
+]
 
 _STATES: dict[DagsterRunStatus, RunState] = {
     DagsterRunStatus.QUEUED: "queued",
@@ -124,11 +134,21 @@ class PullRuns:
             return self._instance
 
     def start(self, connection: Connection, trigger: PullTrigger = "webhook") -> str:
-        """Create a run pulling `connection` and launch it now; return the run id."""
+        """Create a run pulling `connection` and launch it now; return the run id.
+
+        Pulls of one connection run one at a time (the pull lock), so while one runs and
+        another waits for it, a third would only read the source after the waiting one,
+        no fresher: its request joins the waiting run instead (that run's id is returned).
+        Each run is a process of ~200 MB, and a client retrying a slow source's webhook
+        every few seconds started one per call until memory ran out.
+        """
         instance = self.instance
         key = str(connection.id)
         if not instance.has_dynamic_partition(PARTITIONS, key):
             instance.add_dynamic_partitions(PARTITIONS, [key])
+        waiting = self._waiting_run(key)
+        if waiting is not None:
+            return waiting
         job = _pull_job()
         run = instance.create_run_for_job(
             job.get_definition(),
@@ -138,6 +158,25 @@ class PullRuns:
         )
         self._launch(run.run_id)
         return run.run_id
+
+    def _waiting_run(self, key: str) -> str | None:
+        """The newest unfinished run of partition `key` when another unfinished one is
+        older (so the newest waits, or will wait, for the pull lock); else None.
+
+        Only runs young enough to still be running count: a run whose process died with
+        nobody to mark it failed stays "started" forever and must not swallow requests.
+        """
+        settings = FetchSettings.from_env()
+        longest = 2 * (settings.total_timeout + LOCK_MARGIN_S) + 60
+        runs = self.instance.get_runs(
+            RunsFilter(
+                tags={PARTITION_NAME_TAG: key},
+                statuses=_UNFINISHED,
+                created_after=datetime.now(UTC) - timedelta(seconds=longest),
+            ),
+            limit=2,
+        )
+        return runs[0].run_id if len(runs) >= 2 else None
 
     def status(self, run_id: str) -> PullStatus | None:
         """The run's state and figures, or None when the instance has no such run."""
@@ -154,6 +193,11 @@ class PullRuns:
             entry = logged[1]
             if entry.status == "failure" and entry.messages:
                 message = entry.messages[0]
+            if state == "failure" and entry.status == "success":
+                # The rows and this entry committed together, so the import happened; the
+                # run failed after it (its process killed, the store locked for the asset
+                # checks). Answering failure would make the caller pull again for nothing.
+                state = "success"
             status = PullStatus(
                 run_id,
                 connection_id,

@@ -149,6 +149,7 @@ class FileCatalog:
         trigger: PullTrigger,
         at: datetime,
         run_id: str | None = None,
+        pulled: PullSpec | None = None,
     ) -> Outcome:
         state = self._load()
         row = state["connections"].get(connection_id)

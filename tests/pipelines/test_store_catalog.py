@@ -4,10 +4,12 @@ duration; the sensor reads the store's connections; pulls and REST writes race s
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,12 +24,13 @@ from cartonize.sync.connections import (
     create_connection,
     delete_connection,
     read_log,
+    update_connection,
 )
 from cartonize.sync.crypto import SecretBox
 from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import get_resource, read_rows
 from cartonize.sync.store_catalog import StoreCatalog
-from cartonize.sync.writes import write_batch
+from cartonize.sync.writes import RunInfo, write_batch
 from dagster import (
     DagsterInstance,
     ExecuteInProcessResult,
@@ -36,10 +39,11 @@ from dagster import (
     build_sensor_context,
     materialize,
 )
+from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from pipelines.pulls import TRIGGER_TAG, build_schedule_sensor, synced_resource
 from pipelines.resources import SourceClientResource, StoreCatalogResource
-from pipelines.runs import PullRuns
+from pipelines.runs import CONNECTION_TAG, PullRuns, _pull_job
 from tests.sync.third_party import (
     API_KEY,
     API_TOKEN,
@@ -437,3 +441,156 @@ def test_scheduled_and_webhook_pulls_race_rest_writes(
     assert len(rows) == 300 + len(later_rest)
     assert "seed" not in refs
     assert {row[4] for row in log if row[1] != "rest PATCH"} == {scheduled, webhook}
+
+
+def test_a_connection_retargeted_during_its_pull_writes_nothing(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """A user points the connection at another list (and source) while a slow pull reads
+    the old source: the old source's records overwrote the list the user just chose."""
+    seed, _ = connect(store, account_id, third_party)
+    first = seeded_resource(store, seed, ["a-1"])
+    chosen = seeded_resource(store, seed, ["keep-1", "keep-2"])
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=first,
+        third_party_api_url=third_party.url("/slow?delay=1.5&n=3&root=data.items"),
+    )
+    outcome: list[ExecuteInProcessResult] = []
+    running = threading.Thread(
+        target=lambda: outcome.append(pull(store, instance, connection.id, trigger="webhook"))
+    )
+    running.start()
+    deadline = time.monotonic() + 30
+    while not third_party.seen:  # the pull is reading the slow source
+        assert time.monotonic() < deadline, "the pull never read the source"
+        time.sleep(0.02)
+    box = SecretBox.for_data_dir(store.data_dir)
+    changed = update_connection(
+        store,
+        box,
+        account_id,
+        connection.id,
+        {"resourceToUpdate": chosen, "thirdPartyApiUrl": third_party.url("/records?n=1")},
+        NOW,
+    )
+    assert changed is not None and changed.resource_to_update == chosen
+    running.join(60)
+    (result,) = outcome
+    assert not result.success
+    for resource_id, refs in ((first, ["a-1"]), (chosen, ["keep-1", "keep-2"])):
+        rows = store.transaction(lambda con, rid=resource_id: read_rows(con, "items", rid))
+        assert [r["refId"] for r in rows] == refs
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure"
+    assert "changed during the pull" in entry.messages[0]
+    assert "Third-Party API URL" in entry.messages[0] and "Resource to Update" in entry.messages[0]
+
+
+def test_a_run_that_failed_after_its_write_committed_answers_success(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    """The pull process killed (or the store locked for the asset checks) after the rows
+    and the log entry committed: Dagster marks the run failed, but the import happened,
+    and the run status said failure (with the reaper's message), inviting a second pull."""
+    connection, _ = connect(store, account_id, third_party)
+    runs = PullRuns(store, tmp_path / "dagster")
+    key = str(connection.id)
+    runs.instance.add_dynamic_partitions("connections", [key])
+    job = _pull_job()
+    run = runs.instance.create_run_for_job(
+        job.get_definition(),
+        run_config={},
+        tags={PARTITION_NAME_TAG: key, TRIGGER_TAG: "webhook", CONNECTION_TAG: key},
+        job_code_origin=job.get_python_origin(),
+    )
+    records = [{"sku": "K-1", "dimensions": {"length": 1, "width": 2, "height": 3}}]
+    written = write_batch(
+        store,
+        connection,
+        map_records(records, connection.schema_map, "items"),
+        "create",
+        trigger="webhook",
+        now=NOW,
+        run=RunInfo(run.run_id, NOW),
+    )
+    assert written.status == "success"
+    runs.instance.report_run_failed(run, "the pull process exited with code -9")
+    status = runs.status(run.run_id)
+    assert status is not None
+    assert (status.status, status.resource_id, status.inserted) == (
+        "success",
+        written.resource_id,
+        1,
+    )
+    assert status.to_wire()["status"] == "success"
+
+
+def test_credentials_the_key_file_cannot_decrypt_fail_the_pull_in_its_log(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """The store restored without its sync.key (a new one is made on first use): every
+    pull of a connection with a key failed with a bare CredentialError in Dagster only, so
+    the connection log, all the console shows, never said why pulls had stopped."""
+    connection, _ = connect(store, account_id, third_party)
+    key_file = store.data_dir / "sync.key"
+    assert key_file.exists()
+    key_file.write_bytes(base64.b64encode(os.urandom(32)) + b"\n")
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    assert third_party.seen == []
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == result.run_id
+    assert "cannot be decrypted" in entry.messages[0]
+    assert "enter the Third-Party API Key and Token again" in entry.messages[0]
+
+
+def test_connections_disabled_during_a_pull_say_so(
+    store: Store, account_id: int, third_party: ThirdPartyServer
+) -> None:
+    """An operator disabled the account's connections while its pull read the source:
+    nothing is written, and the run no longer claims the connection was deleted."""
+    connection, _ = connect(store, account_id, third_party)
+    catalog = StoreCatalog.for_data_dir(store.data_dir)
+    store.set_connections_enabled("acme", False)
+    outcome = catalog.import_records(
+        str(connection.id), [make_record(1)], trigger="schedule", at=NOW
+    )
+    assert outcome.status == "failure"
+    assert outcome.messages == [
+        f"connection {connection.id} was deleted, or its account's connections were "
+        "disabled, during the pull; nothing was written"
+    ]
+
+
+def test_webhook_calls_during_a_slow_pull_join_the_waiting_run(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client calling the webhook again and again while the source is slow: each call
+    started a run process (~200 MB) that waited for the pull lock, without bound (6 calls
+    held 1.2 GB and read the source 6 times). One runs, one waits, later calls join it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=2&n=3&root=data.items"),
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    started = [runs.start(connection, "webhook") for _ in range(4)]
+    assert len(set(started)) == 2
+    assert started[2] == started[3] == started[1] != started[0]
+    statuses = [runs.wait(run_id, 120) for run_id in started[:2]]
+    assert all(s is not None and s.status == "success" for s in statuses), statuses
+    assert len(third_party.seen) == 2
+    # Once they are done, a call starts a run of its own again.
+    again = runs.start(connection, "webhook")
+    assert again not in started
+    finished = runs.wait(again, 120)
+    assert finished is not None and finished.status == "success"

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import random
+import re
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from urllib.parse import quote
 
 import pytest
 from cartonize.sync.egress import AddressPolicy
@@ -389,14 +393,136 @@ def test_settings_from_env() -> None:
         {
             "CARTONIZE_SYNC_READ_TIMEOUT": "12.5",
             "CARTONIZE_SYNC_MAX_BYTES": "1048576",
+            "CARTONIZE_SYNC_MAX_RECORDS": "5000",
             "CARTONIZE_SYNC_ALLOW_HOSTS": "ERP.internal., wms.lan",
             "CARTONIZE_SYNC_ALLOW_NETWORKS": "127.0.0.0/8, fd00::/8",
         }
     )
     assert got.read_timeout == 12.5 and got.max_bytes == 1_048_576 and got.max_attempts == 5
+    assert got.max_records == 5000 and FetchSettings.from_env({}).max_records == 1_000_000
     assert got.policy.allow_hosts == frozenset({"erp.internal", "wms.lan"})
     assert [str(n) for n in got.policy.allow_networks] == ["127.0.0.0/8", "fd00::/8"]
     with pytest.raises(ValueError, match="CARTONIZE_SYNC_CONNECT_TIMEOUT='soon' is not a number"):
         FetchSettings.from_env({"CARTONIZE_SYNC_CONNECT_TIMEOUT": "soon"})
     with pytest.raises(ValueError, match="CARTONIZE_SYNC_ALLOW_NETWORKS"):
         FetchSettings.from_env({"CARTONIZE_SYNC_ALLOW_NETWORKS": "10.0.0.0/33"})
+
+
+# -- a source that misbehaves the ways a data team meets in production -------------------
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_credentials_echoed_by_the_source_stay_out_of_messages(
+    third_party: ThirdPartyServer, client: SourceClient, status: int
+) -> None:
+    # Error pages that repeat the request (headers, query string) put the key, the token
+    # and a query-string credential into the message the connection log and Dagster keep.
+    with pytest.raises(SourceHttpError) as failure:
+        client.fetch(request(third_party.url(f"/echo?status={status}&apikey=q-secret-77")))
+    message = failure.value.message
+    assert f"answered {status}" in message and "invalid request: GET /echo" in message
+    assert "[redacted]" in message
+    for secret in (API_KEY, API_TOKEN, "q-secret-77"):
+        assert secret not in message
+    # Cut short after scrubbing: not even a prefix of a secret is left at the end.
+    assert not any(API_TOKEN[:n] in message for n in range(4, len(API_TOKEN)))
+
+
+def test_a_body_that_does_not_decode_is_a_pull_error(
+    third_party: ThirdPartyServer, client: SourceClient
+) -> None:
+    # httpx.DecodingError escaped as a non-PullError: the run failed without a log entry.
+    with pytest.raises(InvalidSourceJson, match="Content-Encoding does not decode"):
+        client.fetch(request(third_party.url("/bad-gzip")))
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("ftp://127.0.0.1/items.json", "redirected to a ftp address"),
+        ("file:///etc/passwd", "redirected to a file address"),
+        ("http://[::1", "redirected to an invalid address"),
+    ],
+)
+def test_redirects_to_other_schemes_or_broken_addresses_are_refused(
+    third_party: ThirdPartyServer, client: SourceClient, location: str, expected: str
+) -> None:
+    # httpx.UnsupportedProtocol escaped (no log entry); a broken Location said "broke".
+    with pytest.raises(RedirectRefused, match=re.escape(expected)):
+        client.fetch(request(third_party.url(f"/redirect?to={quote(location)}")))
+
+
+@pytest.fixture
+def slow_headers_port() -> Iterator[int]:
+    """A raw source that sends its status line, then a header line every 0.2 s for 4 s
+    (bounded, so that a client without the total limit fails the test instead of hanging)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    stop = threading.Event()
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _line in range(20):
+                if stop.wait(0.2):
+                    return
+                try:
+                    conn.sendall(b"X-Pad: slow\r\n")
+                except OSError:
+                    return
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield int(server.getsockname()[1])
+    stop.set()
+    server.close()
+
+
+def test_headers_sent_slowly_end_at_the_total_limit(slow_headers_port: int) -> None:
+    # Each header line comes well inside the read timeout, so only the total limit can end
+    # the pull; it used to go on (holding the connection's pull lock) while lines came.
+    with SourceClient(settings(total_timeout=1.0, read_timeout=5.0)) as c:
+        started = time.monotonic()
+        with pytest.raises(SourceTimeout) as failure:
+            c.fetch(request(f"http://127.0.0.1:{slow_headers_port}/items"))
+    assert time.monotonic() - started < 3.0
+    assert "was still sending after the 1 s limit of a pull" in failure.value.message
+
+
+def test_more_records_than_the_cap_fail_before_mapping(
+    third_party: ThirdPartyServer, skipping_clock: SkippingClock
+) -> None:
+    # Small records fit many to the byte cap: 64 MiB of them took gigabytes and minutes.
+    with (
+        SourceClient(
+            settings(max_records=99), sleep=skipping_clock.sleep, clock=skipping_clock.now
+        ) as c,
+        pytest.raises(ResponseTooLarge) as failure,
+    ):
+        c.fetch(request(third_party.url("/records?n=100")))
+    assert "sent 100 records, more than the 99 a pull takes" in failure.value.message
+    with SourceClient(
+        settings(max_records=100), sleep=skipping_clock.sleep, clock=skipping_clock.now
+    ) as c:
+        assert len(c.fetch(request(third_party.url("/records?n=100"))).records) == 100
+
+
+def test_a_declared_charset_other_than_utf8_is_read(
+    third_party: ThirdPartyServer, client: SourceClient
+) -> None:
+    # An older ERP answering in ISO-8859-1, and saying so, failed every pull as "not JSON".
+    got = client.fetch(request(third_party.url("/latin1?declare=1")))
+    assert got.records == [{"sku": "Größe-1"}]
+    # Undeclared, the bytes are no UTF-8: still a clear failure naming the content type.
+    with pytest.raises(InvalidSourceJson, match=r"\(application/json, \d+ bytes\)"):
+        client.fetch(request(third_party.url("/latin1")))

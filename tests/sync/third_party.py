@@ -15,6 +15,10 @@ Routes (all GET):
     /not-json                      an HTML page
     /deep?levels=N                 a JSON array nested N levels deep
     /redirect?to=URL               302 to URL (to itself without `to`)
+    /echo?status=S                 answers S with the request line and headers as text, as
+                                   some APIs' error pages do (before any credential check)
+    /bad-gzip                      200, Content-Encoding gzip, a body that is not gzip
+    /latin1?declare=0|1            one record with "Größe" in ISO-8859-1 (charset declared)
 """
 
 from __future__ import annotations
@@ -114,6 +118,8 @@ class ThirdPartyApp:
         with self.lock:
             self.seen.append(SeenRequest(path, query, headers))
             scripted = self._next_scripted()
+        if path == "/echo":
+            return self._echo(environ, headers, start_response)
         if scripted is not None:
             extra = [("Retry-After", scripted.retry_after)] if scripted.retry_after else []
             return _send(start_response, scripted.status, {"error": "scripted"}, extra)
@@ -133,6 +139,8 @@ class ThirdPartyApp:
             "/not-json": self._not_json,
             "/deep": self._deep,
             "/redirect": self._redirect,
+            "/bad-gzip": self._bad_gzip,
+            "/latin1": self._latin1,
         }.get(path)
         if route is None:
             return _send(start_response, 404, {"error": f"no route {path}"})
@@ -219,6 +227,39 @@ class ThirdPartyApp:
         start_response(
             "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         )
+        return [body]
+
+    def _echo(
+        self, environ: dict[str, Any], headers: dict[str, str], start_response: StartResponse
+    ) -> Iterable[bytes]:
+        params = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
+        status = int(params.get("status", "401"))
+        line = f"GET {environ.get('PATH_INFO', '')}?{environ.get('QUERY_STRING', '')}"
+        text = "\n".join([f"invalid request: {line}", *(f"{k}: {v}" for k, v in headers.items())])
+        body = text.encode()
+        start_response(
+            f"{status} Echo", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]
+        )
+        return [body]
+
+    def _bad_gzip(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
+        body = b"this is not gzip data"
+        start_response(
+            "200 OK",
+            [
+                ("Content-Type", "application/json"),
+                ("Content-Encoding", "gzip"),
+                ("Content-Length", str(len(body))),
+            ],
+        )
+        return [body]
+
+    def _latin1(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
+        body = json.dumps([{"sku": "Größe-1"}], ensure_ascii=False).encode("iso-8859-1")
+        kind = "application/json"
+        if params.get("declare") == "1":
+            kind += "; charset=ISO-8859-1"
+        start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body)))])
         return [body]
 
     def _redirect(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:

@@ -118,8 +118,13 @@ class ConnectionCatalog(Protocol):
         trigger: PullTrigger,
         at: datetime,
         run_id: str | None = None,
+        pulled: PullSpec | None = None,
     ) -> ImportOutcome:
         """Map, convert and write pulled records in one transaction, and log the import.
+
+        `pulled` is the spec the records were read with: if the connection's source or
+        target changed since (an edit during the pull), nothing is written and the
+        failure is logged, since the records belong to the old settings.
 
         Resource to Update blank: a new resource; set: that resource is overwritten, the old
         rows staying until the new ones are complete. A write that cannot complete returns

@@ -8,12 +8,19 @@ address 169.254.169.254, shared, reserved, multicast or unspecified) unless the 
 allowlists it, and then connects to exactly the address it checked. A name that re-resolves
 to another address between check and connect (DNS rebinding) therefore cannot slip through:
 there is no second lookup.
+
+Every socket operation also honours the pull's whole time limit (`Deadline`): httpx only
+caps each read, so a source that sent its status line and headers a byte at a time, each
+byte inside the read timeout, held a pull (and its connection's pull lock) far past
+`CARTONIZE_SYNC_TOTAL_TIMEOUT`.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +31,7 @@ from cartonize.sync.errors import DestinationRefused
 
 __all__ = [
     "AddressPolicy",
+    "Deadline",
     "GuardedBackend",
     "Resolver",
     "guarded_transport",
@@ -70,8 +78,9 @@ class AddressPolicy:
         kind = _non_public_kind(ip)
         if kind is None:
             return None
+        article = "an" if kind[0] in "aeiou" else "a"
         return (
-            f"{host} resolves to {ip}, a {kind} address; pulls may only reach public "
+            f"{host} resolves to {ip}, {article} {kind} address; pulls may only reach public "
             "addresses unless the operator allowlists the host (CARTONIZE_SYNC_ALLOW_HOSTS) "
             "or its network (CARTONIZE_SYNC_ALLOW_NETWORKS)"
         )
@@ -93,12 +102,69 @@ def resolve_host(host: str, port: int) -> list[str]:
     return addresses
 
 
+class Deadline:
+    """When the current pull must be over (`time.monotonic()`), or None for no limit.
+
+    The pull client sets `at` before each attempt; every connect, read and write of its
+    sockets then waits at most until then, whatever its own timeout.
+    """
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+    def clamp(self, timeout: float | None, error: type[Exception]) -> float | None:
+        """`timeout` cut to the time left; `error` when none is left."""
+        if self.at is None:
+            return timeout
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise error("the time limit of the pull has passed")
+        return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket stream whose every operation ends by the pull's deadline."""
+
+    def __init__(self, stream: httpcore.NetworkStream, deadline: Deadline) -> None:
+        self._stream = stream
+        self._deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, self._deadline.clamp(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, self._deadline.clamp(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        tls = self._stream.start_tls(
+            ssl_context, server_hostname, self._deadline.clamp(timeout, httpcore.ConnectTimeout)
+        )
+        return _DeadlineStream(tls, self._deadline)
+
+    def get_extra_info(self, info: str) -> object:
+        return self._stream.get_extra_info(info)
+
+
 class GuardedBackend(httpcore.SyncBackend):
     """httpcore's socket backend, resolving and checking the host before each connect."""
 
-    def __init__(self, policy: AddressPolicy, resolver: Resolver = resolve_host) -> None:
+    def __init__(
+        self,
+        policy: AddressPolicy,
+        resolver: Resolver = resolve_host,
+        deadline: Deadline | None = None,
+    ) -> None:
         self._policy = policy
         self._resolver = resolver
+        self._deadline = deadline or Deadline()
 
     def connect_tcp(
         self,
@@ -124,13 +190,14 @@ class GuardedBackend(httpcore.SyncBackend):
         last_error: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
         for address in addresses:
             try:
-                return super().connect_tcp(
+                stream = super().connect_tcp(
                     address,
                     port,
-                    timeout,
+                    self._deadline.clamp(timeout, httpcore.ConnectTimeout),
                     local_address=local_address,
                     socket_options=socket_options,
                 )
+                return _DeadlineStream(stream, self._deadline)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last_error = exc
         assert last_error is not None
@@ -141,8 +208,10 @@ def guarded_transport(
     policy: AddressPolicy,
     resolver: Resolver = resolve_host,
     max_connections: int = 4,
+    deadline: Deadline | None = None,
 ) -> httpx.HTTPTransport:
-    """An httpx transport whose every connection goes through `GuardedBackend`.
+    """An httpx transport whose every connection goes through `GuardedBackend`, its
+    socket operations ending by `deadline` (when given).
 
     Environment proxies are ignored (`trust_env=False`): a proxy would resolve the host
     itself and so bypass the address check.
@@ -158,7 +227,7 @@ def guarded_transport(
         keepalive_expiry=5.0,
         http1=True,
         http2=False,
-        network_backend=GuardedBackend(policy, resolver),
+        network_backend=GuardedBackend(policy, resolver, deadline),
     )
     return transport
 

@@ -4,8 +4,10 @@
 (`egress`), caps connect, read and total time and the response size, retries connection
 errors, 429 and 5xx with capped exponential backoff and jitter (never sooner than a
 `Retry-After`), follows redirects only within the same host, and takes the array at the
-Schema Root Path. Every failure is a `PullError` whose message is fit for the connection log.
-Sleeping and the clock are injected so tests run the real server without real waits.
+Schema Root Path. Every failure is a `PullError` whose message is fit for the connection log:
+the credentials the pull sends (key, token, secret-looking header and query values) are cut
+out of it, since a source may echo them in an error body. Sleeping and the clock are
+injected so tests run the real server without real waits.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +28,13 @@ from typing import Any
 import httpx
 
 from cartonize import jsontext
-from cartonize.sync.egress import AddressPolicy, Resolver, guarded_transport, resolve_host
+from cartonize.sync.egress import (
+    AddressPolicy,
+    Deadline,
+    Resolver,
+    guarded_transport,
+    resolve_host,
+)
 from cartonize.sync.errors import (
     InvalidSourceJson,
     PullError,
@@ -67,6 +76,9 @@ class FetchSettings:
     #: A `Retry-After` longer than this fails the pull instead of waiting.
     retry_after_max: float = 120.0
     max_redirects: int = 5
+    #: Most records one pull takes. Within the byte cap, 64 MiB of `{},` is 22 million
+    #: records: gigabytes once parsed and minutes of mapping, on a machine shared with the API.
+    max_records: int = 1_000_000
     policy: AddressPolicy = field(default_factory=AddressPolicy)
 
     @classmethod
@@ -97,6 +109,7 @@ class FetchSettings:
             backoff_cap=number("BACKOFF_CAP", defaults.backoff_cap),
             retry_after_max=number("RETRY_AFTER_MAX", defaults.retry_after_max),
             max_redirects=int(number("MAX_REDIRECTS", defaults.max_redirects)),
+            max_records=int(number("MAX_RECORDS", defaults.max_records)),
             policy=AddressPolicy.parse(
                 env.get("CARTONIZE_SYNC_ALLOW_HOSTS"), env.get("CARTONIZE_SYNC_ALLOW_NETWORKS")
             ),
@@ -146,8 +159,10 @@ class SourceClient:
         self._now = now
         self._rng = rng or random.Random()
         s = self.settings
+        #: When the running pull must end, in real monotonic time (the sockets obey it).
+        self._deadline = Deadline()
         self._client = httpx.Client(
-            transport=guarded_transport(s.policy, resolver),
+            transport=guarded_transport(s.policy, resolver, deadline=self._deadline),
             timeout=httpx.Timeout(
                 connect=s.connect_timeout,
                 read=s.read_timeout,
@@ -176,6 +191,17 @@ class SourceClient:
 
     def fetch(self, source: SourceRequest) -> FetchedRecords:
         """GET the source (with retries) and return the array at its root path."""
+        secrets = _secrets_of(source)
+        try:
+            return self._fetch(source, secrets)
+        except PullError as exc:
+            exc.message = _scrub(exc.message, secrets)
+            exc.args = (exc.message,)
+            raise
+        finally:
+            self._deadline.at = None
+
+    def _fetch(self, source: SourceRequest, secrets: list[str]) -> FetchedRecords:
         try:
             headers = render_headers(source.headers_template, source.api_key, source.api_token)
         except HeadersTemplateError as exc:
@@ -187,6 +213,8 @@ class SourceClient:
         while True:
             attempt += 1
             retry_after: float | None = None
+            # The sockets keep to the same limit in real time (the clock may be a test's).
+            self._deadline.at = time.monotonic() + max(0.0, deadline - self._clock())
             try:
                 status, body, final_url, response_headers = self._get(url, headers, deadline)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
@@ -197,6 +225,12 @@ class SourceClient:
                 if 200 <= status < 300:
                     document = _parse_json(body, final_url, response_headers)
                     records = extract_records(document, source.root_path)
+                    if len(records) > self.settings.max_records:
+                        raise ResponseTooLarge(
+                            f"{redact_url(final_url)} sent {len(records):,} records, more than "
+                            f"the {self.settings.max_records:,} a pull takes "
+                            "(CARTONIZE_SYNC_MAX_RECORDS); nothing was written"
+                        )
                     return FetchedRecords(
                         records=records,
                         url=redact_url(final_url),
@@ -205,7 +239,7 @@ class SourceClient:
                         attempts=attempt,
                         seconds=self._clock() - start,
                     )
-                failure = SourceHttpError(_status_message(status, final_url, body), status)
+                failure = SourceHttpError(_status_message(status, final_url, body, secrets), status)
                 if not _retryable(status):
                     raise failure
                 retry_after = _retry_after(response_headers.get("retry-after"), self._now())
@@ -245,15 +279,41 @@ class SourceClient:
                     body = self._read_capped(response, limit, deadline, strict=response.is_success)
                     return response.status_code, body, url, response.headers
             except httpx.TimeoutException as exc:
+                if self._clock() >= deadline:
+                    raise SourceTimeout(
+                        f"{redact_url(url)} was still sending after the "
+                        f"{self.settings.total_timeout:g} s limit of a pull"
+                    ) from None
                 if isinstance(exc, httpx.ConnectTimeout):
                     raise
                 raise SourceTimeout(
                     f"{redact_url(url)} sent nothing for {self.settings.read_timeout:g} s "
                     "(read timeout)"
                 ) from None
-            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError) as exc:
+            except httpx.DecodingError as exc:
+                raise InvalidSourceJson(
+                    f"{redact_url(url)} sent a body that its Content-Encoding does not "
+                    f"decode: {_describe(exc)}"
+                ) from None
+            except httpx.RemoteProtocolError as exc:
+                if str(exc).startswith("Invalid URL in location header"):
+                    raise RedirectRefused(
+                        f"{redact_url(url)} redirected to an invalid address: {_describe(exc)}"
+                    ) from None
                 raise SourceUnreachable(
                     f"the connection to {redact_url(url)} broke: {_describe(exc)}"
+                ) from None
+            except (httpx.ReadError, httpx.WriteError) as exc:
+                raise SourceUnreachable(
+                    f"the connection to {redact_url(url)} broke: {_describe(exc)}"
+                ) from None
+            except (httpx.ConnectError, httpx.ConnectTimeout):
+                raise
+            except httpx.HTTPError as exc:
+                # Anything else httpx raises is still a failed pull, logged like the others.
+                raise SourceUnreachable(
+                    f"the request to {redact_url(url)} failed: {type(exc).__name__}: "
+                    f"{_describe(exc)}"
                 ) from None
         raise RedirectRefused(
             f"{redact_url(url)}: more than {self.settings.max_redirects} redirects"
@@ -356,6 +416,11 @@ def _source_url(raw: str) -> httpx.URL:
 def _redirect_target(current: httpx.URL, response: httpx.Response) -> httpx.URL:
     location = response.headers.get("location", "")
     target = current.join(location)
+    if target.scheme not in ("http", "https"):
+        raise RedirectRefused(
+            f"{redact_url(current)} redirected to a {target.scheme or 'schemeless'} address; "
+            "only http and https are followed"
+        )
     if target.host.lower() != current.host.lower():
         raise RedirectRefused(
             f"{redact_url(current)} redirected to another host ({target.host}); "
@@ -365,6 +430,47 @@ def _redirect_target(current: httpx.URL, response: httpx.Response) -> httpx.URL:
     if current.scheme == "https" and target.scheme != "https":
         raise RedirectRefused(f"{redact_url(current)} redirected from HTTPS to plain HTTP")
     return target
+
+
+#: Header and query names whose values are credentials (as well as the key and token).
+_SECRET_NAME = re.compile(r"auth|key|token|secret|passw|cookie|sig|session|credential", re.I)
+#: Shorter values are not cut out of messages: they would cut ordinary words apart.
+_SECRET_MIN = 4
+_REDACTED = "[redacted]"
+
+
+def _secrets_of(source: SourceRequest) -> list[str]:
+    """The values a pull of `source` sends that must never reach a log, longest first."""
+    found: set[str] = {v for v in (source.api_key, source.api_token) if v}
+    try:
+        headers = render_headers(source.headers_template, source.api_key, source.api_token)
+    except HeadersTemplateError:
+        headers = {}
+    for name, value in headers.items():
+        if _SECRET_NAME.search(name):
+            found.add(value)
+            # "Bearer abc", "Basic dXNlcjpw": the credential alone may be echoed too (the
+            # scheme word is no secret).
+            found.update(value.split()[1:])
+    try:
+        url = httpx.URL(source.url.strip())
+    except (httpx.InvalidURL, TypeError):
+        url = None
+    if url is not None:
+        found.update(v for k, v in url.params.multi_items() if _SECRET_NAME.search(k))
+        if url.password:
+            found.add(url.password)
+    return sorted((v for v in found if len(v) >= _SECRET_MIN), key=len, reverse=True)
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    """`text` with every secret (also as it looks percent-encoded) replaced."""
+    for secret in secrets:
+        text = text.replace(secret, _REDACTED)
+        encoded = str(httpx.QueryParams({"v": secret}))[2:]
+        if encoded != secret:
+            text = text.replace(encoded, _REDACTED)
+    return text
 
 
 def _retryable(status: int) -> bool:
@@ -387,9 +493,10 @@ def _retry_after(value: str | None, now: datetime) -> float | None:
     return max(0.0, (when - now).total_seconds())
 
 
-def _status_message(status: int, url: httpx.URL, body: bytes) -> str:
+def _status_message(status: int, url: httpx.URL, body: bytes, secrets: list[str]) -> str:
     phrase = httpx.codes.get_reason_phrase(status)
-    snippet = body.decode("utf-8", "replace").strip().replace("\n", " ")[:200]
+    # Scrubbed before it is cut short, so that no secret is left in part.
+    snippet = _scrub(body.decode("utf-8", "replace"), secrets).strip().replace("\n", " ")[:200]
     text = f"{redact_url(url)} answered {status} {phrase}".rstrip()
     if status in (401, 403):
         text += "; check the API key, token and headers template"
@@ -398,7 +505,7 @@ def _status_message(status: int, url: httpx.URL, body: bytes) -> str:
 
 def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
     try:
-        return jsontext.loads(body, strict=False)
+        return jsontext.loads(_declared_text(body, headers), strict=False)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         kind = headers.get("content-type", "no content type")
         where = f" at byte {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""
@@ -406,6 +513,24 @@ def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
             f"{redact_url(url)} did not send JSON ({kind}, {len(body):,} bytes): "
             f"{exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason}{where}"
         ) from None
+
+
+def _declared_text(body: bytes, headers: httpx.Headers) -> str | bytes:
+    """The body decoded with the charset its Content-Type declares, when that is not UTF-8
+    (JSON should be UTF-8, but older systems send `charset=iso-8859-1` and say so); else
+    the bytes, which JSON decoding reads as UTF-8 (or UTF-16/32 by their byte pattern)."""
+    for part in headers.get("content-type", "").split(";")[1:]:
+        name, _, value = part.strip().partition("=")
+        if name.strip().lower() != "charset":
+            continue
+        encoding = value.strip().strip('"').lower()
+        if encoding in ("", "utf-8", "utf8"):
+            return body
+        try:
+            return body.decode(encoding)
+        except LookupError:
+            return body
+    return body
 
 
 def _describe(exc: Exception) -> str:

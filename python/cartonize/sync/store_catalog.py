@@ -144,18 +144,37 @@ class StoreCatalog:
         trigger: PullTrigger,
         at: datetime,
         run_id: str | None = None,
+        pulled: PullSpec | None = None,
     ) -> WriteResult:
         """Map and convert the records, then create a resource (Resource to Update blank)
-        or overwrite it (set), in one transaction with the log entry."""
+        or overwrite it (set), in one transaction with the log entry. Nothing is written
+        when the connection's source or target changed since `pulled` was read."""
         connection = self._connection(connection_id)
         if connection is None:
             return WriteResult(
                 "failure",
                 None,
                 received=len(records),
-                messages=[f"connection {connection_id} was deleted during the pull"],
+                messages=[
+                    f"connection {connection_id} was deleted, or its account's connections "
+                    "were disabled, during the pull; nothing was written"
+                ],
             )
         run = RunInfo(run_id, at)
+        if pulled is not None and (changed := _changed_since(connection, pulled)):
+            # An edit during the pull: the records came from the old source (or were meant
+            # for the old list); written, they would overwrite the list just chosen.
+            result = WriteResult(
+                "failure",
+                connection.resource_to_update,
+                received=len(records),
+                messages=[
+                    f"the connection changed during the pull ({', '.join(changed)}), so "
+                    "its records were not written; the next pull uses the new settings"
+                ],
+            )
+            log_result(self.store, connection, result, trigger=trigger, now=at, run=run)
+            return result
         batch = map_records(
             records, connection.schema_map, connection.resource_type, connection.conversions
         )
@@ -232,6 +251,18 @@ class StoreCatalog:
         if connection is None or not connections_allowed(self.store, connection.account_id):
             return None
         return connection
+
+
+def _changed_since(connection: Connection, pulled: PullSpec) -> list[str]:
+    """The fields deciding what a pull reads and overwrites that differ from `pulled`."""
+    target = None if connection.resource_to_update is None else str(connection.resource_to_update)
+    changes = [
+        ("Third-Party API URL", (connection.url or "") != pulled.source.url),
+        ("Schema Root Path", connection.schema_root_path != pulled.source.root_path),
+        ("Resource Type", connection.resource_type != pulled.resource_type),
+        ("Resource to Update", target != pulled.resource_to_update),
+    ]
+    return [name for name, differs in changes if differs]
 
 
 def _schedule(connection: Connection) -> ScheduleSpec | None:
