@@ -112,7 +112,10 @@ def _load_or_create(path: Path) -> bytes:
 
 
 def _read(path: Path) -> bytes:
-    master = base64.b64decode(path.read_bytes().strip(), validate=True)
+    try:
+        master = base64.b64decode(path.read_bytes().strip(), validate=True)
+    except ValueError as exc:  # binascii.Error: not base64 (a damaged or foreign file)
+        raise CredentialError(f"{path} does not hold a base64 key") from exc
     if len(master) != _MASTER_BYTES:
         raise CredentialError(f"{path} does not hold a {_MASTER_BYTES}-byte key")
     return master
