@@ -526,3 +526,27 @@ def test_a_declared_charset_other_than_utf8_is_read(
     # Undeclared, the bytes are no UTF-8: still a clear failure naming the content type.
     with pytest.raises(InvalidSourceJson, match=r"\(application/json, \d+ bytes\)"):
         client.fetch(request(third_party.url("/latin1")))
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "says"),
+    [("9" * 400, "longer than the 120 s"), ("\u00b2", None), ("3\u00b9", None)],
+    ids=["huge", "superscript", "mixed"],
+)
+def test_odd_retry_after_values_neither_crash_nor_say_inf(
+    third_party: ThirdPartyServer,
+    client: SourceClient,
+    skipping_clock: SkippingClock,
+    retry_after: str,
+    says: str | None,
+) -> None:
+    # "²" (a latin-1 byte a header may carry) passed str.isdigit() and then float() raised
+    # a bare ValueError: the pull failed with no message; 400 nines said "inf s".
+    third_party.fail_next(429, times=1, retry_after=retry_after)
+    if says is None:  # not a number of seconds: ignored, the usual backoff
+        got = client.fetch(request(third_party.url("/records?n=1")))
+        assert len(got.records) == 1 and len(skipping_clock.sleeps) == 1
+        return
+    with pytest.raises(SourceHttpError) as failure:
+        client.fetch(request(third_party.url("/records")))
+    assert says in failure.value.message and "inf" not in failure.value.message

@@ -482,8 +482,9 @@ def _retry_after(value: str | None, now: datetime) -> float | None:
     if value is None or not value.strip():
         return None
     text = value.strip()
-    if text.isdigit():
-        return float(text)
+    if text.isascii() and text.isdigit():  # not "²", which isdigit() takes and float() not
+        # More digits than any real delay has are read as a very long one, not infinity.
+        return float(text) if len(text) <= 12 else 1e12
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError):
