@@ -29,6 +29,9 @@ DEFAULT = AddressPolicy()
         ("240.0.0.1", "private"),  # reserved, which Python also counts as private
         ("::ffff:127.0.0.1", "loopback"),  # IPv4-mapped IPv6 reaches IPv4 loopback
         ("::ffff:10.0.0.1", "private"),
+        ("2002:a9fe:a9fe::1", "link-local"),  # 6to4 carrying 169.254.169.254
+        ("64:ff9b::7f00:1", "loopback"),  # NAT64 carrying 127.0.0.1
+        ("64:ff9b::a00:1", "private"),
         ("fe80::1%eth0", "link-local"),
     ],
 )
@@ -39,7 +42,10 @@ def test_non_public_addresses_are_refused(address: str, kind: str) -> None:
     assert "CARTONIZE_SYNC_ALLOW_HOSTS" in reason
 
 
-@pytest.mark.parametrize("address", ["93.184.215.14", "8.8.8.8", "2606:4700::1111"])
+@pytest.mark.parametrize(
+    "address",
+    ["93.184.215.14", "8.8.8.8", "2606:4700::1111", "2002:808:808::1", "64:ff9b::808:808"],
+)
 def test_public_addresses_pass(address: str) -> None:
     assert DEFAULT.refusal("source.example", address) is None
 

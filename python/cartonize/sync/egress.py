@@ -232,10 +232,21 @@ def guarded_transport(
     return transport
 
 
+#: NAT64's well-known prefix (RFC 6052): 64:ff9b::a9fe:a9fe reaches 169.254.169.254
+#: through a translator on the way, which may be this network's own.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 def _unwrap(ip: IPAddress) -> IPAddress:
-    # ::ffff:10.0.0.1 reaches 10.0.0.1: judge the IPv4 address it carries.
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
+    # ::ffff:10.0.0.1 reaches 10.0.0.1, and so may a 6to4 (2002:0a00:0001::) or NAT64
+    # address carrying it: judge the IPv4 address they carry.
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return ip.ipv4_mapped
+        if ip.sixtofour is not None:
+            return ip.sixtofour
+        if ip in _NAT64:
+            return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return ip
 
 
