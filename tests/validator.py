@@ -139,6 +139,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   (volume-weighted when they weigh nothing); an item's lies within it, and with a given
   ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
   the item: along each axis the given offset or the side minus it.
+- **Points.** The schema's Point requires no axis, and the service reads a missing one as
+  0 (so ``centerOfMass: {}`` is the back-bottom corner, not "none given"; only a missing
+  or null ``centerOfMass`` is): every point here is read that way (``_vec``).
 
 - **Derived figures and echoes.** A box's ``volumeRemaining``, ``volumeUtilization``,
   ``weightNet``, ``weightRemaining``, ``weightUtilization``, ``lenUnits`` and ``id``, and
@@ -418,7 +421,8 @@ def sorted_dims(dims: Vec) -> Vec:
 
 
 def _vec(point: Wire) -> Vec:
-    return (float(point["x"]), float(point["y"]), float(point["z"]))
+    """A Point as a tuple; a missing axis is 0, as the service reads it."""
+    return (float(point.get("x", 0)), float(point.get("y", 0)), float(point.get("z", 0)))
 
 
 def _volume(dims: Vec) -> float:
@@ -995,13 +999,25 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         priced = {k: defaults[k] for k in ("price", "rateTable") if k in defaults}
         return {"dimensions": box.wire["dimensions"], "weightMax": 0, "reservedSpace": 0, **priced}
     ref_id = box.wire.get("refId")
-    for box_type in _box_types(request):
-        # A box echoes its type's refId (or has none when its type has none).
-        if box_type.get("refId") != ref_id:
-            continue
-        if _same_dims(_vec(box_type["dimensions"]), box.dims):
+    # A box echoes its type's refId (or has none when its type has none). Types alike in
+    # both are told apart by the figures the box echoes (weightMax, weightTare, name).
+    alike = [
+        box_type
+        for box_type in _box_types(request)
+        if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
+    ]
+    for box_type in alike:
+        if _echoes_type(box, box_type):
             return box_type
-    return _generated_box_type(request, box)
+    return alike[0] if alike else _generated_box_type(request, box)
+
+
+def _echoes_type(box: Box, box_type: Wire) -> bool:
+    """Whether ``box`` carries ``box_type``'s weightMax, weightTare and name."""
+    return all(
+        _close(float(box_type.get(name, 0.0)), float(box.wire.get(name, 0.0)))
+        for name in ("weightMax", "weightTare")
+    ) and box.wire.get("name", box_type.get("name")) == box_type.get("name")
 
 
 def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
@@ -3071,7 +3087,7 @@ def _centred(view: PackView, item: Item, carriers: Mapping[int, Box], hosts: set
     gives a ``centerOfMass``, and it is a plain unit (not a box's stand-in, not the host
     of filled internal space, not a pre-packed item as given)."""
     group = view.group_of(item)
-    if group is None or any(s.get("centerOfMass") for s in group.sets):
+    if group is None or any(s.get("centerOfMass") is not None for s in group.sets):
         return False
     return not (item.index in carriers or item.index in hosts or _given_prepacked(view, item))
 
@@ -3083,7 +3099,7 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
     offsets = {
         s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
         for s in view.request.get("itemSets") or []
-        if s.get("centerOfMass")
+        if s.get("centerOfMass") is not None
         and not s.get("dimensionSets")
         and not _is_auto_ref_id(s.get("refId"))
     }
