@@ -940,3 +940,25 @@ def test_box_types_alike_but_for_their_figures_are_told_apart() -> None:
     assert validate(request, response) == []
     box_of(response, 0)["weightTare"] = 2
     assert any(p.startswith("box-type:") for p in validate(request, response))
+
+
+def test_a_volume_cost_is_judged_on_the_engines_grid() -> None:
+    # Found by the schema fuzz: an unpriced box's cost is its volume with the sides
+    # rounded down to the engine's 1/10,000 grid, then rounded: 5756 here, where the
+    # exact volume is 5756.54, more than the 1/2 a rounded price may be off.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"refId": 1, "dimensions": _point(0.5, 0.5, 0.5), "weight": 0}],
+        "boxTypes": [
+            {
+                "refId": 9,
+                "dimensions": _point(27.2638159279796, 8.918970091156034, 23.673391964978915),
+                "weightMax": 0,
+            }
+        ],
+    }
+    response = _pack(request)
+    assert box_of(response, 0)["price"] == 5756
+    assert validate(request, response) == []
+    box_of(response, 0)["price"] = 5758
+    assert any(p.startswith("box-cost:") for p in validate(request, response))

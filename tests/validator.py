@@ -179,6 +179,8 @@ from typing import Any, TypeGuard
 # weightMax for weight, the larger magnitude for totals). Wire values are floats such as
 # 4.6000000000000005, so exact comparison would reject correct packs.
 EPS = 1e-6
+#: The engine's length unit: a box's sides are rounded down to multiples of it.
+GRID = 1e-4
 
 AXES = ("x", "y", "z")
 
@@ -1180,7 +1182,8 @@ def _expected_cost(box_type: Wire, box: Box) -> float | None:
 def check_box_cost(view: PackView) -> Iterator[str]:
     """A box costs its fixed price plus its rate table's rate at the larger of its gross
     and dimensional weight; with neither price nor rate, its volume. Costs are integers,
-    so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
+    so each may differ from the exact figure by rounding (at most 1/2, and for a volume
+    also the volume the engine's grid takes off the sides)."""
     for box in view.boxes:
         if _space_rule(view, box) is not None:
             continue  # check_internal_space judges these
@@ -1201,9 +1204,19 @@ def check_box_cost(view: PackView) -> Iterator[str]:
             continue
         want = _expected_cost(box_type, box)
         price = box.wire["price"]
-        if want is not None and abs(price - want) > 0.5 + EPS * max(1.0, want):
+        slack = 0.5
+        if want is not None and _same_cost(want, _volume(box.dims)):
+            # A volume cost is the volume of the box's sides rounded down to the engine's
+            # 1/10,000 grid, rounded: up to a grid step per side below the exact figure.
+            x, y, z = box.dims
+            slack += GRID * (x * y + y * z + x * z)
+        if want is not None and abs(price - want) > slack + EPS * max(1.0, want):
             yield f"box-cost: box {box.position}: price {price}, expected {want:g}"
         yield from _dimensional_weight_problems(box_type, box)
+
+
+def _same_cost(a: float, b: float) -> bool:
+    return abs(a - b) <= EPS * max(1.0, abs(a), abs(b))
 
 
 def _dimensional_weight_problems(box_type: Wire, box: Box) -> Iterator[str]:
