@@ -962,3 +962,25 @@ def test_a_volume_cost_is_judged_on_the_engines_grid() -> None:
     assert validate(request, response) == []
     box_of(response, 0)["price"] = 5758
     assert any(p.startswith("box-cost:") for p in validate(request, response))
+
+
+def test_a_box_without_a_name_is_not_the_named_type_of_its_size() -> None:
+    # Found by the schema fuzz: of two types alike in size and weights, the box is the
+    # unnamed one without reserved space; read as the named first type, its fill broke
+    # that type's reservedSpace 0.5.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"dimensions": _point(0.5, 0.5, 0.5), "weight": 0}],
+        "boxTypes": [
+            {
+                "name": "half",
+                "dimensions": _point(0.5, 0.5, 0.5),
+                "weightMax": 0,
+                "reservedSpace": 0.5,
+            },
+            {"dimensions": _point(0.5, 0.5, 0.5), "weightMax": 0},
+        ],
+    }
+    response = _pack(request)
+    assert "name" not in box_of(response, 0)
+    assert validate(request, response) == []

@@ -1008,18 +1008,21 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         for box_type in _box_types(request)
         if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
     ]
-    for box_type in alike:
-        if _echoes_type(box, box_type):
-            return box_type
+    for strict in (True, False):
+        for box_type in alike:
+            if _echoes_type(box, box_type, strict):
+                return box_type
     return alike[0] if alike else _generated_box_type(request, box)
 
 
-def _echoes_type(box: Box, box_type: Wire) -> bool:
-    """Whether ``box`` carries ``box_type``'s weightMax, weightTare and name."""
-    return all(
-        _close(float(box_type.get(name, 0.0)), float(box.wire.get(name, 0.0)))
-        for name in ("weightMax", "weightTare")
-    ) and box.wire.get("name", box_type.get("name")) == box_type.get("name")
+def _echoes_type(box: Box, box_type: Wire, strict: bool) -> bool:
+    """Whether ``box`` carries ``box_type``'s weightMax, weightTare and name (``strict``:
+    the box's name is the type's, or both have none; else a box without one will do)."""
+    name = box.wire.get("name") if strict else box.wire.get("name", box_type.get("name"))
+    return name == box_type.get("name") and all(
+        _close(float(box_type.get(field, 0.0)), float(box.wire.get(field, 0.0)))
+        for field in ("weightMax", "weightTare")
+    )
 
 
 def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
