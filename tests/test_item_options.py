@@ -410,6 +410,29 @@ def test_a_turned_item_turns_its_centre_of_mass() -> None:
     assert _com(response["boxes"][0]["box"]["centerOfMass"]) == (1, 1, 5)
 
 
+def test_an_each_of_its_own_dimensions_has_its_centre_of_mass_in_it() -> None:
+    # Found by the schema fuzz: the item set's offset (0, 0, 2) lies within its 1 x 1 x 2
+    # sides, but the ladder's each measures 1 x 1 x 1; it was reported at the offset,
+    # outside the unit. An each of its own dimensions is centred, as other such rungs are.
+    item_set = {
+        "refId": 1,
+        "dimensions": {"x": 1, "y": 1, "z": 2},
+        "weight": 1,
+        "quantity": 3,
+        "centerOfMass": {"x": 0, "y": 0, "z": 2},
+        "dimensionSets": [
+            {"dimensions": {"x": 1, "y": 1, "z": 1}},
+            {"quantityDivisor": 2, "axisMultipliers": {"x": 1, "y": 1, "z": 2}},
+        ],
+    }
+    request = {"itemSets": [item_set], "boxTypes": [_box(4)], "includeImages": False}
+    units = _items(_pack(request))
+    assert sorted(u["quantity"] for u in units) == [1, 2]
+    for unit in units:
+        inside = [unit["centerOfMass"][a] - unit["origin"][a] for a in "xyz"]
+        assert inside == pytest.approx([unit["dimensions"][a] / 2 for a in "xyz"]), unit
+
+
 def test_a_centre_of_mass_outside_the_item_is_refused() -> None:
     item = {**_cube(1, 2), "centerOfMass": {"x": 1, "y": 3, "z": 1}}
     with pytest.raises(InvalidRequest) as caught:

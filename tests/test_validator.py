@@ -880,3 +880,107 @@ def test_real_packs_pass_and_tampering_with_them_is_caught(name: str) -> None:
     corrupt(response)
     problems = validate(request, response)
     assert any(p.startswith(f"{rule}:") and text in p for p in problems), problems
+
+
+# Found by the schema fuzz (tests/api/test_pack_schema_fuzz.py): the schema's Point
+# requires no axis and the service reads a missing one as 0, so these are valid requests.
+_PARTIAL_POINTS: Wire = {
+    "includeImages": False,
+    "itemSets": [
+        {"refId": 1, "dimensions": _point(2, 2, 2), "weight": 1, "centerOfMass": {"y": 1}},
+        {"refId": 2, "dimensions": _point(1, 3, 1), "weight": 1, "centerOfMass": {}},
+    ],
+    "boxTypes": [{"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 0}],
+    "boxes": [
+        {
+            "dimensions": _point(4, 4, 4),
+            "weightMax": 0,
+            "items": [
+                {
+                    "item": {
+                        "refId": 3,
+                        "dimensions": _point(1, 1, 1),
+                        "weight": 1,
+                        "origin": {"y": 2},
+                    }
+                }
+            ],
+        }
+    ],
+}
+
+
+def test_points_missing_an_axis_read_it_as_zero() -> None:
+    response = _pack(_PARTIAL_POINTS)
+    assert validate(_PARTIAL_POINTS, response) == []
+    # centerOfMass {} is the back-bottom corner, not "none given": a centred item 2 is
+    # then off its given offset.
+    item = next(
+        i["item"] for b in response["boxes"] for i in b["box"]["items"] if i["item"]["refId"] == 2
+    )
+    item["centerOfMass"] = {
+        axis: item["origin"][axis] + item["dimensions"][axis] / 2 for axis in "xyz"
+    }
+    assert any(p.startswith("center-of-mass:") for p in validate(_PARTIAL_POINTS, response))
+
+
+def test_box_types_alike_but_for_their_figures_are_told_apart() -> None:
+    # Two types of one size and no refId: the box is the unpriced one (cheaper by its
+    # volume), known by the weightMax it echoes, not the first of the size.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"dimensions": _point(0.5, 0.5, 0.5), "weight": 0}],
+        "boxTypes": [
+            {"dimensions": _point(0.5, 0.5, 0.5), "weightMax": 0, "price": 5},
+            {"dimensions": _point(0.5, 0.5, 0.5), "weightMax": 1.5},
+        ],
+    }
+    response = _pack(request)
+    assert box_of(response, 0)["weightMax"] == 1.5
+    assert validate(request, response) == []
+    box_of(response, 0)["weightTare"] = 2
+    assert any(p.startswith("box-type:") for p in validate(request, response))
+
+
+def test_a_volume_cost_is_judged_on_the_engines_grid() -> None:
+    # Found by the schema fuzz: an unpriced box's cost is its volume with the sides
+    # rounded down to the engine's 1/10,000 grid, then rounded: 5756 here, where the
+    # exact volume is 5756.54, more than the 1/2 a rounded price may be off.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"refId": 1, "dimensions": _point(0.5, 0.5, 0.5), "weight": 0}],
+        "boxTypes": [
+            {
+                "refId": 9,
+                "dimensions": _point(27.2638159279796, 8.918970091156034, 23.673391964978915),
+                "weightMax": 0,
+            }
+        ],
+    }
+    response = _pack(request)
+    assert box_of(response, 0)["price"] == 5756
+    assert validate(request, response) == []
+    box_of(response, 0)["price"] = 5758
+    assert any(p.startswith("box-cost:") for p in validate(request, response))
+
+
+def test_a_box_without_a_name_is_not_the_named_type_of_its_size() -> None:
+    # Found by the schema fuzz: of two types alike in size and weights, the box is the
+    # unnamed one without reserved space; read as the named first type, its fill broke
+    # that type's reservedSpace 0.5.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"dimensions": _point(0.5, 0.5, 0.5), "weight": 0}],
+        "boxTypes": [
+            {
+                "name": "half",
+                "dimensions": _point(0.5, 0.5, 0.5),
+                "weightMax": 0,
+                "reservedSpace": 0.5,
+            },
+            {"dimensions": _point(0.5, 0.5, 0.5), "weightMax": 0},
+        ],
+    }
+    response = _pack(request)
+    assert "name" not in box_of(response, 0)
+    assert validate(request, response) == []

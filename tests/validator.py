@@ -139,6 +139,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   (volume-weighted when they weigh nothing); an item's lies within it, and with a given
   ``centerOfMass`` (an offset from the back-bottom corner) it is that offset turned with
   the item: along each axis the given offset or the side minus it.
+- **Points.** The schema's Point requires no axis, and the service reads a missing one as
+  0 (so ``centerOfMass: {}`` is the back-bottom corner, not "none given"; only a missing
+  or null ``centerOfMass`` is): every point here is read that way (``_vec``).
 
 - **Derived figures and echoes.** A box's ``volumeRemaining``, ``volumeUtilization``,
   ``weightNet``, ``weightRemaining``, ``weightUtilization``, ``lenUnits`` and ``id``, and
@@ -176,6 +179,8 @@ from typing import Any, TypeGuard
 # weightMax for weight, the larger magnitude for totals). Wire values are floats such as
 # 4.6000000000000005, so exact comparison would reject correct packs.
 EPS = 1e-6
+#: The engine's length unit: a box's sides are rounded down to multiples of it.
+GRID = 1e-4
 
 AXES = ("x", "y", "z")
 
@@ -418,7 +423,8 @@ def sorted_dims(dims: Vec) -> Vec:
 
 
 def _vec(point: Wire) -> Vec:
-    return (float(point["x"]), float(point["y"]), float(point["z"]))
+    """A Point as a tuple; a missing axis is 0, as the service reads it."""
+    return (float(point.get("x", 0)), float(point.get("y", 0)), float(point.get("z", 0)))
 
 
 def _volume(dims: Vec) -> float:
@@ -995,13 +1001,28 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         priced = {k: defaults[k] for k in ("price", "rateTable") if k in defaults}
         return {"dimensions": box.wire["dimensions"], "weightMax": 0, "reservedSpace": 0, **priced}
     ref_id = box.wire.get("refId")
-    for box_type in _box_types(request):
-        # A box echoes its type's refId (or has none when its type has none).
-        if box_type.get("refId") != ref_id:
-            continue
-        if _same_dims(_vec(box_type["dimensions"]), box.dims):
-            return box_type
-    return _generated_box_type(request, box)
+    # A box echoes its type's refId (or has none when its type has none). Types alike in
+    # both are told apart by the figures the box echoes (weightMax, weightTare, name).
+    alike = [
+        box_type
+        for box_type in _box_types(request)
+        if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
+    ]
+    for strict in (True, False):
+        for box_type in alike:
+            if _echoes_type(box, box_type, strict):
+                return box_type
+    return alike[0] if alike else _generated_box_type(request, box)
+
+
+def _echoes_type(box: Box, box_type: Wire, strict: bool) -> bool:
+    """Whether ``box`` carries ``box_type``'s weightMax, weightTare and name (``strict``:
+    the box's name is the type's, or both have none; else a box without one will do)."""
+    name = box.wire.get("name") if strict else box.wire.get("name", box_type.get("name"))
+    return name == box_type.get("name") and all(
+        _close(float(box_type.get(field, 0.0)), float(box.wire.get(field, 0.0)))
+        for field in ("weightMax", "weightTare")
+    )
 
 
 def _generated_box_type(request: Wire, box: Box) -> dict[str, Any] | None:
@@ -1164,7 +1185,8 @@ def _expected_cost(box_type: Wire, box: Box) -> float | None:
 def check_box_cost(view: PackView) -> Iterator[str]:
     """A box costs its fixed price plus its rate table's rate at the larger of its gross
     and dimensional weight; with neither price nor rate, its volume. Costs are integers,
-    so each may differ from the exact figure by rounding (at most 1/2, 1 for volumes)."""
+    so each may differ from the exact figure by rounding (at most 1/2, and for a volume
+    also the volume the engine's grid takes off the sides)."""
     for box in view.boxes:
         if _space_rule(view, box) is not None:
             continue  # check_internal_space judges these
@@ -1185,9 +1207,19 @@ def check_box_cost(view: PackView) -> Iterator[str]:
             continue
         want = _expected_cost(box_type, box)
         price = box.wire["price"]
-        if want is not None and abs(price - want) > 0.5 + EPS * max(1.0, want):
+        slack = 0.5
+        if want is not None and _same_cost(want, _volume(box.dims)):
+            # A volume cost is the volume of the box's sides rounded down to the engine's
+            # 1/10,000 grid, rounded: up to a grid step per side below the exact figure.
+            x, y, z = box.dims
+            slack += GRID * (x * y + y * z + x * z)
+        if want is not None and abs(price - want) > slack + EPS * max(1.0, want):
             yield f"box-cost: box {box.position}: price {price}, expected {want:g}"
         yield from _dimensional_weight_problems(box_type, box)
+
+
+def _same_cost(a: float, b: float) -> bool:
+    return abs(a - b) <= EPS * max(1.0, abs(a), abs(b))
 
 
 def _dimensional_weight_problems(box_type: Wire, box: Box) -> Iterator[str]:
@@ -3071,7 +3103,7 @@ def _centred(view: PackView, item: Item, carriers: Mapping[int, Box], hosts: set
     gives a ``centerOfMass``, and it is a plain unit (not a box's stand-in, not the host
     of filled internal space, not a pre-packed item as given)."""
     group = view.group_of(item)
-    if group is None or any(s.get("centerOfMass") for s in group.sets):
+    if group is None or any(s.get("centerOfMass") is not None for s in group.sets):
         return False
     return not (item.index in carriers or item.index in hosts or _given_prepacked(view, item))
 
@@ -3083,7 +3115,7 @@ def check_center_of_mass(view: PackView) -> Iterator[str]:
     offsets = {
         s["refId"]: (_vec(s["centerOfMass"]), _vec(s["dimensions"]))
         for s in view.request.get("itemSets") or []
-        if s.get("centerOfMass")
+        if s.get("centerOfMass") is not None
         and not s.get("dimensionSets")
         and not _is_auto_ref_id(s.get("refId"))
     }

@@ -276,10 +276,16 @@ def _unit_item_set(
     item_set: ItemSet, each: DimensionSet, rung: DimensionSet, count: int
 ) -> ItemSet:
     """`item_set` as `count` units of `rung`. A unit built from multiples of the each keeps
-    the each's centre of mass in every cell; one with its own dimensions has it central."""
-    com = item_set.center_of_mass
+    the each's centre of mass in every cell; one with its own dimensions has it central,
+    and so has the each itself when its dimensions are not the item set's (the item set's
+    offset is within the item set's sides, not necessarily within the each's)."""
     each_dims = each.dimensions or item_set.dimensions
     dims = rung.dimensions or item_set.dimensions
+    own_each = not all(
+        math.isclose(e, d, rel_tol=1e-9)
+        for e, d in zip(_xyz(each_dims), _xyz(item_set.dimensions), strict=True)
+    )
+    com = None if own_each else item_set.center_of_mass
     if com is not None and rung is not each:
         m = rung.axis_multipliers
         grid = m is not None and all(
