@@ -6,11 +6,34 @@ use crate::geometry::{Cuboid, Len, Vec3};
 /// A candidate position and how far one can go from it along each axis
 /// before meeting a wall or an item. `residual` is a necessary condition:
 /// an item longer than it along any axis certainly collides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ExtremePoint {
     pub point: Vec3,
     pub residual: Vec3,
+    /// The item that last kept a candidate at this point out, which the
+    /// overlap test tries first ([`crate::fill`]): shapes at one point run
+    /// into the same neighbours. Only a hint; never part of the answer.
+    pub blocker: std::cell::Cell<u32>,
 }
+
+impl ExtremePoint {
+    pub fn new(point: Vec3, residual: Vec3) -> Self {
+        ExtremePoint {
+            point,
+            residual,
+            blocker: std::cell::Cell::new(0),
+        }
+    }
+}
+
+/// Points are equal by position and reach; the hint is not compared.
+impl PartialEq for ExtremePoint {
+    fn eq(&self, other: &Self) -> bool {
+        self.point == other.point && self.residual == other.residual
+    }
+}
+
+impl Eq for ExtremePoint {}
 
 /// Room for this many points from the start: grown one at a time from one,
 /// the list was reallocated about five times per box filled.
@@ -48,10 +71,7 @@ impl ExtremePoints {
     pub fn renew(&mut self, bounds: Vec3, priority: [usize; 3], min_reach: Vec3) {
         let mut points = std::mem::take(&mut self.points);
         points.clear();
-        points.push(ExtremePoint {
-            point: [0, 0, 0],
-            residual: bounds,
-        });
+        points.push(ExtremePoint::new([0, 0, 0], bounds));
         *self = ExtremePoints {
             bounds,
             priority,
@@ -121,10 +141,7 @@ impl ExtremePoints {
         let reach = reach_of(&fresh[..count], self.bounds, all);
         for (p, r) in fresh[..count].iter().zip(reach) {
             if let Some(residual) = r.filter(|r| (0..3).all(|a| r[a] >= self.min_reach[a])) {
-                self.points.push(ExtremePoint {
-                    point: *p,
-                    residual,
-                });
+                self.points.push(ExtremePoint::new(*p, residual));
             }
         }
         let priority = self.priority;
@@ -132,19 +149,18 @@ impl ExtremePoints {
         // second vector (an allocation per placement).
         let added = self.points.len() - kept;
         if added > 0 {
-            let mut new = [ExtremePoint {
-                point: [0; 3],
-                residual: [0; 3],
-            }; 6];
-            new[..added].copy_from_slice(&self.points[kept..]);
-            self.points.truncate(kept);
+            let mut new: [ExtremePoint; 6] =
+                std::array::from_fn(|_| ExtremePoint::new([0; 3], [0; 3]));
+            for (slot, ep) in new.iter_mut().zip(self.points.drain(kept..)) {
+                *slot = ep;
+            }
             new[..added].sort_by_key(|ep| key(&ep.point, &priority));
             for ep in &new[..added] {
                 let k = key(&ep.point, &priority);
                 let at = self
                     .points
                     .partition_point(|other| key(&other.point, &priority) < k);
-                self.points.insert(at, *ep);
+                self.points.insert(at, ep.clone());
             }
         }
     }
@@ -161,27 +177,35 @@ impl ExtremePoints {
 
 /// How far one can go from each of `points` along every axis before meeting
 /// a wall or an item of `all`, `None` for a point inside an item.
+///
+/// Without a branch per item and point (this runs for every item and new
+/// point of every placement, a quarter of a trial fill's work): an item
+/// bounds the reach along the one axis on which the point is not within it
+/// (when the item lies ahead); within it on all three, the point is covered.
+/// The bounds are minima and the cover an "or", so the order of the items,
+/// and going on past a cover, change nothing.
 fn reach_of(points: &[Vec3], bounds: Vec3, all: &[Cuboid]) -> [Option<Vec3>; 6] {
-    let mut reach = [Some([0; 3]); 6];
-    for (r, p) in reach.iter_mut().zip(points) {
-        *r = Some(std::array::from_fn(|a| bounds[a] - p[a]));
+    let n = points.len().min(6);
+    let mut residual = [[0; 3]; 6];
+    for (r, p) in residual.iter_mut().zip(points) {
+        *r = std::array::from_fn(|a| bounds[a] - p[a]);
     }
+    let mut covered = [false; 6];
     for c in all {
-        for (r, p) in reach.iter_mut().zip(points) {
-            let Some(residual) = r else { continue };
-            // An item bounds the reach along the one axis on which the
-            // point is not within it; within it on all three, the point is
-            // covered; on fewer than two, the item is beside the point.
-            match outside_axis(c, p) {
-                Outside::Covered => *r = None,
-                Outside::One(a) if c.origin[a] >= p[a] => {
-                    residual[a] = residual[a].min(c.origin[a] - p[a]);
-                }
-                _ => {}
+        for i in 0..n {
+            let p = &points[i];
+            let inside: [bool; 3] =
+                std::array::from_fn(|a| (p[a].wrapping_sub(c.origin[a]) as u64) < c.size[a] as u64);
+            covered[i] |= inside[0] & inside[1] & inside[2];
+            for a in 0..3 {
+                let gap = c.origin[a] - p[a];
+                let ahead = !inside[a] & inside[(a + 1) % 3] & inside[(a + 2) % 3] & (gap >= 0);
+                let r = &mut residual[i][a];
+                *r = if ahead { (*r).min(gap) } else { *r };
             }
         }
     }
-    reach
+    std::array::from_fn(|i| (i < n && !covered[i]).then_some(residual[i]))
 }
 
 /// Where a point lies against an item's extents.
@@ -320,7 +344,7 @@ mod tests {
                     }
                 }
                 if !covered && (0..3).all(|b| residual[b] >= min_reach[b]) {
-                    eps.points.push(ExtremePoint { point: p, residual });
+                    eps.points.push(ExtremePoint::new(p, residual));
                 }
             }
         }
