@@ -177,35 +177,27 @@ impl ExtremePoints {
 
 /// How far one can go from each of `points` along every axis before meeting
 /// a wall or an item of `all`, `None` for a point inside an item.
-///
-/// Without a branch per item and point (this runs for every item and new
-/// point of every placement, a quarter of a trial fill's work): an item
-/// bounds the reach along the one axis on which the point is not within it
-/// (when the item lies ahead); within it on all three, the point is covered.
-/// The bounds are minima and the cover an "or", so the order of the items,
-/// and going on past a cover, change nothing.
 fn reach_of(points: &[Vec3], bounds: Vec3, all: &[Cuboid]) -> [Option<Vec3>; 6] {
-    let n = points.len().min(6);
-    let mut residual = [[0; 3]; 6];
-    for (r, p) in residual.iter_mut().zip(points) {
-        *r = std::array::from_fn(|a| bounds[a] - p[a]);
+    let mut reach = [Some([0; 3]); 6];
+    for (r, p) in reach.iter_mut().zip(points) {
+        *r = Some(std::array::from_fn(|a| bounds[a] - p[a]));
     }
-    let mut covered = [false; 6];
     for c in all {
-        for i in 0..n {
-            let p = &points[i];
-            let inside: [bool; 3] =
-                std::array::from_fn(|a| (p[a].wrapping_sub(c.origin[a]) as u64) < c.size[a] as u64);
-            covered[i] |= inside[0] & inside[1] & inside[2];
-            for a in 0..3 {
-                let gap = c.origin[a] - p[a];
-                let ahead = !inside[a] & inside[(a + 1) % 3] & inside[(a + 2) % 3] & (gap >= 0);
-                let r = &mut residual[i][a];
-                *r = if ahead { (*r).min(gap) } else { *r };
+        for (r, p) in reach.iter_mut().zip(points) {
+            let Some(residual) = r else { continue };
+            // An item bounds the reach along the one axis on which the
+            // point is not within it; within it on all three, the point is
+            // covered; on fewer than two, the item is beside the point.
+            match outside_axis(c, p) {
+                Outside::Covered => *r = None,
+                Outside::One(a) if c.origin[a] >= p[a] => {
+                    residual[a] = residual[a].min(c.origin[a] - p[a]);
+                }
+                _ => {}
             }
         }
     }
-    std::array::from_fn(|i| (i < n && !covered[i]).then_some(residual[i]))
+    reach
 }
 
 /// Where a point lies against an item's extents.
