@@ -6,11 +6,34 @@ use crate::geometry::{Cuboid, Len, Vec3};
 /// A candidate position and how far one can go from it along each axis
 /// before meeting a wall or an item. `residual` is a necessary condition:
 /// an item longer than it along any axis certainly collides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ExtremePoint {
     pub point: Vec3,
     pub residual: Vec3,
+    /// The item that last kept a candidate at this point out, which the
+    /// overlap test tries first ([`crate::fill`]): shapes at one point run
+    /// into the same neighbours. Only a hint; never part of the answer.
+    pub blocker: std::cell::Cell<u32>,
 }
+
+impl ExtremePoint {
+    pub fn new(point: Vec3, residual: Vec3) -> Self {
+        ExtremePoint {
+            point,
+            residual,
+            blocker: std::cell::Cell::new(0),
+        }
+    }
+}
+
+/// Points are equal by position and reach; the hint is not compared.
+impl PartialEq for ExtremePoint {
+    fn eq(&self, other: &Self) -> bool {
+        self.point == other.point && self.residual == other.residual
+    }
+}
+
+impl Eq for ExtremePoint {}
 
 /// Room for this many points from the start: grown one at a time from one,
 /// the list was reallocated about five times per box filled.
@@ -48,10 +71,7 @@ impl ExtremePoints {
     pub fn renew(&mut self, bounds: Vec3, priority: [usize; 3], min_reach: Vec3) {
         let mut points = std::mem::take(&mut self.points);
         points.clear();
-        points.push(ExtremePoint {
-            point: [0, 0, 0],
-            residual: bounds,
-        });
+        points.push(ExtremePoint::new([0, 0, 0], bounds));
         *self = ExtremePoints {
             bounds,
             priority,
@@ -121,10 +141,7 @@ impl ExtremePoints {
         let reach = reach_of(&fresh[..count], self.bounds, all);
         for (p, r) in fresh[..count].iter().zip(reach) {
             if let Some(residual) = r.filter(|r| (0..3).all(|a| r[a] >= self.min_reach[a])) {
-                self.points.push(ExtremePoint {
-                    point: *p,
-                    residual,
-                });
+                self.points.push(ExtremePoint::new(*p, residual));
             }
         }
         let priority = self.priority;
@@ -132,19 +149,18 @@ impl ExtremePoints {
         // second vector (an allocation per placement).
         let added = self.points.len() - kept;
         if added > 0 {
-            let mut new = [ExtremePoint {
-                point: [0; 3],
-                residual: [0; 3],
-            }; 6];
-            new[..added].copy_from_slice(&self.points[kept..]);
-            self.points.truncate(kept);
+            let mut new: [ExtremePoint; 6] =
+                std::array::from_fn(|_| ExtremePoint::new([0; 3], [0; 3]));
+            for (slot, ep) in new.iter_mut().zip(self.points.drain(kept..)) {
+                *slot = ep;
+            }
             new[..added].sort_by_key(|ep| key(&ep.point, &priority));
             for ep in &new[..added] {
                 let k = key(&ep.point, &priority);
                 let at = self
                     .points
                     .partition_point(|other| key(&other.point, &priority) < k);
-                self.points.insert(at, *ep);
+                self.points.insert(at, ep.clone());
             }
         }
     }
@@ -320,7 +336,7 @@ mod tests {
                     }
                 }
                 if !covered && (0..3).all(|b| residual[b] >= min_reach[b]) {
-                    eps.points.push(ExtremePoint { point: p, residual });
+                    eps.points.push(ExtremePoint::new(p, residual));
                 }
             }
         }

@@ -56,6 +56,26 @@ impl Failure {
     }
 }
 
+/// The sides of `v`, shortest first.
+#[inline(always)]
+fn sorted3(v: Vec3) -> Vec3 {
+    let [a, b, c] = v;
+    let (a, b) = (a.min(b), a.max(b));
+    let (b, c) = (b.min(c), b.max(c));
+    let (a, b) = (a.min(b), a.max(b));
+    [a, b, c]
+}
+
+/// The least of the sorted sides of `shapes`, rank by rank: a shape fits
+/// within a reach only if its sorted sides are within the reach's, so a
+/// reach whose sorted sides fall short of this at any rank takes none.
+fn least_sorted(shapes: &[(Vec3, Perm)]) -> Vec3 {
+    shapes.iter().fold([Len::MAX; 3], |m, (s, _)| {
+        let s = sorted3(*s);
+        std::array::from_fn(|a| m[a].min(s[a]))
+    })
+}
+
 /// The least length of `k`'s shapes along each axis: every shape is at
 /// least this large, so it is as large as a one-shape kind exactly when
 /// this is.
@@ -503,7 +523,17 @@ impl<'a> BoxFill<'a> {
             if pass.is_empty() {
                 continue;
             }
+            // With several shapes, a point whose reach, sorted, is short of
+            // every shape's sides, sorted, takes none of them: skipped
+            // without testing each (most points, once a box fills up).
+            let floor = (pass.len() > 1).then(|| least_sorted(pass));
             for ep in self.eps.iter() {
+                if floor.is_some_and(|f| {
+                    let r = sorted3(ep.residual);
+                    (0..3).any(|a| r[a] < f[a])
+                }) {
+                    continue;
+                }
                 let mut best: Option<(Vec3, Perm)> = None;
                 for (shape, perm) in pass {
                     if !self.fits(ep, shape)
@@ -619,10 +649,13 @@ impl<'a> BoxFill<'a> {
         if (0..3).any(|a| shape[a] > ep.residual[a]) {
             return false;
         }
-        self.fits_placed(&Cuboid {
-            origin: ep.point,
-            size: *shape,
-        })
+        self.fits_placed_near(
+            &Cuboid {
+                origin: ep.point,
+                size: *shape,
+            },
+            Some(&ep.blocker),
+        )
     }
 
     /// [`BoxFill::fits`] for any candidate position.
@@ -632,18 +665,36 @@ impl<'a> BoxFill<'a> {
 
     /// Overlap, inline limits and support of a candidate inside the box.
     fn fits_placed(&self, cand: &Cuboid) -> bool {
+        self.fits_placed_near(cand, None)
+    }
+
+    /// [`BoxFill::fits_placed`] for a candidate at an extreme point whose
+    /// last blocker is `blocker`: that item is tried first, then the one that
+    /// last kept any candidate out, then all. The hints only order the
+    /// overlap tests; the answer is whether any item overlaps.
+    fn fits_placed_near(&self, cand: &Cuboid, blocker: Option<&std::cell::Cell<u32>>) -> bool {
         let cand = *cand;
         if self.cuboids.len() < HINTED_ITEMS {
             if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
                 return false;
             }
         } else {
+            let near = blocker.map(|b| b.get() as usize);
+            if near.is_some_and(|i| self.cuboids.get(i).is_some_and(|c| c.overlaps(&cand))) {
+                return false;
+            }
             let hint = self.last_hit.get();
             if self.cuboids.get(hint).is_some_and(|c| c.overlaps(&cand)) {
+                if let Some(b) = blocker {
+                    b.set(hint as u32);
+                }
                 return false;
             }
             if let Some(i) = self.cuboids.iter().position(|c| c.overlaps(&cand)) {
                 self.last_hit.set(i);
+                if let Some(b) = blocker {
+                    b.set(i as u32);
+                }
                 return false;
             }
         }
@@ -762,6 +813,97 @@ mod tests {
         assert!(
             kept_out > 1_000,
             "the candidates hardly ever overlap: {kept_out}"
+        );
+    }
+
+    /// [`BoxFill::find_place`] as it read before the per-point hints and the
+    /// sorted-reach skip: every point, every shape, a plain overlap scan.
+    fn plain_place(fill: &BoxFill<'_>, k: &Kind) -> Option<(Vec3, Vec3, Perm)> {
+        let order = fill.shape_order(k);
+        for pass in order.passes() {
+            for ep in fill.eps.iter() {
+                let mut best: Option<(Vec3, Perm)> = None;
+                for (shape, perm) in pass {
+                    let cand = Cuboid {
+                        origin: ep.point,
+                        size: *shape,
+                    };
+                    if (0..3).any(|a| shape[a] > ep.residual[a])
+                        || fill.cuboids.iter().any(|c| c.overlaps(&cand))
+                    {
+                        continue;
+                    }
+                    let p = fill.rule.priority;
+                    if best
+                        .as_ref()
+                        .is_none_or(|(b, _)| (shape[p[0]], shape[p[1]]) < (b[p[0]], b[p[1]]))
+                    {
+                        best = Some((*shape, *perm));
+                    }
+                }
+                if let Some((shape, perm)) = best {
+                    return Some((ep.point, shape, perm));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn point_hints_and_the_reach_skip_never_change_the_place() {
+        // Boxes filled part way with units of random sides, then random
+        // kinds offered: the place found is the plain search's, fitting or
+        // not, whatever the hints the earlier searches left at each point.
+        let mut rng = crate::improve::Rng::new(11);
+        let (mut compared, mut placed, mut kept_out) = (0, 0, 0);
+        for round in 0..40 {
+            let side = |rng: &mut crate::improve::Rng| 1.0 + rng.below(6) as f64;
+            let kinds: Vec<Kind> = (0..150)
+                .map(|_| {
+                    let dims = [side(&mut rng), side(&mut rng), side(&mut rng)];
+                    match rng.below(3) {
+                        // Locked: one shape, so the skip is not used.
+                        0 => Kind::new(&crate::model::ItemKindInput {
+                            dimensions: dims,
+                            weight: 0.0,
+                            quantity: 1,
+                            free_axes: Some(Vec::new()),
+                        }),
+                        _ => free_kind(dims, 0.0, 1),
+                    }
+                })
+                .collect();
+            let boxes = [crate::testkit::cube_box(12.0 + f64::from(round % 3) * 3.0)];
+            let mut fill = BoxFill::new(&boxes[0], rule());
+            for (slot, kind) in (0..kinds.len()).enumerate() {
+                let expected = plain_place(&fill, &kinds[kind]);
+                assert_eq!(
+                    fill.find_place(&kinds[kind]),
+                    expected,
+                    "round {round} unit {slot}"
+                );
+                compared += 1;
+                // Place only every other unit that fits, so searches repeat
+                // between placements and leave hints behind.
+                if let (Some((origin, size, perm)), true) = (expected, slot % 2 == 0) {
+                    fill.commit(
+                        slot,
+                        kind,
+                        &kinds,
+                        Spot {
+                            cuboid: Cuboid { origin, size },
+                            perm,
+                        },
+                    );
+                    placed += 1;
+                } else if expected.is_none() {
+                    kept_out += 1;
+                }
+            }
+        }
+        assert!(
+            compared > 5_000 && placed > 1_000 && kept_out > 500,
+            "{placed} placed, {kept_out} kept out"
         );
     }
 
