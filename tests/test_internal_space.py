@@ -741,3 +741,41 @@ def test_a_virtual_crate_packed_around_counts_no_unit() -> None:
     response = _pack(request)
     assert _where(response) == [((), [1, 2], 7.5), ((1,), [3], 0.5)]
     assert response["lenItems"] == 2
+
+
+def test_an_open_item_packed_around_carries_the_price_of_its_box() -> None:
+    # Found by the property test: the second pack (around a non-blocking item, kept where
+    # the first pack put it) charges the box's price to the pieces standing for the item,
+    # which then gave way to the item as the first pack reported it, with the deltaCost
+    # the first pack gave it (0 here: it was not its box's first item). The box's items'
+    # deltaCost then added up to 0, not its price 1.
+    request = {
+        "includeImages": False,
+        "boxTypeChoiceGoal": "most-items",
+        "itemSets": [
+            _set(1, (2, 6, 12), 0),
+            {**_set(2, (6, 1.8, 12.1), 0), "quantity": 4},
+            {**_set(3, (9, 24, 7.1), 0), "quantity": 12},
+            _set(20, (2, 2, 2), 0),
+        ],
+        "boxTypes": [
+            {"refId": 102, "dimensions": {"x": 9, "y": 32, "z": 48}, "weightMax": 0},
+            {"refId": 103, "dimensions": {"x": 11, "y": 40, "z": 29}, "weightMax": 0, "price": 1},
+        ],
+        "rules": [
+            {
+                "operation": "internal-space",
+                "itemRefId": 20,
+                "options": {
+                    "boxType": {"dimensions": {"x": 1.6, "y": 1.6, "z": 1.6}},
+                    "origin": {"x": 0.2, "y": 0.2, "z": 0.2},
+                    "blocking": False,
+                },
+            }
+        ],
+    }
+    response = _pack(request)  # validates: deltaCost adds up to each box's price
+    (host,) = (
+        e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 20
+    )
+    assert host["deltaCost"] == 1

@@ -319,10 +319,12 @@ def _pack_around_open_items(
                 src.carrier if numbers else None,
             )
         )
-    stands_for = [
-        [i for item, host in opened for i in fixed_items(item, host, _contents(item, carried))]
+    # Per box, per open item: the pieces standing for it in the second pack.
+    parts = [
+        [fixed_items(item, host, _contents(item, carried)) for item, host in opened]
         for _, opened in fixed
     ]
+    stands_for = [[i for pieces in box_parts for i in pieces] for box_parts in parts]
     second = pack(
         req.model_copy(
             update={
@@ -335,8 +337,14 @@ def _pack_around_open_items(
             }
         )
     )
-    for entry, (_, opened), pieces in zip(second.boxes, fixed, stands_for, strict=False):
-        entry.box.items = [*entries(i for i, _ in opened), *entry.box.items[len(pieces) :]]
+    # What the second pack charged for each open item: its pieces' deltaCost (the box's
+    # price is on its first piece), which it takes over if the second pack wins.
+    charged: list[tuple[Item, int]] = []
+    for entry, (_, opened), box_parts in zip(second.boxes, fixed, parts, strict=False):
+        placed = iter(entry.box.items)
+        for (item, _), pieces in zip(opened, box_parts, strict=True):
+            charged.append((item, sum(next(placed).item.delta_cost or 0 for _ in pieces)))
+        entry.box.items = [*entries(i for i, _ in opened), *placed]
     hosts_fixed = {id(i): i for _, opened in fixed for i, _ in opened}
     fixed_ids = hosts_fixed.keys()
     # The engine saw them as virtual pieces; a virtual one counts no more than any other.
@@ -358,6 +366,9 @@ def _pack_around_open_items(
 
     if score(second, {**carried, **second_carried}) < score(outer, carried):
         carried.update(second_carried)
+        # In place: the open items are keys of `carried` by identity.
+        for item, cost in charged:
+            item.delta_cost = cost
         # What the first pack said of the fixed items holds (the second packs none).
         second.warnings = list(dict.fromkeys([*outer.warnings, *second.warnings]))
         return second
