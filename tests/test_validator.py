@@ -984,3 +984,39 @@ def test_a_box_without_a_name_is_not_the_named_type_of_its_size() -> None:
     response = _pack(request)
     assert "name" not in box_of(response, 0)
     assert validate(request, response) == []
+
+
+def test_cohort_max_binds_what_is_added_to_a_pre_packed_box() -> None:
+    # Found by the schema fuzz of POST / ("cohort: box 0: refId 2 in 10 groups >
+    # cohortMax 2"): a pre-packed box's given items may form more cohorts than cohortMax,
+    # as they may exceed the other limits (docs/decisions.md); a new unit of their refId
+    # may then only join one of them, never start another.
+    def cube(ref_id: int, quantity: int = 1, **extra: Any) -> Wire:
+        return {"refId": ref_id, "dimensions": _point(1, 1, 1), "weight": 1, **extra} | {
+            "quantity": quantity
+        }
+
+    given = [
+        {"item": cube(2, origin=_point(2 * i, 4 * row, 0))}
+        for row in (0, 1)
+        for i in (0, 1, 2, 3, 4)
+    ]
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 2,
+        "itemSets": [cube(3, 3), cube(2, 2)],
+        "boxTypes": [{"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 1000}],
+        "boxes": [{"dimensions": _point(10, 10, 10), "weightMax": 100, "items": given}],
+    }
+    response = _pack(request)
+    items = [entry["item"] for entry in box_of(response, 0)["items"]]
+    added = [i for i, item in enumerate(items) if item["refId"] == 2 and "packedIndex" in item]
+    assert len(response["boxes"]) == 1 and len(added) == 2
+    assert validate(request, response) == []
+    # A new unit of refId 2 on its own, away from every other, is an eleventh cohort.
+    top = max(added, key=lambda i: items[i]["origin"]["z"])
+    packed(response, 0, top)["origin"] = _point(9, 9, 9)
+    assert any(
+        p.startswith("cohort: box 0: refId 2 in 11 groups") for p in validate(request, response)
+    )

@@ -41,7 +41,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``boxTypeChoiceLookback`` n >= 0: among the boxes after the pre-packed ones, every item
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
-  ``cohortMax`` (default 2) groups connected through shared faces of positive area.
+  ``cohortMax`` (default 2) groups connected through shared faces of positive area, or
+  no more groups than a pre-packed box's given items of that refId form among themselves.
 - **Random items** (``random: true``) are drawn again as docs/decisions.md says and
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
 - **Generated boxes** are judged by their generator's defaults (completed by
@@ -2791,7 +2792,10 @@ def _touch(a: Item, b: Item, tol: float) -> bool:
 
 def check_cohorts(view: PackView) -> Iterator[str]:
     """cohortPacking: the items of one refId in a box form at most cohortMax groups joined
-    through shared faces."""
+    through shared faces. Like the other limits, cohortMax binds what is added: a
+    pre-packed box's given items may form more groups, and then a new unit of their refId
+    may only join one (so the box ends with no more groups than the given items form
+    among themselves)."""
     if not view.request.get("cohortPacking"):
         return
     limit = view.request.get("cohortMax")
@@ -2802,22 +2806,29 @@ def check_cohorts(view: PackView) -> Iterator[str]:
         for item in box.items:
             by_ref[item.ref_id].append(item)
         for ref_id, items in by_ref.items():
-            group = list(range(len(items)))
-
-            def root(i: int, group: list[int] = group) -> int:
-                while group[i] != i:
-                    i = group[i]
-                return i
-
-            for i, j in itertools.combinations(range(len(items)), 2):
-                if _touch(items[i], items[j], tol):
-                    group[root(i)] = root(j)
-            groups = len({root(i) for i in range(len(items))})
-            if groups > limit:
+            groups = _face_groups(items, tol)
+            given = _face_groups([i for i in items if _given_prepacked(view, i)], tol)
+            if groups > max(limit, given):
                 yield (
                     f"cohort: box {box.position}: refId {ref_id} in {groups} groups > "
                     f"cohortMax {limit}"
+                    + (f" (its given pre-packed items form {given})" if given else "")
                 )
+
+
+def _face_groups(items: list[Item], tol: float) -> int:
+    """How many groups ``items`` form, two being joined by a chain of shared faces."""
+    group = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(items)), 2):
+        if _touch(items[i], items[j], tol):
+            group[root(i)] = root(j)
+    return len({root(i) for i in range(len(items))})
 
 
 def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec, list[Wire]]]:
