@@ -1020,3 +1020,47 @@ def test_cohort_max_binds_what_is_added_to_a_pre_packed_box() -> None:
     assert any(
         p.startswith("cohort: box 0: refId 2 in 11 groups") for p in validate(request, response)
     )
+
+
+def test_cohorts_are_judged_on_the_engines_grid() -> None:
+    # The engine reserves sides of 0.33333 as 0.3334: units it packs face to face are
+    # reported 0.00007 apart, one cohort all the same; touching by an edge is still none.
+    cube = _point(0.33333, 0.33333, 0.33333)
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 1,
+        "itemSets": [{"refId": 2, "dimensions": cube, "weight": 0, "quantity": 3}],
+        "boxTypes": [{"refId": 9, "dimensions": _point(1, 1, 1), "weightMax": 1000}],
+    }
+    response = _pack(request)
+    origins = [entry["item"]["origin"] for entry in box_of(response, 0)["items"]]
+    assert _point(0, 0.3334, 0) in origins and len(origins) == 3
+    assert validate(request, response) == []
+    packed(response, 0, origins.index(_point(0, 0.3334, 0)))["origin"] = _point(0.3334, 0.3334, 0)
+    assert any(
+        p.startswith("cohort: box 0: refId 2 in 2 groups") for p in validate(request, response)
+    )
+
+
+def test_a_contact_a_few_grid_steps_wide_joins_cohorts_in_a_large_box() -> None:
+    # The new unit rests on the given refId 3 item and on the given refId 2 one's last
+    # 0.0005: one cohort to the engine, which the box's 2000 long side must not hide.
+    def unit(ref_id: int, x: float, **extra: Any) -> Wire:
+        return {"refId": ref_id, "dimensions": _point(x, 1, 1), "weight": 1, **extra}
+
+    given = [
+        {"item": unit(3, 0.9995, origin=_point(0, 0, 0))},
+        {"item": unit(2, 1, origin=_point(0.9995, 0, 0))},
+    ]
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 1,
+        "itemSets": [unit(2, 1, quantity=1)],
+        "boxTypes": [{"refId": 9, "dimensions": _point(1, 1, 1), "weightMax": 1000}],
+        "boxes": [{"dimensions": _point(1.9995, 1, 2000), "weightMax": 100, "items": given}],
+    }
+    response = _pack(request)
+    assert packed(response, 0, 2)["origin"] == _point(0, 0, 1)
+    assert validate(request, response) == []

@@ -41,8 +41,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``boxTypeChoiceLookback`` n >= 0: among the boxes after the pre-packed ones, every item
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
-  ``cohortMax`` (default 2) groups connected through shared faces of positive area, or
-  no more groups than a pre-packed box's given items of that refId form among themselves.
+  ``cohortMax`` (default 2) groups connected through shared faces of positive area (on
+  the engine's grid: sides rounded up to a step), or no more groups than a pre-packed
+  box's given items of that refId form among themselves.
 - **Random items** (``random: true``) are drawn again as docs/decisions.md says and
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
 - **Generated boxes** are judged by their generator's defaults (completed by
@@ -2774,15 +2775,20 @@ def check_lookback(view: PackView) -> Iterator[str]:
 
 
 def _touch(a: Item, b: Item, tol: float) -> bool:
-    """The two items share part of a face with positive area."""
+    """The two items share part of a face with positive area, as the engine sees them on
+    its grid (docs/decisions.md): it reserves each side rounded up to a grid step, so the
+    reported sides may end up to a step short of where a neighbour starts, and a contact
+    a step wide (less that rounding) is one. Edges and corners do not count: overlaps up
+    to the floats' noise (far below ``tol``, a millionth of the box) are none."""
     assert a.origin is not None and b.origin is not None
+    noise = tol * 1e-7
     for axis in range(3):
         a_end, b_end = a.origin[axis] + a.dims[axis], b.origin[axis] + b.dims[axis]
-        if abs(a_end - b.origin[axis]) > tol and abs(b_end - a.origin[axis]) > tol:
+        if abs(a_end - b.origin[axis]) > GRID + tol and abs(b_end - a.origin[axis]) > GRID + tol:
             continue
         if all(
             min(a.origin[o] + a.dims[o], b.origin[o] + b.dims[o]) - max(a.origin[o], b.origin[o])
-            > tol
+            > noise
             for o in range(3)
             if o != axis
         ):
