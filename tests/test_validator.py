@@ -1064,3 +1064,39 @@ def test_a_contact_a_few_grid_steps_wide_joins_cohorts_in_a_large_box() -> None:
     response = _pack(request)
     assert packed(response, 0, 2)["origin"] == _point(0, 0, 1)
     assert validate(request, response) == []
+
+
+def test_support_is_judged_on_the_engines_grid() -> None:
+    # A slab 0.33333 thick is reserved as 0.3334: the cube beside it starts 0.00007 past
+    # the slab's reported side, and the cube on both is fully supported all the same.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 3},
+            {"refId": 2, "dimensions": _point(1, 3, 0.33333), "weight": 0, "quantity": 1},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+        "placementStyle": "corner",
+        "allowableOverhang": 0,
+    }
+    response = _pack(request)
+    on_both = packed(response, 0, 2)
+    assert on_both["origin"] == _point(1, 0, 0) and packed(response, 0, 1)["origin"]["z"] == 0.3334
+    assert validate(request, response) == []
+    on_both["origin"] = _point(1, 0, 0.3336)  # past the cube's reserved side: overhangs
+    assert any(p.startswith("support: box 0 item") for p in validate(request, response))
+
+
+def test_item_sets_sharing_a_ref_id_with_a_ladder_pack_as_one() -> None:
+    # Found by the cohort fuzz: the ladder of refId 1 gives one each, the item set beside
+    # it (same refId, no ladder) one more; the refId packs two eaches.
+    each = {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 1}
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [each | {"dimensionSets": [{}, {"axisMultipliers": _point(2, 1, 1)}]}, each],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+    }
+    response = _pack(request)
+    assert validate(request, response) == []
+    del box_of(response, 0)["items"][1]
+    assert any(p.startswith("dimension-sets: refId 1") for p in validate(request, response))

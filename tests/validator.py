@@ -762,7 +762,9 @@ def check_support(view: PackView) -> Iterator[str]:
     item directly beneath it, and every point of its base lies within a (along y and
     along z) of such tops: it overhangs its support by at most a on every side. The units
     of a group-pack group are one item (the case packs as one): the group needs support,
-    not each unit of its bottom layer."""
+    not each unit of its bottom layer. Support is the engine's, on its grid: an item below
+    reserves its sides rounded up to a step (docs/decisions.md), so its reported top and
+    sides may fall up to a step short of what it holds up."""
     allowance = view.request.get("allowableOverhang")
     if not _is_number(allowance) or allowance < 0:
         return
@@ -780,11 +782,12 @@ def check_support(view: PackView) -> Iterator[str]:
             y1, z1 = y0 + item.dims[1], z0 + item.dims[2]
             touching = False
             parts: list[tuple[Vec2, Vec2]] = []
-            lo, hi = bisect.bisect_left(tops, base - tol), bisect.bisect_right(tops, base + tol)
+            lo = bisect.bisect_left(tops, base - GRID - tol)
+            hi = bisect.bisect_right(tops, base + tol)
             for other in by_top[lo:hi]:
                 assert other.origin is not None
                 oy0, oz0 = other.origin[1], other.origin[2]
-                oy1, oz1 = oy0 + other.dims[1], oz0 + other.dims[2]
+                oy1, oz1 = oy0 + other.dims[1] + GRID, oz0 + other.dims[2] + GRID
                 if min(y1, oy1) - max(y0, oy0) > tol and min(z1, oz1) - max(z0, oz0) > tol:
                     touching = True
                 part = (
@@ -3081,17 +3084,22 @@ def _given_prepacked(view: PackView, item: Item) -> bool:
 
 def check_dimension_sets(view: PackView) -> Iterator[str]:
     """An item set with ``dimensionSets`` packs as many of its largest units as its
-    quantity allows, the rest in the next smaller ones, eaches last."""
+    quantity allows, the rest in the next smaller ones, eaches last. Item sets sharing
+    its refId add their own units (eaches, without a ladder) to what the refId packs as."""
+    by_ref: dict[Any, list[Wire]] = defaultdict(list)
     for item_set in view.request.get("itemSets") or []:
-        ref_id = item_set.get("refId")
-        if not item_set.get("dimensionSets") or _is_auto_ref_id(ref_id):
+        by_ref[item_set.get("refId")].append(item_set)
+    for ref_id, item_sets in by_ref.items():
+        if not any(s.get("dimensionSets") for s in item_sets) or _is_auto_ref_id(ref_id):
             continue
-        if _hosts_subspaces(view, item_set):
+        if any(_hosts_subspaces(view, s) for s in item_sets):
             continue  # each unit carries its own subspace: it packs as eaches
-        left = int(item_set.get("quantity", 1))
         wanted: dict[int, int] = defaultdict(int)
-        for divisor in sorted({d for _, d in _unit_shapes(item_set)}, reverse=True):
-            wanted[divisor], left = divmod(left, divisor)
+        for item_set in item_sets:
+            left = int(item_set.get("quantity", 1))
+            for divisor in sorted({d for _, d in _unit_shapes(item_set)}, reverse=True):
+                count, left = divmod(left, divisor)
+                wanted[divisor] += count
         got: dict[int, int] = defaultdict(int)
         for item in view.items:
             if item.ref_id == ref_id and not _given_prepacked(view, item):
