@@ -1100,3 +1100,21 @@ def test_item_sets_sharing_a_ref_id_with_a_ladder_pack_as_one() -> None:
     assert validate(request, response) == []
     del box_of(response, 0)["items"][1]
     assert any(p.startswith("dimension-sets: refId 1") for p in validate(request, response))
+
+
+def test_a_bounded_fill_item_set_sharing_its_ref_id_with_a_ladder_fills() -> None:
+    # Found by the cohort fuzz: bounded-fill acts per item set, so of two item sets of
+    # refId 1 the one without a unit ladder fills while the ladder keeps its shape.
+    each = {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 1}
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [each | {"dimensionSets": [{}, {"axisMultipliers": _point(2, 1, 1)}]}, each],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+        "rules": [{"operation": "bounded-fill", "itemRefId": 1}],
+    }
+    response = _pack(request)
+    fill = packed(response, 0, 1)
+    assert fill["dimensions"] != _point(1, 1, 1)
+    assert validate(request, response) == []
+    fill["dimensions"]["x"] *= 2
+    assert any(p.startswith("bounded-fill: box 0 item") for p in validate(request, response))

@@ -2977,8 +2977,9 @@ def check_group_pack(view: PackView) -> Iterator[str]:
 
 
 def _fill_rule(view: PackView, item: Wire) -> Wire | None:
-    """The bounded-fill rule shaping ``item``: the first selecting it, unless a pack-as-is,
-    irregular, group-pack, fragile or lock-orientation rule selects it too."""
+    """The bounded-fill rule that may shape ``item``: the first selecting it, unless a
+    pack-as-is, irregular, group-pack, fragile or lock-orientation rule selects it too, or
+    every item set of its refId the rule selects packs as a unit ladder."""
     rules = view.request.get("rules") or []
     rule = next(
         (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
@@ -2993,12 +2994,16 @@ def _fill_rule(view: PackView, item: Wire) -> Wire | None:
     )
     if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
         return None
-    ladders = [
+    selected = [
         s
         for s in view.request.get("itemSets") or []
-        if s.get("dimensionSets") and _selects(rule, s) and s.get("refId") == item.get("refId")
+        if _selects(rule, s) and s.get("refId") == item.get("refId")
     ]
-    return None if ladders else rule  # units of measure keep their shape
+    # Units of measure keep their shape; an item set of the refId without them fills (the
+    # rule acts per item set, and the response does not say which one a unit came from).
+    if selected and all(s.get("dimensionSets") for s in selected):
+        return None
+    return rule
 
 
 def check_bounded_fill(view: PackView) -> Iterator[str]:
