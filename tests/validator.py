@@ -2981,7 +2981,7 @@ def _fill_rule(view: PackView, item: Wire) -> Wire | None:
     pack-as-is, irregular, group-pack, fragile or lock-orientation rule selects it too, or
     every item set of its refId the rule selects packs as a unit ladder."""
     rules = view.request.get("rules") or []
-    rule = next(
+    rule: Wire | None = next(
         (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
     )
     winners = (
