@@ -1118,3 +1118,28 @@ def test_a_bounded_fill_item_set_sharing_its_ref_id_with_a_ladder_fills() -> Non
     assert validate(request, response) == []
     fill["dimensions"]["x"] *= 2
     assert any(p.startswith("bounded-fill: box 0 item") for p in validate(request, response))
+
+
+def test_a_pre_packed_item_given_in_mid_air_stands_as_given() -> None:
+    # Found by the cohort fuzz: under allowableOverhang the given contents of a pre-packed
+    # box are placed where the request puts them (decisions.md), supported or not; the
+    # units the pack adds still need support.
+    cube = {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [cube | {"quantity": 2}],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+        "allowableOverhang": 0,
+        "boxes": [
+            {
+                "dimensions": _point(9, 9, 9),
+                "weightMax": 0,
+                "items": [{"item": cube | {"origin": _point(3, 0, 0)}}],
+            }
+        ],
+    }
+    response = _pack(request)
+    assert packed(response, 0, 0)["origin"] == _point(3, 0, 0)
+    assert validate(request, response) == []
+    packed(response, 0, 2)["origin"] = _point(2, 5, 5)  # an added unit in mid-air
+    assert any(p.startswith("support: box 0 item") for p in validate(request, response))

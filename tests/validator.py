@@ -762,7 +762,9 @@ def check_support(view: PackView) -> Iterator[str]:
     item directly beneath it, and every point of its base lies within a (along y and
     along z) of such tops: it overhangs its support by at most a on every side. The units
     of a group-pack group are one item (the case packs as one): the group needs support,
-    not each unit of its bottom layer. Support is the engine's, on its grid: an item below
+    not each unit of its bottom layer. A pre-packed box's given items stand as the
+    request puts them (docs/decisions.md: refused only for not fitting, overlapping or
+    weight), but support what rests on them. Support is the engine's, on its grid: an item below
     reserves its sides rounded up to a step (docs/decisions.md), so its reported top and
     sides may fall up to a step short of what it holds up."""
     allowance = view.request.get("allowableOverhang")
@@ -776,8 +778,8 @@ def check_support(view: PackView) -> Iterator[str]:
         for item in items:
             assert item.origin is not None
             base = item.origin[0]
-            if base <= tol:
-                continue
+            if base <= tol or _given_prepacked(view, item):
+                continue  # on the floor, or a pre-packed box's contents as given
             y0, z0 = item.origin[1], item.origin[2]
             y1, z1 = y0 + item.dims[1], z0 + item.dims[2]
             touching = False
