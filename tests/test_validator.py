@@ -1143,3 +1143,22 @@ def test_a_pre_packed_item_given_in_mid_air_stands_as_given() -> None:
     assert validate(request, response) == []
     packed(response, 0, 2)["origin"] = _point(2, 5, 5)  # an added unit in mid-air
     assert any(p.startswith("support: box 0 item") for p in validate(request, response))
+
+
+def test_of_two_types_alike_but_for_price_the_box_is_the_one_it_costs() -> None:
+    # Found by the schema fuzz (seed 1248): an unpriced type (cost: its volume, 1) beside
+    # a like one priced 2; the pack takes the cheaper, which is not the first alike.
+    cube = _point(1, 1, 1)
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"dimensions": cube, "weight": 0}],
+        "boxTypes": [
+            {"dimensions": cube, "weightMax": 0, "itemSetsPerBoxMax": 0, "price": 2},
+            {"dimensions": cube, "weightMax": 0},
+        ],
+    }
+    response = _pack(request)
+    assert box_of(response, 0)["price"] == 1
+    assert validate(request, response) == []
+    box_of(response, 0)["price"] = 3
+    assert any(p.startswith("box-cost: box 0") for p in validate(request, response))

@@ -1015,11 +1015,22 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         for box_type in _box_types(request)
         if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
     ]
+    # Types alike in all those too may differ in price: the one the box's price is.
     for strict in (True, False):
-        for box_type in alike:
-            if _echoes_type(box, box_type, strict):
-                return box_type
+        echoing = [t for t in alike if _echoes_type(box, t, strict)]
+        if echoing:
+            return next((t for t in echoing if _priced_as(t, box)), echoing[0])
     return alike[0] if alike else _generated_box_type(request, box)
+
+
+def _priced_as(box_type: Wire, box: Box) -> bool:
+    """Whether ``box``'s price is the cost ``box_type`` gives it (within check_box_cost's
+    rounding: 1/2, and a grid step per side for a volume)."""
+    want, price = _expected_cost(box_type, box), box.wire.get("price")
+    if want is None or not _is_number(price):
+        return False
+    x, y, z = box.dims
+    return abs(want - float(price)) <= 0.5 + GRID * (x * y + y * z + x * z)
 
 
 def _echoes_type(box: Box, box_type: Wire, strict: bool) -> bool:
