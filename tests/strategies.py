@@ -742,3 +742,100 @@ def group_pack_rules(draw: st.DrawFn) -> Wire:
     else:
         rule["itemRefId"] = draw(st.integers(0, 5))
     return rule
+
+
+#: Sides for cohort packs: whole and tenths, and values the engine's 1/10,000 grid rounds
+#: up (so units it packs face to face are reported a hair apart).
+_COHORT_SIDES = st.one_of(
+    st.integers(1, 6), st.sampled_from([0.5, 1.5, 2.5, 0.33333, 1.66667, 2.00005, 0.9995])
+)
+
+
+@st.composite
+def cohort_pack_requests(draw: st.DrawFn) -> Wire:
+    """cohortPacking with a small cohortMax: several item sets sharing refIds (in other
+    shapes, quantities and unit ladders), rules acting on refIds, and pre-packed boxes
+    whose given items of those refIds lie apart in more groups than cohortMax."""
+    ref_ids = draw(st.lists(st.sampled_from([1, 2, 3]), min_size=2, max_size=5))
+    sets: list[Wire] = []
+    for ref_id in ref_ids:
+        dims = {a: draw(_COHORT_SIDES) for a in "xyz"}
+        item_set: Wire = {
+            "refId": ref_id,
+            "dimensions": dims,
+            "weight": draw(tenths(0, 5)),
+            "quantity": draw(st.integers(1, 14)),
+        }
+        if draw(st.integers(0, 3)) == 0:
+            item_set["dimensionSets"] = draw(dimension_sets())
+        sets.append(item_set)
+    request: Wire = {
+        "orderId": "cohorts",
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": draw(st.integers(1, 3)),
+        "itemSets": sets,
+        "boxTypes": [
+            {
+                "refId": 100 + n,
+                "dimensions": {a: draw(st.integers(4, 16)) for a in "xyz"},
+                "weightMax": 0,
+            }
+            for n in range(draw(st.integers(1, 2)))
+        ],
+    }
+    for name, values in (
+        ("itemSort", st.sampled_from(ITEM_SORTS)),
+        ("placementStyle", st.sampled_from(PLACEMENT_STYLES)),
+        ("allowableOverhang", st.sampled_from([-1, 0, 0.5])),
+        ("itemsPerBoxMax", st.integers(0, 8)),
+        ("timeout", st.sampled_from([0.2])),
+    ):
+        if draw(st.integers(0, 3)) == 0:
+            request[name] = draw(values)
+    if draw(st.booleans()):
+        # Given items on a lattice of 3-unit cells (each within its cell, so apart),
+        # scattered so that one refId forms many groups.
+        side = draw(st.integers(9, 15))
+        cells = [
+            (x, y, z) for x in range(0, side - 2, 3) for y in range(0, side - 2, 3) for z in (0, 3)
+        ]
+        chosen = draw(st.lists(st.sampled_from(cells), unique=True, max_size=10))
+        given = [
+            {
+                "item": {
+                    "refId": draw(st.sampled_from([1, 2, 3])),
+                    "dimensions": {a: draw(st.sampled_from([1, 2, 0.33333, 2.5])) for a in "xyz"},
+                    "weight": 1,
+                    "origin": {"x": x, "y": y, "z": z},
+                }
+            }
+            for x, y, z in chosen
+        ]
+        if draw(st.booleans()):
+            given.append(
+                {"item": {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1}}
+            )
+        request["boxes"] = [
+            {"dimensions": {"x": side, "y": side, "z": side}, "weightMax": 0, "items": given}
+        ]
+    if "boxes" not in request and draw(st.integers(0, 3)) == 0:
+        # Rules that pack in parts refuse pre-packed boxes (422).
+        ref_id = draw(st.sampled_from(ref_ids))
+        request["rules"] = [
+            draw(
+                st.sampled_from(
+                    [
+                        {"operation": "lock-orientation", "itemRefId": ref_id},
+                        {
+                            "operation": "group-pack",
+                            "itemRefId": ref_id,
+                            "options": {"axisMultiplier": 2, "axes": [1, 2]},
+                        },
+                        {"operation": "bounded-fill", "itemRefId": ref_id},
+                        {"operation": "fragile", "itemRefId": ref_id, "options": {"maxWeight": 2}},
+                    ]
+                )
+            )
+        ]
+    return request

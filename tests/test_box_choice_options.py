@@ -436,6 +436,25 @@ def test_cohorts_hold_under_every_placement(placement: Wire) -> None:
     assert _pack(request)["lenLeftovers"] == 0
 
 
+def test_cohort_max_never_keeps_out_a_pre_packed_boxs_given_items() -> None:
+    # Found by the cohort fuzz (was a 422 "does not fit in its pre-packed box"): the
+    # given cube in mid-box is refId 2's one cohort allowed, and no free place touches
+    # it; the second given cube is the box's contents all the same, a cohort of its own.
+    given = [
+        {"item": _cube(2, 1, 1) | {"origin": {"x": 3, "y": 3, "z": 3}}},
+        {"item": _cube(2, 1, 1)},
+    ]
+    request = _request(
+        [_cube(1, 1, 1)],
+        [_box(9, 4, 4, 4)],
+        cohortPacking=True,
+        cohortMax=1,
+        boxes=[{"dimensions": {"x": 9, "y": 9, "z": 9}, "weightMax": 0, "items": given}],
+    )
+    items = _items(_pack(request), 0)
+    assert [i["refId"] for i in items] == [2, 2, 1]
+
+
 _BASE = _request([_cube(1, 5, 2)], [_box(9, 10, 10, 10)])
 
 

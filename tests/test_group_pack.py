@@ -414,3 +414,33 @@ def test_a_generator_fits_its_boxes_to_a_group_as_the_first_item() -> None:
     response = _pack(request)
     assert [b["box"]["dimensions"] for b in response["boxes"]] == [{"x": 5, "y": 5, "z": 2}]
     assert len(_groups(response)) == 1
+
+
+def test_a_group_after_a_unit_ladder_of_its_ref_id_comes_back_as_its_units() -> None:
+    # Found by the cohort fuzz: the ladder's 5 eaches pack as 3 units (2 cases, an each),
+    # numbered 2-0..2-2, so the group of the next item set of refId 2 is 2-3; numbered by
+    # eaches it was taken for the ladder's and shipped as one item, 3 units lost.
+    each = {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0}
+    request = {
+        "includeImages": False,
+        "itemSets": [
+            each
+            | {"quantity": 5, "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, "z": 2}}]},
+            each | {"quantity": 4},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 8, "y": 8, "z": 8}, "weightMax": 0}],
+        "rules": [
+            {
+                "operation": "group-pack",
+                "itemRefId": 2,
+                "options": {"axisMultiplier": 2, "axes": [1, 2]},
+            }
+        ],
+    }
+    response = _pack(request)
+    assert [len(units) for units in _groups(response).values()] == [4]
+    assert (
+        response["lenItems"]
+        == 9
+        == sum(e["item"]["quantity"] for b in response["boxes"] for e in b["box"]["items"])
+    )

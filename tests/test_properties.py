@@ -10,6 +10,7 @@ import cartonize
 from hypothesis import given, settings
 
 from tests.strategies import (
+    cohort_pack_requests,
     examples,
     generator_pack_requests,
     nested_pack_requests,
@@ -32,6 +33,14 @@ def pack_wire(request: Wire) -> Wire:
 @given(pack_requests())
 def test_every_pack_passes_the_validator(pack_request: Wire) -> None:
     _assert_valid_and_untouched(pack_request)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(cohort_pack_requests())
+def test_every_cohort_pack_passes_the_validator(pack_request: Wire) -> None:
+    # Item sets sharing refIds, unit ladders, rules and pre-packed boxes whose given items
+    # already form more cohorts than cohortMax (the schema fuzz's lost request).
+    assert validate(pack_request, pack_wire(pack_request)) == []
 
 
 @settings(max_examples=examples(50), deadline=None)

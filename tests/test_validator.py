@@ -984,3 +984,181 @@ def test_a_box_without_a_name_is_not_the_named_type_of_its_size() -> None:
     response = _pack(request)
     assert "name" not in box_of(response, 0)
     assert validate(request, response) == []
+
+
+def test_cohort_max_binds_what_is_added_to_a_pre_packed_box() -> None:
+    # Found by the schema fuzz of POST / ("cohort: box 0: refId 2 in 10 groups >
+    # cohortMax 2"): a pre-packed box's given items may form more cohorts than cohortMax,
+    # as they may exceed the other limits (docs/decisions.md); a new unit of their refId
+    # may then only join one of them, never start another.
+    def cube(ref_id: int, quantity: int = 1, **extra: Any) -> Wire:
+        return {"refId": ref_id, "dimensions": _point(1, 1, 1), "weight": 1, **extra} | {
+            "quantity": quantity
+        }
+
+    given = [
+        {"item": cube(2, origin=_point(2 * i, 4 * row, 0))}
+        for row in (0, 1)
+        for i in (0, 1, 2, 3, 4)
+    ]
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 2,
+        "itemSets": [cube(3, 3), cube(2, 2)],
+        "boxTypes": [{"refId": 9, "dimensions": _point(10, 10, 10), "weightMax": 1000}],
+        "boxes": [{"dimensions": _point(10, 10, 10), "weightMax": 100, "items": given}],
+    }
+    response = _pack(request)
+    items = [entry["item"] for entry in box_of(response, 0)["items"]]
+    added = [i for i, item in enumerate(items) if item["refId"] == 2 and "packedIndex" in item]
+    assert len(response["boxes"]) == 1 and len(added) == 2
+    assert validate(request, response) == []
+    # A new unit of refId 2 on its own, away from every other, is an eleventh cohort.
+    top = max(added, key=lambda i: items[i]["origin"]["z"])
+    packed(response, 0, top)["origin"] = _point(9, 9, 9)
+    assert any(
+        p.startswith("cohort: box 0: refId 2 in 11 groups") for p in validate(request, response)
+    )
+
+
+def test_cohorts_are_judged_on_the_engines_grid() -> None:
+    # The engine reserves sides of 0.33333 as 0.3334: units it packs face to face are
+    # reported 0.00007 apart, one cohort all the same; touching by an edge is still none.
+    cube = _point(0.33333, 0.33333, 0.33333)
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 1,
+        "itemSets": [{"refId": 2, "dimensions": cube, "weight": 0, "quantity": 3}],
+        "boxTypes": [{"refId": 9, "dimensions": _point(1, 1, 1), "weightMax": 1000}],
+    }
+    response = _pack(request)
+    origins = [entry["item"]["origin"] for entry in box_of(response, 0)["items"]]
+    assert _point(0, 0.3334, 0) in origins and len(origins) == 3
+    assert validate(request, response) == []
+    packed(response, 0, origins.index(_point(0, 0.3334, 0)))["origin"] = _point(0.3334, 0.3334, 0)
+    assert any(
+        p.startswith("cohort: box 0: refId 2 in 2 groups") for p in validate(request, response)
+    )
+
+
+def test_a_contact_a_few_grid_steps_wide_joins_cohorts_in_a_large_box() -> None:
+    # The new unit rests on the given refId 3 item and on the given refId 2 one's last
+    # 0.0005: one cohort to the engine, which the box's 2000 long side must not hide.
+    def unit(ref_id: int, x: float, **extra: Any) -> Wire:
+        return {"refId": ref_id, "dimensions": _point(x, 1, 1), "weight": 1, **extra}
+
+    given = [
+        {"item": unit(3, 0.9995, origin=_point(0, 0, 0))},
+        {"item": unit(2, 1, origin=_point(0.9995, 0, 0))},
+    ]
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 1,
+        "itemSets": [unit(2, 1, quantity=1)],
+        "boxTypes": [{"refId": 9, "dimensions": _point(1, 1, 1), "weightMax": 1000}],
+        "boxes": [{"dimensions": _point(1.9995, 1, 2000), "weightMax": 100, "items": given}],
+    }
+    response = _pack(request)
+    assert packed(response, 0, 2)["origin"] == _point(0, 0, 1)
+    assert validate(request, response) == []
+
+
+def test_support_is_judged_on_the_engines_grid() -> None:
+    # A slab 0.33333 thick is reserved as 0.3334: the cube beside it starts 0.00007 past
+    # the slab's reported side, and the cube on both is fully supported all the same.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 3},
+            {"refId": 2, "dimensions": _point(1, 3, 0.33333), "weight": 0, "quantity": 1},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+        "placementStyle": "corner",
+        "allowableOverhang": 0,
+    }
+    response = _pack(request)
+    on_both = packed(response, 0, 2)
+    assert on_both["origin"] == _point(1, 0, 0) and packed(response, 0, 1)["origin"]["z"] == 0.3334
+    assert validate(request, response) == []
+    on_both["origin"] = _point(1, 0, 0.3336)  # past the cube's reserved side: overhangs
+    assert any(p.startswith("support: box 0 item") for p in validate(request, response))
+
+
+def test_item_sets_sharing_a_ref_id_with_a_ladder_pack_as_one() -> None:
+    # Found by the cohort fuzz: the ladder of refId 1 gives one each, the item set beside
+    # it (same refId, no ladder) one more; the refId packs two eaches.
+    each = {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 1}
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [each | {"dimensionSets": [{}, {"axisMultipliers": _point(2, 1, 1)}]}, each],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+    }
+    response = _pack(request)
+    assert validate(request, response) == []
+    del box_of(response, 0)["items"][1]
+    assert any(p.startswith("dimension-sets: refId 1") for p in validate(request, response))
+
+
+def test_a_bounded_fill_item_set_sharing_its_ref_id_with_a_ladder_fills() -> None:
+    # Found by the cohort fuzz: bounded-fill acts per item set, so of two item sets of
+    # refId 1 the one without a unit ladder fills while the ladder keeps its shape.
+    each = {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 1}
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [each | {"dimensionSets": [{}, {"axisMultipliers": _point(2, 1, 1)}]}, each],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+        "rules": [{"operation": "bounded-fill", "itemRefId": 1}],
+    }
+    response = _pack(request)
+    fill = packed(response, 0, 1)
+    assert fill["dimensions"] != _point(1, 1, 1)
+    assert validate(request, response) == []
+    fill["dimensions"]["x"] *= 2
+    assert any(p.startswith("bounded-fill: box 0 item") for p in validate(request, response))
+
+
+def test_a_pre_packed_item_given_in_mid_air_stands_as_given() -> None:
+    # Found by the cohort fuzz: under allowableOverhang the given contents of a pre-packed
+    # box are placed where the request puts them (decisions.md), supported or not; the
+    # units the pack adds still need support.
+    cube = {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 1}
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [cube | {"quantity": 2}],
+        "boxTypes": [{"refId": 100, "dimensions": _point(4, 4, 4), "weightMax": 0}],
+        "allowableOverhang": 0,
+        "boxes": [
+            {
+                "dimensions": _point(9, 9, 9),
+                "weightMax": 0,
+                "items": [{"item": cube | {"origin": _point(3, 0, 0)}}],
+            }
+        ],
+    }
+    response = _pack(request)
+    assert packed(response, 0, 0)["origin"] == _point(3, 0, 0)
+    assert validate(request, response) == []
+    packed(response, 0, 2)["origin"] = _point(2, 5, 5)  # an added unit in mid-air
+    assert any(p.startswith("support: box 0 item") for p in validate(request, response))
+
+
+def test_of_two_types_alike_but_for_price_the_box_is_the_one_it_costs() -> None:
+    # Found by the schema fuzz (seed 1248): an unpriced type (cost: its volume, 1) beside
+    # a like one priced 2; the pack takes the cheaper, which is not the first alike.
+    cube = _point(1, 1, 1)
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"dimensions": cube, "weight": 0}],
+        "boxTypes": [
+            {"dimensions": cube, "weightMax": 0, "itemSetsPerBoxMax": 0, "price": 2},
+            {"dimensions": cube, "weightMax": 0},
+        ],
+    }
+    response = _pack(request)
+    assert box_of(response, 0)["price"] == 1
+    assert validate(request, response) == []
+    box_of(response, 0)["price"] = 3
+    assert any(p.startswith("box-cost: box 0") for p in validate(request, response))

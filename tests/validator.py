@@ -41,7 +41,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   ``boxTypeChoiceLookback`` n >= 0: among the boxes after the pre-packed ones, every item
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
-  ``cohortMax`` (default 2) groups connected through shared faces of positive area.
+  ``cohortMax`` (default 2) groups connected through shared faces of positive area (on
+  the engine's grid: sides rounded up to a step), or no more groups than a pre-packed
+  box's given items of that refId form among themselves.
 - **Random items** (``random: true``) are drawn again as docs/decisions.md says and
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
 - **Generated boxes** are judged by their generator's defaults (completed by
@@ -760,7 +762,11 @@ def check_support(view: PackView) -> Iterator[str]:
     item directly beneath it, and every point of its base lies within a (along y and
     along z) of such tops: it overhangs its support by at most a on every side. The units
     of a group-pack group are one item (the case packs as one): the group needs support,
-    not each unit of its bottom layer."""
+    not each unit of its bottom layer. A pre-packed box's given items stand as the
+    request puts them (docs/decisions.md: refused only for not fitting, overlapping or
+    weight), but support what rests on them. Support is the engine's, on its grid: an item below
+    reserves its sides rounded up to a step (docs/decisions.md), so its reported top and
+    sides may fall up to a step short of what it holds up."""
     allowance = view.request.get("allowableOverhang")
     if not _is_number(allowance) or allowance < 0:
         return
@@ -772,17 +778,18 @@ def check_support(view: PackView) -> Iterator[str]:
         for item in items:
             assert item.origin is not None
             base = item.origin[0]
-            if base <= tol:
-                continue
+            if base <= tol or _given_prepacked(view, item):
+                continue  # on the floor, or a pre-packed box's contents as given
             y0, z0 = item.origin[1], item.origin[2]
             y1, z1 = y0 + item.dims[1], z0 + item.dims[2]
             touching = False
             parts: list[tuple[Vec2, Vec2]] = []
-            lo, hi = bisect.bisect_left(tops, base - tol), bisect.bisect_right(tops, base + tol)
+            lo = bisect.bisect_left(tops, base - GRID - tol)
+            hi = bisect.bisect_right(tops, base + tol)
             for other in by_top[lo:hi]:
                 assert other.origin is not None
                 oy0, oz0 = other.origin[1], other.origin[2]
-                oy1, oz1 = oy0 + other.dims[1], oz0 + other.dims[2]
+                oy1, oz1 = oy0 + other.dims[1] + GRID, oz0 + other.dims[2] + GRID
                 if min(y1, oy1) - max(y0, oy0) > tol and min(z1, oz1) - max(z0, oz0) > tol:
                     touching = True
                 part = (
@@ -1008,11 +1015,22 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         for box_type in _box_types(request)
         if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
     ]
+    # Types alike in all those too may differ in price: the one the box's price is.
     for strict in (True, False):
-        for box_type in alike:
-            if _echoes_type(box, box_type, strict):
-                return box_type
+        echoing = [t for t in alike if _echoes_type(box, t, strict)]
+        if echoing:
+            return next((t for t in echoing if _priced_as(t, box)), echoing[0])
     return alike[0] if alike else _generated_box_type(request, box)
+
+
+def _priced_as(box_type: Wire, box: Box) -> bool:
+    """Whether ``box``'s price is the cost ``box_type`` gives it (within check_box_cost's
+    rounding: 1/2, and a grid step per side for a volume)."""
+    want, price = _expected_cost(box_type, box), box.wire.get("price")
+    if want is None or not _is_number(price):
+        return False
+    x, y, z = box.dims
+    return abs(want - float(price)) <= 0.5 + GRID * (x * y + y * z + x * z)
 
 
 def _echoes_type(box: Box, box_type: Wire, strict: bool) -> bool:
@@ -2773,15 +2791,20 @@ def check_lookback(view: PackView) -> Iterator[str]:
 
 
 def _touch(a: Item, b: Item, tol: float) -> bool:
-    """The two items share part of a face with positive area."""
+    """The two items share part of a face with positive area, as the engine sees them on
+    its grid (docs/decisions.md): it reserves each side rounded up to a grid step, so the
+    reported sides may end up to a step short of where a neighbour starts, and a contact
+    a step wide (less that rounding) is one. Edges and corners do not count: overlaps up
+    to the floats' noise (far below ``tol``, a millionth of the box) are none."""
     assert a.origin is not None and b.origin is not None
+    noise = tol * 1e-7
     for axis in range(3):
         a_end, b_end = a.origin[axis] + a.dims[axis], b.origin[axis] + b.dims[axis]
-        if abs(a_end - b.origin[axis]) > tol and abs(b_end - a.origin[axis]) > tol:
+        if abs(a_end - b.origin[axis]) > GRID + tol and abs(b_end - a.origin[axis]) > GRID + tol:
             continue
         if all(
             min(a.origin[o] + a.dims[o], b.origin[o] + b.dims[o]) - max(a.origin[o], b.origin[o])
-            > tol
+            > noise
             for o in range(3)
             if o != axis
         ):
@@ -2791,7 +2814,10 @@ def _touch(a: Item, b: Item, tol: float) -> bool:
 
 def check_cohorts(view: PackView) -> Iterator[str]:
     """cohortPacking: the items of one refId in a box form at most cohortMax groups joined
-    through shared faces."""
+    through shared faces. Like the other limits, cohortMax binds what is added: a
+    pre-packed box's given items may form more groups, and then a new unit of their refId
+    may only join one (so the box ends with no more groups than the given items form
+    among themselves)."""
     if not view.request.get("cohortPacking"):
         return
     limit = view.request.get("cohortMax")
@@ -2802,22 +2828,29 @@ def check_cohorts(view: PackView) -> Iterator[str]:
         for item in box.items:
             by_ref[item.ref_id].append(item)
         for ref_id, items in by_ref.items():
-            group = list(range(len(items)))
-
-            def root(i: int, group: list[int] = group) -> int:
-                while group[i] != i:
-                    i = group[i]
-                return i
-
-            for i, j in itertools.combinations(range(len(items)), 2):
-                if _touch(items[i], items[j], tol):
-                    group[root(i)] = root(j)
-            groups = len({root(i) for i in range(len(items))})
-            if groups > limit:
+            groups = _face_groups(items, tol)
+            given = _face_groups([i for i in items if _given_prepacked(view, i)], tol)
+            if groups > max(limit, given):
                 yield (
                     f"cohort: box {box.position}: refId {ref_id} in {groups} groups > "
                     f"cohortMax {limit}"
+                    + (f" (its given pre-packed items form {given})" if given else "")
                 )
+
+
+def _face_groups(items: list[Item], tol: float) -> int:
+    """How many groups ``items`` form, two being joined by a chain of shared faces."""
+    group = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(items)), 2):
+        if _touch(items[i], items[j], tol):
+            group[root(i)] = root(j)
+    return len({root(i) for i in range(len(items))})
 
 
 def _group_sizes(view: PackView) -> dict[int, tuple[Wire, int, Vec, list[Wire]]]:
@@ -2957,10 +2990,11 @@ def check_group_pack(view: PackView) -> Iterator[str]:
 
 
 def _fill_rule(view: PackView, item: Wire) -> Wire | None:
-    """The bounded-fill rule shaping ``item``: the first selecting it, unless a pack-as-is,
-    irregular, group-pack, fragile or lock-orientation rule selects it too."""
+    """The bounded-fill rule that may shape ``item``: the first selecting it, unless a
+    pack-as-is, irregular, group-pack, fragile or lock-orientation rule selects it too, or
+    every item set of its refId the rule selects packs as a unit ladder."""
     rules = view.request.get("rules") or []
-    rule = next(
+    rule: Wire | None = next(
         (r for r in rules if r.get("operation") == "bounded-fill" and _selects(r, item)), None
     )
     winners = (
@@ -2973,12 +3007,16 @@ def _fill_rule(view: PackView, item: Wire) -> Wire | None:
     )
     if rule is None or any(r.get("operation") in winners and _selects(r, item) for r in rules):
         return None
-    ladders = [
+    selected = [
         s
         for s in view.request.get("itemSets") or []
-        if s.get("dimensionSets") and _selects(rule, s) and s.get("refId") == item.get("refId")
+        if _selects(rule, s) and s.get("refId") == item.get("refId")
     ]
-    return None if ladders else rule  # units of measure keep their shape
+    # Units of measure keep their shape; an item set of the refId without them fills (the
+    # rule acts per item set, and the response does not say which one a unit came from).
+    if selected and all(s.get("dimensionSets") for s in selected):
+        return None
+    return rule
 
 
 def check_bounded_fill(view: PackView) -> Iterator[str]:
@@ -3064,17 +3102,22 @@ def _given_prepacked(view: PackView, item: Item) -> bool:
 
 def check_dimension_sets(view: PackView) -> Iterator[str]:
     """An item set with ``dimensionSets`` packs as many of its largest units as its
-    quantity allows, the rest in the next smaller ones, eaches last."""
+    quantity allows, the rest in the next smaller ones, eaches last. Item sets sharing
+    its refId add their own units (eaches, without a ladder) to what the refId packs as."""
+    by_ref: dict[Any, list[Wire]] = defaultdict(list)
     for item_set in view.request.get("itemSets") or []:
-        ref_id = item_set.get("refId")
-        if not item_set.get("dimensionSets") or _is_auto_ref_id(ref_id):
+        by_ref[item_set.get("refId")].append(item_set)
+    for ref_id, item_sets in by_ref.items():
+        if not any(s.get("dimensionSets") for s in item_sets) or _is_auto_ref_id(ref_id):
             continue
-        if _hosts_subspaces(view, item_set):
+        if any(_hosts_subspaces(view, s) for s in item_sets):
             continue  # each unit carries its own subspace: it packs as eaches
-        left = int(item_set.get("quantity", 1))
         wanted: dict[int, int] = defaultdict(int)
-        for divisor in sorted({d for _, d in _unit_shapes(item_set)}, reverse=True):
-            wanted[divisor], left = divmod(left, divisor)
+        for item_set in item_sets:
+            left = int(item_set.get("quantity", 1))
+            for divisor in sorted({d for _, d in _unit_shapes(item_set)}, reverse=True):
+                count, left = divmod(left, divisor)
+                wanted[divisor] += count
         got: dict[int, int] = defaultdict(int)
         for item in view.items:
             if item.ref_id == ref_id and not _given_prepacked(view, item):

@@ -36,7 +36,7 @@ from cartonize.models import (
 from cartonize.render import render_pictures
 from cartonize.rules import free_axes_option, item_matches
 from cartonize.units import first_units as numbered_from
-from cartonize.units import locate, renamed_rules, without_operations
+from cartonize.units import locate, numbered, renamed_rules, without_operations
 
 __all__ = ["has_group_pack", "pack_grouped", "selects", "with_ref_ids"]
 
@@ -198,7 +198,7 @@ def pack_grouped(req: PackRequest, pack: Pack) -> PackResponse:
         ref_id = s.ref_id if s.ref_id is not None else -1
         first_unit = units_so_far.get(ref_id, 0)
         if s.quantity > 0:
-            units_so_far[ref_id] = first_unit + s.quantity
+            units_so_far[ref_id] = first_unit + numbered(s)
         by_rule = chosen.get(p)
         plan = _plan(by_rule[0], by_rule[1], s, box_types, warnings) if by_rule else None
         if plan is None:

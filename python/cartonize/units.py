@@ -8,16 +8,32 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from cartonize.errors import InvalidRequest
+from cartonize.items import unit_ladder
 from cartonize.models import Item, ItemSet, Rule
 
 __all__ = [
     "first_units",
     "locate",
+    "numbered",
     "renamed_rules",
     "renumber",
     "renumber_by",
     "without_operations",
 ]
+
+
+def numbered(item_set: ItemSet) -> int:
+    """How many unit numbers pack() gives `item_set`: one per unit it packs as, so a case
+    of its `dimensionSets` takes one number, not one per each (docs/decisions.md)."""
+    if item_set.quantity <= 0:
+        return 0
+    if not item_set.dimension_sets:
+        return item_set.quantity
+    try:
+        return sum(u.item_set.quantity for u in unit_ladder(item_set, "itemSets"))
+    except InvalidRequest:
+        return item_set.quantity  # a malformed ladder: pack() refuses the request (422)
 
 
 def first_units(item_sets: Sequence[ItemSet]) -> list[int]:
@@ -29,7 +45,7 @@ def first_units(item_sets: Sequence[ItemSet]) -> list[int]:
         first = so_far.get(s.ref_id, 0)
         out.append(first)
         if s.quantity > 0:
-            so_far[s.ref_id] = first + s.quantity
+            so_far[s.ref_id] = first + numbered(s)
     return out
 
 
@@ -43,7 +59,7 @@ def locate(
         return None
     n = int(number)
     for position, (s, first) in enumerate(zip(item_sets, firsts, strict=True)):
-        if s.ref_id == item.ref_id and s.quantity > 0 and first <= n < first + s.quantity:
+        if s.ref_id == item.ref_id and s.quantity > 0 and first <= n < first + numbered(s):
             return position, n - first
     return None
 

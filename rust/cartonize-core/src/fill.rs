@@ -344,10 +344,13 @@ impl<'a> BoxFill<'a> {
         let cuboid = match at {
             Some(c) => c,
             // Where a unit would fit: the box's contents are given, so the count,
-            // property, reserved-space and exclusion limits, which bind what is
-            // added to them, do not keep them out (the weight is checked on the whole).
+            // property, reserved-space, cohort and exclusion limits, which bind what
+            // is added to them, do not keep them out (the weight is checked on the whole).
             None => {
-                let (origin, size, _) = self.find_place(k)?;
+                self.tally.open_cohorts(true);
+                let found = self.find_place(k);
+                self.tally.open_cohorts(false);
+                let (origin, size, _) = found?;
                 Cuboid { origin, size }
             }
         };

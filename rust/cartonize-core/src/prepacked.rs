@@ -146,6 +146,7 @@ pub fn fill_with<'a>(
 mod tests {
     use super::*;
     use crate::model::ItemKindInput;
+    use crate::tally::face_adjacent;
 
     fn cube_kind(side: f64) -> Kind {
         Kind::new(&ItemKindInput {
@@ -206,6 +207,22 @@ mod tests {
         assert_eq!(contents[0].len(), 2);
         let mut fill = fill_with(&bk[0], &contents[0], rule, &kinds);
         assert!(!fill.try_add(0, 1, &kinds));
+        Ok(())
+    }
+
+    #[test]
+    fn given_items_are_placed_whatever_cohort_max() -> Result<(), CoreError> {
+        // One cohort allowed, the given one in mid-box: no free place touches it, and the
+        // second given item still goes in, a cohort of its own.
+        let kinds = vec![cube_kind(1.0)];
+        let input = [prepacked(vec![item(Some([5.0, 5.0, 5.0])), item(None)])];
+        let mut bk = BoxKind::new(&input[0].box_type);
+        bk.extra.cohort_max = Some(1);
+        let bk = [bk];
+        let rule = crate::testkit::first_point_rule();
+        let contents = fixed_contents(&input, &bk, &kinds, rule)?;
+        assert_eq!(contents[0].len(), 2);
+        assert!(!face_adjacent(&contents[0][0].0, &contents[0][1].0));
         Ok(())
     }
 

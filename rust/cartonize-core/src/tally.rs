@@ -18,6 +18,9 @@ pub struct Tally {
     sums: Vec<f64>,
     /// Under `cohortPacking`: the units so far and their groups.
     cohorts: Option<Cohorts>,
+    /// True while a pre-packed item is given a place: the box's contents, which
+    /// `cohortMax` (like every limit) never keeps out.
+    cohorts_open: bool,
 }
 
 impl Tally {
@@ -30,6 +33,7 @@ impl Tally {
                 max: max as usize,
                 ..Cohorts::default()
             }),
+            cohorts_open: false,
         }
     }
 
@@ -65,9 +69,17 @@ impl Tally {
     /// True when a unit of `k` at `at` keeps its item set within `cohortMax`
     /// groups in this box (always true without `cohortPacking`).
     pub fn cohorts_allow(&self, k: &Kind, at: &Cuboid) -> bool {
-        self.cohorts
-            .as_ref()
-            .is_none_or(|c| c.allows(k.item_set, at))
+        self.cohorts_open
+            || self
+                .cohorts
+                .as_ref()
+                .is_none_or(|c| c.allows(k.item_set, at))
+    }
+
+    /// Opens (`true`) or closes every place to [`Tally::cohorts_allow`]: open
+    /// while a pre-packed item is placed, which the limit does not bind.
+    pub fn open_cohorts(&mut self, open: bool) {
+        self.cohorts_open = open;
     }
 
     /// True when placements may depend on more than space, weight and
