@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -39,12 +38,12 @@ from cartonize.store import Store
 from falcon import testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from schemathesis import checks
 from schemathesis.core import NotSet
 from schemathesis.generation import GenerationMode
 from schemathesis.generation.case import Case
 
 from api.app import AppConfig, create_app
+from tests.api.schema_checks import CHECKS, FRESH
 from tests.strategies import examples
 from tests.validator import validate
 
@@ -56,13 +55,6 @@ MAX_ITEMS = 200
 MAX_TIMEOUT = "1"
 #: One request, however odd, answers within this (a hang is a failure, not a slow test).
 DEADLINE = timedelta(seconds=10)
-CHECKS = [
-    checks.not_a_server_error,
-    checks.status_code_conformance,
-    checks.content_type_conformance,
-    checks.response_schema_conformance,
-]
-FRESH = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
 
 
 def _settings(count: int) -> settings:

@@ -16,7 +16,6 @@ adds what a write must leave behind. Derandomised but under `make fuzz`
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from typing import Any
 
@@ -25,20 +24,13 @@ import schemathesis
 from cartonize.store import Store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from schemathesis import checks
 from schemathesis.generation.case import Case
 
 from tests.api.library_setup import Plan, item, make_plan
+from tests.api.schema_checks import CHECKS, FRESH
 from tests.strategies import examples
 
 OPERATIONS = ["POST", "PUT", "PATCH"]
-CHECKS = [
-    checks.not_a_server_error,
-    checks.status_code_conformance,
-    checks.content_type_conformance,
-    checks.response_schema_conformance,
-]
-FRESH = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
