@@ -68,6 +68,8 @@ WORKLOADS: dict[str, Callable[[int], Wire]] = {
     "one-box-type": one_box_type,
     "distinct-units": pack_speed.distinct_units,
     "distinct-units-2000": lambda seed: pack_speed.distinct_units(seed, 2000),
+    "distinct-mm-units": pack_speed.distinct_mm_units,
+    "distinct-mm-units-2000": lambda seed: pack_speed.distinct_mm_units(seed, 2000),
 }
 
 

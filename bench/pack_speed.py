@@ -182,6 +182,24 @@ def order_at_the_limit(seed: int) -> Wire:
     return {"itemSets": item_sets, "boxTypes": box_types, "includeImages": False}
 
 
+def distinct_mm_units(seed: int, units: int = 10_000) -> Wire:
+    """``units`` one-unit item sets of sides 20..180 mm (sizes that rarely repeat) into
+    `order_at_the_limit`'s cartons: where the box-choice trial fills, not the layers, take
+    the time (docs/benchmarks.md, "Trial fills of distinct mm units")."""
+    rng = random.Random(seed)
+    item_sets = [
+        {
+            "refId": ref_id,
+            "dimensions": point([rng.randint(20, 180) for _ in range(3)]),
+            "weight": rng.randint(1, 50) / 10,
+            "quantity": 1,
+        }
+        for ref_id in range(units)
+    ]
+    cartons = order_at_the_limit(seed)["boxTypes"]
+    return {"itemSets": item_sets, "boxTypes": cartons, "includeImages": False}
+
+
 def distinct_units(seed: int, units: int = 10_000) -> Wire:
     """``units`` one-unit item sets (every unit a distinct item, sides 1..9) into 100 box
     types (sides 10..40) priced at random, default options: the shape of
