@@ -198,6 +198,10 @@ def test_the_playground_redirects_after_packing_and_a_reload_packs_nothing(
     assert posted.status_code == 303, posted.text
     flash = posted.cookies[FLASH_COOKIE]
     assert len(flash.value) < 1000 and flash.path == f"/plans/{plan}/console/playground"
+    # They wait in the token file, encrypted: neither the request nor the result in clear.
+    (token,) = (store.data_dir / "console-flash").iterdir()
+    assert token.stat().st_size > 100_000
+    assert b"PLAY-1" not in token.read_bytes() and b"lenBoxes" not in token.read_bytes()
     shown = browser.follow(posted)
     assert shown.status_code == 200
     assert len(shown.text) > 100_000
