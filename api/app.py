@@ -16,6 +16,13 @@ environment for gunicorn:
 - `CARTONIZE_DAGSTER_UI_URL`: where browsers reach Dagster's UI (http:// or https://); the
   console then links each pull run in a connection's log to its page. `make run` sets it
   for the UI it starts (`cartonize.serve.dagster_ui_url`); unset, run ids show unlinked.
+- `CARTONIZE_WARM_WORKERS`: 1 (default) warms each worker before it serves: every active
+  API key cached and one pack run through, so no request pays for either
+  (`PackResource.warm`); 0 leaves both to the first requests.
+
+The service may be mounted under a path prefix (gunicorn's `SCRIPT_NAME`, e.g.
+`/cartonize` behind a proxy forwarding `/cartonize/...` unchanged): every URL the service
+writes (console links, redirects, cookies, `webhookUrl`) stays under it.
 
 The endpoint maximum of the pack `timeout` (`CARTONIZE_MAX_TIMEOUT`) is applied by
 `cartonize.pack` itself, so the CLI and the endpoint share it.
@@ -28,6 +35,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -86,6 +94,9 @@ class AppConfig:
     webhook_wait: float = 20.0
     # Dagster UI's address as browsers reach it ("": unknown, run ids are not linked).
     dagster_ui_url: str = ""
+    # Warm the app before it serves (keys cached, one pack run); on for gunicorn's workers
+    # (`from_env`), off by default here: tests build many apps.
+    warm: bool = False
 
     def __post_init__(self) -> None:
         url = self.dagster_ui_url
@@ -113,6 +124,7 @@ class AppConfig:
             secure_cookies=get("SECURE_COOKIES", 0).lower() in {"1", "true", "yes"},
             webhook_wait=float(get("WEBHOOK_WAIT", default.webhook_wait)),
             dagster_ui_url=environ.get("CARTONIZE_DAGSTER_UI_URL", "").strip().rstrip("/"),
+            warm=get("WARM_WORKERS", 1).lower() in {"1", "true", "yes"},
         )
 
 
@@ -197,6 +209,15 @@ def create_app(
     if config.pack_flush_seconds > 0:
         # Queued packs are written when the worker exits (gunicorn ends workers by SystemExit).
         atexit.register(log.close)
+    if config.warm:
+        started = time.perf_counter()
+        cached = packer.warm()
+        # gunicorn's error log, where its workers' own lines go.
+        logging.getLogger("gunicorn.error").info(
+            "warmed: %d API keys cached, one pack run, in %.0f ms",
+            cached,
+            (time.perf_counter() - started) * 1000,
+        )
     return app
 
 

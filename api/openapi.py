@@ -327,7 +327,8 @@ def render_docs(document: dict[str, Any]) -> str:
         "</head><body>",
         f"<h1>{e(document['info']['title'])} {e(document['info']['version'])}</h1>",
         f"<p>{e(document['info']['description'])} Machine-readable: "
-        "<a href='/openapi.json'>/openapi.json</a>.</p><h2>Endpoints</h2>",
+        # Relative: under a path prefix (/cartonize/docs) it is /cartonize/openapi.json.
+        "<a href='openapi.json'>/openapi.json</a>.</p><h2>Endpoints</h2>",
     ]
     for path, methods in document["paths"].items():
         for method, operation in methods.items():

@@ -8,7 +8,9 @@ fails on our side (5xx): `RateLimiter.admitted` hands those admissions back.
 
 from __future__ import annotations
 
+import html
 import json
+import string
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -95,8 +97,9 @@ def prefers_html(req: falcon.Request) -> bool:
         return False
 
 
-#: What a browser opening the service's address sees (`GET /` preferring HTML).
-LANDING_PAGE = """<!doctype html>
+#: What a browser opening the service's address sees (`GET /` preferring HTML); `$root`
+#: is the path prefix the service is mounted under (see `landing_page`).
+LANDING_PAGE = string.Template("""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -111,15 +114,38 @@ code{font-size:90%}</style>
 <p>This address is the cartonize pack API: clients send pack requests as JSON with
 <code>POST /</code>.</p>
 <ul>
-<li><a href="/sign-in">Sign in to the console</a>: connections, the resource library and a
+<li><a href="$root/sign-in">Sign in to the console</a>: connections, the resource library and a
 pack playground, with an account API key.</li>
-<li><a href="/docs">API documentation</a> (machine-readable:
-<a href="/openapi.json">/openapi.json</a>).</li>
+<li><a href="$root/docs">API documentation</a> (machine-readable:
+<a href="$root/openapi.json">/openapi.json</a>).</li>
 </ul>
 </main>
 </body>
 </html>
-"""
+""")
+
+
+def landing_page(req: falcon.Request) -> str:
+    """The landing page with its links under the request's path prefix (WSGI
+    `SCRIPT_NAME`: the service mounted at `/cartonize` behind a proxy links
+    `/cartonize/sign-in`, not the proxy's own `/sign-in`)."""
+    return LANDING_PAGE.substitute(root=html.escape(req.root_path))
+
+
+#: What a worker packs before it serves (`PackResource.warm`): two item sets into two box
+#: types, with the pictures a request gets by default.
+WARM_REQUEST = json.dumps(
+    {
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 2, "y": 3, "z": 4}, "weight": 1, "quantity": 3},
+            {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 5}, "weight": 0.5, "quantity": 2},
+        ],
+        "boxTypes": [
+            {"refId": 10, "dimensions": {"x": 4, "y": 4, "z": 6}, "weightMax": 20},
+            {"refId": 11, "dimensions": {"x": 6, "y": 6, "z": 8}, "weightMax": 30},
+        ],
+    }
+).encode()
 
 
 def item_count(request: PackRequest) -> int:
@@ -158,6 +184,18 @@ class PackResource:
         """The largest pack request body, in bytes."""
         return self._limits.max_body_bytes
 
+    def warm(self) -> int:
+        """Build, before the first request, what the first request would otherwise build:
+        every active key in the key cache (a key's first request opened the store, 50-60
+        ms), and one pack through the steps of `pack` after the key (request parsing,
+        engine, response models, fingerprints), neither stored nor counted. Returns the
+        number of keys cached (docs/benchmarks.md, "The cold first request")."""
+        keys = self._keys.preload()
+        request = validate_request(decode_body(WARM_REQUEST))
+        item_count(request)
+        self._service.warm(request, CanonicalRequest.of(request))
+        return keys
+
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         """Pack the request body; an empty body packs nothing."""
         _, resp.text = self.pack(req, read_body(req, self._limits.max_body_bytes))
@@ -171,7 +209,7 @@ class PackResource:
         if not prefers_html(req):
             raise falcon.HTTPMethodNotAllowed(["POST", "OPTIONS"], headers={"Vary": "Accept"})
         resp.content_type = falcon.MEDIA_HTML
-        resp.text = LANDING_PAGE
+        resp.text = landing_page(req)
 
     def pack(
         self, req: falcon.Request, raw: bytes, session_key: ApiKey | None = None

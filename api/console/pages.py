@@ -120,9 +120,19 @@ class Console:
     # ------------------------------------------------------------------ plumbing
 
     def render(
-        self, resp: falcon.Response, template: str, *, status: int = 200, **context: Any
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        template: str,
+        *,
+        status: int = 200,
+        **context: Any,
     ) -> None:
-        """Render `template` into the response as HTML."""
+        """Render `template` into the response as HTML.
+
+        Templates write their links as `{{ root }}/path`: `root` is the path prefix the
+        service is mounted under (WSGI `SCRIPT_NAME`, e.g. gunicorn's `SCRIPT_NAME`
+        setting behind a proxy), empty at the root of the site."""
         resp.status = status
         resp.content_type = falcon.MEDIA_HTML
         resp.set_header("Cache-Control", "no-store")
@@ -138,6 +148,7 @@ class Console:
         context.setdefault("nav", "")
         context.setdefault("progress", None)
         context["dagster_ui_url"] = self.dagster_ui_url
+        context["root"] = req.root_path
         resp.text = self.templates.get_template(template).render(**context)
 
     def session(self, req: falcon.Request, plan_id: str) -> Session:
@@ -148,8 +159,9 @@ class Console:
         session = self.signer.read(req.cookies.get(SESSION_COOKIE), self.now())
         key = self._active_key(session) if session is not None else None
         if session is None or key is None:
-            target = quote(req.relative_uri, safe="/?=&")
-            raise ConsoleRedirect(f"/sign-in?next={target}")
+            # `next` is a path within the service, like every ConsoleRedirect target.
+            here = req.path + (f"?{req.query_string}" if req.query_string else "")
+            raise ConsoleRedirect(f"/sign-in?next={quote(here, safe='/?=&')}")
         if session.plan_id != plan_id:
             # Another plan's pages: do not say whether the plan exists.
             raise PageError(404, "Not found", "There is no such page for your plan.")
@@ -202,14 +214,21 @@ class Console:
         return fields
 
     def set_cookie(
-        self, resp: falcon.Response, name: str, value: str, max_age: int, path: str = "/"
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        name: str,
+        value: str,
+        max_age: int,
+        path: str = "/",
     ) -> None:
-        """Set a console cookie: HttpOnly, SameSite=Lax, Secure when served over HTTPS."""
+        """Set a console cookie: HttpOnly, SameSite=Lax, Secure when served over HTTPS,
+        for `path` within the service (under its path prefix, if any)."""
         resp.set_cookie(
             name,
             value,
             max_age=max_age,
-            path=path,
+            path=req.root_path + path,
             secure=self.secure_cookies,
             http_only=True,
             same_site="Lax",
@@ -218,12 +237,19 @@ class Console:
     # ------------------------------------------------------------------ flash
 
     def redirect_with(
-        self, resp: falcon.Response, session: Session, target: str, **shown: Any
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        session: Session,
+        target: str,
+        stored: dict[str, Any] | None = None,
+        **shown: Any,
     ) -> NoReturn:
         """Post/Redirect/Get: answer 303 to `target`, whose next GET shows `shown` (a
-        notice, a new API secret, a run's progress) once (api/console/flash.py)."""
-        value = self._flash().issue(session, target, shown, self.now())
-        self.set_cookie(resp, FLASH_COOKIE, value, max_age=FLASH_SECONDS, path=target)
+        notice, a new API secret, a run's progress) once (api/console/flash.py); what is
+        too large for a cookie goes in `stored`, kept on the server until shown."""
+        value = self._flash().issue(session, target, shown, self.now(), stored)
+        self.set_cookie(req, resp, FLASH_COOKIE, value, max_age=FLASH_SECONDS, path=target)
         raise ConsoleRedirect(target)
 
     def take_flash(
@@ -236,7 +262,7 @@ class Console:
         payload = self._flash().read(raw)
         if payload is not None and payload.get("path") != req.path:
             return {}  # another page's, still on its way there
-        resp.unset_cookie(FLASH_COOKIE, path=req.path)
+        resp.unset_cookie(FLASH_COOKIE, path=req.root_path + req.path)
         return {} if payload is None else self._flash().take(payload, session, self.now())
 
     def _flash(self) -> Flash:
@@ -253,12 +279,14 @@ def handle_page_error(
     def handler(req: falcon.Request, resp: falcon.Response, ex: Exception, params: Any) -> None:
         if isinstance(ex, ConsoleRedirect):
             resp.status = falcon.HTTP_303
-            resp.location = ex.location
+            # Targets are paths within the service: under its path prefix, if any.
+            resp.location = req.root_path + ex.location
             resp.text = ""
             return
         assert isinstance(ex, PageError)
         session = console.signer.read(req.cookies.get(SESSION_COOKIE), console.now())
         console.render(
+            req,
             resp,
             "error.html",
             status=ex.status,
@@ -287,8 +315,9 @@ class SignInPage:
         self, req: falcon.Request, resp: falcon.Response, error: str | None, status: int = 200
     ) -> None:
         token = self._c.signer.new_sign_in_token()
-        self._c.set_cookie(resp, SIGN_IN_COOKIE, token, max_age=3600)
+        self._c.set_cookie(req, resp, SIGN_IN_COOKIE, token, max_age=3600)
         self._c.render(
+            req,
             resp,
             "sign_in.html",
             status=status,
@@ -318,8 +347,10 @@ class SignInPage:
             plan_id=account.plan_id,
             now=self._c.now(),
         )
-        self._c.set_cookie(resp, SESSION_COOKIE, value, max_age=self._c.signer.lifetime_seconds)
-        resp.unset_cookie(SIGN_IN_COOKIE, path="/")
+        self._c.set_cookie(
+            req, resp, SESSION_COOKIE, value, max_age=self._c.signer.lifetime_seconds
+        )
+        resp.unset_cookie(SIGN_IN_COOKIE, path=req.root_path + "/")
         nxt = _safe_next(fields.get("next"))
         home = f"/plans/{account.plan_id}/console/"
         raise ConsoleRedirect(nxt if nxt.startswith(f"/plans/{account.plan_id}/") else home)
@@ -336,7 +367,7 @@ class SignOutAction:
         session = self._c.signer.read(req.cookies.get(SESSION_COOKIE), self._c.now())
         if session is not None:
             self._c.checked_form(req, session)
-        resp.unset_cookie(SESSION_COOKIE, path="/")
+        resp.unset_cookie(SESSION_COOKIE, path=req.root_path + "/")
         raise ConsoleRedirect("/sign-in")
 
 
@@ -369,6 +400,7 @@ class OverviewPage:
             session.account_id, order_id=None, request_id=None, limit=10, offset=0
         )
         self._c.render(
+            req,
             resp,
             "overview.html",
             title="Overview",
@@ -384,12 +416,22 @@ class PlaygroundPage:
         self._c = console
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
-        """Show the editor with a sample request."""
+        """Show the editor: once, after a pack redirected here, with the request packed
+        and its result; else with a sample request."""
         session = self._c.session(req, plan_id)
-        self._show(resp, session, json.dumps(SAMPLE_REQUEST, indent=2), None, None)
+        shown = self._c.take_flash(req, resp, session)
+        text, answer = shown.get("request"), shown.get("response")
+        if isinstance(text, str) and isinstance(answer, str):
+            result = _result_view(PackResponse.model_validate_json(answer))
+            self._show(req, resp, session, text, result, None)
+            return
+        self._show(req, resp, session, json.dumps(SAMPLE_REQUEST, indent=2), None, None)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
-        """Pack the posted request under the session's key and show the result."""
+        """Pack the posted request under the session's key, then redirect to the editor,
+        which shows it and its result once (Post/Redirect/Get: a reload packs nothing).
+        A refused request is shown at once, with the endpoint's status: nothing was
+        packed, so sending it again changes nothing."""
         session = self._c.session(req, plan_id)
         # The request may be as long as the endpoint's body limit, and three times that
         # once percent-encoded; the other fields are short.
@@ -402,14 +444,22 @@ class PlaygroundPage:
         try:
             # The endpoint's own checks: body size, item limit, the key's rate limit.
             key: ApiKey = req.context.api_key
-            response, _ = self._c.packer.pack(req, text.encode(), session_key=key)
+            _, answer = self._c.packer.pack(req, text.encode(), session_key=key)
         except CartonizeError as error:
             if isinstance(error, TooManyRequests):
                 resp.set_header("Retry-After", str(error.retry_after))
             problem = {"message": error.message, "details": error.details or ""}
-            self._show(resp, session, text, None, problem, status=error.status)
+            self._show(req, resp, session, text, None, problem, status=error.status)
             return
-        self._show(resp, session, text, response, None)
+        # The request and the response (pictures included: megabytes) wait on the server,
+        # not in the cookie (api/console/flash.py).
+        self._c.redirect_with(
+            req,
+            resp,
+            session,
+            f"/plans/{session.plan_id}/console/playground",
+            stored={"request": text, "response": answer},
+        )
 
     def _order_request(self, session: Session, order_id: str) -> dict[str, Any]:
         """A request packing a library order into the account's cartons (when it has some)."""
@@ -437,21 +487,23 @@ class PlaygroundPage:
 
     def _show(
         self,
+        req: falcon.Request,
         resp: falcon.Response,
         session: Session,
         text: str,
-        response: PackResponse | None,
+        result: dict[str, Any] | None,
         problem: dict[str, str] | None,
         status: int = 200,
     ) -> None:
         self._c.render(
+            req,
             resp,
             "playground.html",
             status=status,
             title="Pack playground",
             session=session,
             request_text=text,
-            result=_result_view(response) if response is not None else None,
+            result=result,
             problem=problem,
             orders=self._orders(session),
         )
@@ -473,6 +525,7 @@ class StoredPackPage:
             raise PageError(404, "Not found", "No pack of your account has this packUuid.")
         response = PackResponse.model_validate_json(record.response_json)
         self._c.render(
+            req,
             resp,
             "pack.html",
             title=f"Pack {pack_uuid}",

@@ -138,6 +138,7 @@ class ConnectionListPage:
                 }
             )
         self._c.render(
+            req,
             resp,
             "connections.html",
             title="Connections",
@@ -168,6 +169,7 @@ class _EditorBase:
     ) -> None:
         log = read_log(self._c.store, connection.id, limit=20, offset=0) if connection else []
         self._c.render(
+            req,
             resp,
             "connection_edit.html",
             status=status,
@@ -322,6 +324,7 @@ class ConnectionNewPage(_EditorBase):
                 # Post/Redirect/Get: the editor shows the secret once; a reload of it
                 # creates nothing and shows the secret no more.
                 self._c.redirect_with(
+                    req,
                     resp,
                     session,
                     _editor(session, connection.id),
@@ -386,7 +389,7 @@ class ConnectionEditorPage(_EditorBase):
                 if updated is None:
                     raise PageError(404, "Not found", "The connection was deleted meanwhile.")
                 self._c.redirect_with(
-                    resp, session, _editor(session, connection_id), notice="Saved."
+                    req, resp, session, _editor(session, connection_id), notice="Saved."
                 )
         values = {
             **form,
@@ -409,6 +412,7 @@ class RegenerateCredentialsPage(_EditorBase):
         _connections_allowed(self._c, session)
         connection = _connection_or_404(self._c, session, connection_id)
         self._c.render(
+            req,
             resp,
             "regenerate.html",
             title="Regenerate credentials",
@@ -432,6 +436,7 @@ class RegenerateCredentialsPage(_EditorBase):
             raise PageError(404, "Not found", f"There is no connection {connection_id} here.")
         connection, secret = done
         self._c.redirect_with(
+            req,
             resp,
             session,
             _editor(session, connection.id),
@@ -459,6 +464,7 @@ class ResourceListPage:
             self._c.store, session.account_id, cast(ResourceType | None, chosen)
         )
         self._c.render(
+            req,
             resp,
             "resources.html",
             title="Resources",
@@ -507,6 +513,7 @@ class ResourcePage:
         )
         columns = property_names(resource.type)
         self._c.render(
+            req,
             resp,
             "resource.html",
             status=status,
@@ -533,6 +540,7 @@ class ResourcePage:
             if set_default(self._c.store, session.account_id, resource_id) is None:
                 raise PageError(404, "Not found", f"There is no resource {resource_id} here.")
             self._c.redirect_with(
+                req,
                 resp,
                 session,
                 f"{_base(session)}/resources/{resource_id}",
@@ -612,10 +620,12 @@ class TriggerWebhookAction(_EditorBase):
                 + (f". {status.message}" if status.message else ".")
             )
         else:
-            notice = f"Pull {run_id} is still running; this page follows it."
-            progress = {"url": f"{editor}/runs/{run_id}", "done": editor}
+            # The editor says so, with the run linked to its Dagster page when the UI's
+            # address is known, as the connection log links it.
+            notice = None
+            progress = {"url": f"{editor}/runs/{run_id}", "done": editor, "run_id": run_id}
         # The editor shows the outcome (or follows the run) once: a reload starts no pull.
-        self._c.redirect_with(resp, session, editor, notice=notice, progress=progress)
+        self._c.redirect_with(req, resp, session, editor, notice=notice, progress=progress)
 
 
 class RunStatusJson:

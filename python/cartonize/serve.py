@@ -93,9 +93,14 @@ def api_on_loopback(
     workers: int = 2,
     env: Mapping[str, str] | None = None,
     startup_seconds: float = 60.0,
+    root_path: str = "",
 ) -> Iterator[str]:
     """The API under gunicorn on a free loopback port over `data_dir`, for tests,
-    benchmarks and screenshots: yields its base URL (no trailing slash), output in `log`."""
+    benchmarks and screenshots: yields its base URL (no trailing slash), output in `log`.
+
+    With `root_path` (e.g. "/cartonize") the API answers under that path prefix, as behind
+    a proxy that forwards `/cartonize/...` unchanged: gunicorn's `SCRIPT_NAME`; the base
+    URL yielded ends with it."""
     port = free_port()
     environ = {
         **os.environ,
@@ -103,12 +108,14 @@ def api_on_loopback(
         "CARTONIZE_DATA_DIR": str(data_dir),
         **(env or {}),
     }
+    if root_path:
+        environ["SCRIPT_NAME"] = root_path
     command = api_command(Path(sys.executable).parent, f"127.0.0.1:{port}", workers)
     with log.open("wb") as output:
         server = subprocess.Popen(
             command, cwd=ROOT, env=environ, stdout=output, stderr=subprocess.STDOUT
         )
-    base_url = f"http://127.0.0.1:{port}"
+    base_url = f"http://127.0.0.1:{port}{root_path}"
     try:
         _wait_until_serving(base_url, server, log, startup_seconds)
         yield base_url

@@ -25,7 +25,7 @@ from typing import Any
 
 from cartonize.errors import TooManyRequests
 from cartonize.models import PackRequest, PackResponse
-from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, utc_now
+from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, hash_key, utc_now
 
 __all__ = [
     "RESPONSE_VOLATILE_FIELDS",
@@ -119,7 +119,9 @@ class KeyRing:
 
     Every request would otherwise open the database. A revocation touches a marker file in
     the data directory; a changed marker empties every process's cache before the next
-    lookup, so a revoked key stops working at once, in every worker.
+    lookup, so a revoked key stops working at once, in every worker. `preload` fills the
+    cache with every active key at once (a worker does before it serves: the first
+    request with each key then opens no database either). Entries are by the key's hash.
     """
 
     def __init__(self, store: Store) -> None:
@@ -131,16 +133,28 @@ class KeyRing:
 
     def verify(self, secret: str) -> ApiKey | None:
         """The active key `secret` is, or None."""
+        digest = hash_key(secret)
         with self._lock:
             self._drop_cache_if_keys_changed()
-            cached = self._cache.get(secret)
+            cached = self._cache.get(digest)
         if cached is not None:
             return cached
         key = self._store.find_key(secret)
         if key is not None:
             with self._lock:
-                self._cache[secret] = key
+                self._cache[digest] = key
         return key
+
+    def preload(self) -> int:
+        """Cache every active key (one transaction); returns how many."""
+        with self._lock:
+            # The marker is read before the keys: a revocation while they load changes
+            # it again, and the next lookup drops what was loaded.
+            self._drop_cache_if_keys_changed()
+        keys = self._store.active_keys()
+        with self._lock:
+            self._cache.update(keys)
+        return len(keys)
 
     def _drop_cache_if_keys_changed(self) -> None:
         try:
@@ -331,17 +345,23 @@ class PackLog:
             if len(self._pending) > self.max_pending:
                 dropped = self._pending.pop(0)
                 logger.error("pack queue full; pack %s not stored", dropped.pack_uuid[:16])
-            # Started on first use, not at construction: gunicorn forks workers after the
-            # app is built, and threads do not survive a fork.
-            if self.flush_interval > 0 and (self._thread is None or not self._thread.is_alive()):
-                self._thread = threading.Thread(
-                    target=self._run, name="pack-log-flush", daemon=True
-                )
-                self._thread.start()
+            self._start_writer()
         if self.flush_interval <= 0:
             self.flush()
         elif record.account_id is not None:
             self._mark_queued(record.account_id)
+
+    def start(self) -> None:
+        """Start the background writer when batching (else `add` does on first use)."""
+        with self._lock:
+            self._start_writer()
+
+    def _start_writer(self) -> None:
+        # Started on first use, not at construction: gunicorn forks workers after the
+        # app is built, and threads do not survive a fork (a worker's warm-up starts it).
+        if self.flush_interval > 0 and (self._thread is None or not self._thread.is_alive()):
+            self._thread = threading.Thread(target=self._run, name="pack-log-flush", daemon=True)
+            self._thread.start()
 
     def get(self, pack_uuid: str) -> PackRecord | None:
         """The pack with this uuid: queued here, stored, or flushed by another worker soon."""
@@ -516,17 +536,11 @@ class PackService:
         """Pack `request` (canonicalised by the caller), record the result, and return the
         response with its JSON text, which is what was stored and is sent as is."""
         started = self._clock()
-        response = self._pack(request)
-        response.used_key_stem = key.stem if key else None
-        # One serialisation serves the fingerprint, the store and the HTTP body.
-        wire = response.model_dump(mode="json", by_alias=True, exclude_none=True)
-        response.request_fingerprint = wire["requestFingerprint"] = canonical.fingerprint
-        response.response_fingerprint = wire["responseFingerprint"] = response_fingerprint(wire)
-        response.pack_uuid = wire["packUuid"] = new_pack_uuid()
-        text = json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
+        pack_uuid = new_pack_uuid()
+        response, text = self._answer(request, key, canonical, pack_uuid)
         self._log.add(
             PackRecord(
-                pack_uuid=response.pack_uuid,
+                pack_uuid=pack_uuid,
                 created_at=started,
                 account_id=key.account_id if key else None,
                 key_stem=response.used_key_stem,
@@ -538,4 +552,28 @@ class PackService:
                 total_time=response.total_time,
             )
         )
+        return response, text
+
+    def warm(self, request: PackRequest, canonical: CanonicalRequest) -> None:
+        """Pack `request` as `pack` does, storing nothing: the first call of each step
+        (the engine, the response models, the fingerprints) builds what later calls reuse,
+        so a worker runs it before it serves. Starts the pack log's writer too."""
+        self._answer(request, None, canonical, new_pack_uuid())
+        self._log.start()
+
+    def _answer(
+        self,
+        request: PackRequest,
+        key: ApiKey | None,
+        canonical: CanonicalRequest,
+        pack_uuid: str,
+    ) -> tuple[PackResponse, str]:
+        response = self._pack(request)
+        response.used_key_stem = key.stem if key else None
+        # One serialisation serves the fingerprint, the store and the HTTP body.
+        wire = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+        response.request_fingerprint = wire["requestFingerprint"] = canonical.fingerprint
+        response.response_fingerprint = wire["responseFingerprint"] = response_fingerprint(wire)
+        response.pack_uuid = wire["packUuid"] = pack_uuid
+        text = json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
         return response, text

@@ -533,6 +533,13 @@ class Store:
         row = self.transaction(lambda con: con.execute(query, [hash_key(secret)]).fetchone())
         return _api_key(row) if row else None
 
+    def active_keys(self) -> dict[str, ApiKey]:
+        """Every active key by its hash (`hash_key`), in one transaction."""
+        query = "SELECT k.key_hash, " + _KEY_SELECT.removeprefix("SELECT ")
+        query += " WHERE k.revoked_at IS NULL"
+        rows = self.transaction(lambda con: con.execute(query).fetchall())
+        return {str(row[0]): _api_key(row[1:]) for row in rows}
+
     def keys_changed_marker(self) -> Path:
         """A file touched whenever keys change, so other processes can drop cached keys."""
         return self.data_dir / "keys.changed"

@@ -6,6 +6,7 @@ pin the security rules, which a browser test would only show indirectly.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from cartonize.store import Store
 
+from api.console.flash import FLASH_COOKIE
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, SessionSigner
 from tests.api.console_browser import Browser, hidden
 
@@ -132,9 +134,12 @@ def test_playground_packs_stores_and_shows_pictures(store: Store, account: tuple
     browser.sign_in(key)
     page = browser.get(f"/plans/{plan}/console/playground")
     csrf = hidden(page.text, "csrf_token")
-    result = browser.post(
+    posted = browser.post(
         f"/plans/{plan}/console/playground", {"request": json.dumps(REQUEST), "csrf_token": csrf}
     )
+    assert posted.status_code == 303, posted.text
+    assert posted.headers["location"] == f"/plans/{plan}/console/playground"
+    result = browser.follow(posted)
     assert result.status_code == 200, result.text
     assert re.search(r'id="total-boxes">1<', result.text)
     assert re.search(r'id="total-units">3<', result.text)
@@ -156,12 +161,58 @@ def test_a_png_pack_shows_its_pictures(store: Store, account: tuple[str, str]) -
     browser.sign_in(key)
     csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
     png = {**REQUEST, "imageFormat": "png"}
-    result = browser.post(
-        f"/plans/{plan}/console/playground", {"request": json.dumps(png), "csrf_token": csrf}
+    result = browser.follow(
+        browser.post(
+            f"/plans/{plan}/console/playground", {"request": json.dumps(png), "csrf_token": csrf}
+        )
     )
     assert result.status_code == 200, result.text
     assert result.text.count('src="data:image/png;base64,') == 1
     assert "data:image/svg+xml" not in result.text
+
+
+def editor_text(page: str) -> str:
+    """What the playground's request editor holds."""
+    found = re.search(r'<textarea id="request"[^>]*>(.*?)</textarea>', page, re.S)
+    assert found, page[:300]
+    return html.unescape(found.group(1))
+
+
+def test_the_playground_redirects_after_packing_and_a_reload_packs_nothing(
+    store: Store, account: tuple[str, str]
+) -> None:
+    # The playground answered its POST with the result: a reload (or the back button)
+    # sent the form again and packed again, a second stored pack and another request
+    # against the key's rate limit. It redirects now (303) to the editor, which shows the
+    # request as typed and its result once; they wait on the server, not in the cookie.
+    plan, key = account
+    browser = Browser(store)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(f"/plans/{plan}/console/playground").text, "csrf_token")
+    # 40 boxes of pictures: a result of hundreds of kilobytes, far past a cookie's 4 KB.
+    big = {**REQUEST, "itemSets": [{**REQUEST["itemSets"][0], "quantity": 320}]}
+    typed = json.dumps(big, indent=3)
+    posted = browser.post(
+        f"/plans/{plan}/console/playground", {"request": typed, "csrf_token": csrf}
+    )
+    assert posted.status_code == 303, posted.text
+    flash = posted.cookies[FLASH_COOKIE]
+    assert len(flash.value) < 1000 and flash.path == f"/plans/{plan}/console/playground"
+    # They wait in the token file, encrypted: neither the request nor the result in clear.
+    (token,) = (store.data_dir / "console-flash").iterdir()
+    assert token.stat().st_size > 100_000
+    assert b"PLAY-1" not in token.read_bytes() and b"lenBoxes" not in token.read_bytes()
+    shown = browser.follow(posted)
+    assert shown.status_code == 200
+    assert len(shown.text) > 100_000
+    assert re.search(r'id="total-boxes">40<', shown.text)
+    assert editor_text(shown.text) == typed
+    reloaded = browser.get(f"/plans/{plan}/console/playground")
+    assert 'id="total-boxes"' not in reloaded.text
+    assert editor_text(reloaded.text) != typed
+    assert len(store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)) == 1
+    # The token file that held the result went with its showing.
+    assert list((store.data_dir / "console-flash").iterdir()) == []
 
 
 def test_playground_shows_a_bad_request_with_its_details_and_keeps_the_text(
@@ -223,7 +274,7 @@ def test_form_bodies_are_bounded_before_they_are_parsed(
     # Within its limit the playground still takes a request three times its size encoded.
     request = json.dumps({**REQUEST, "orderId": '"' * 300})
     playground = {"request": request, "csrf_token": csrf}
-    assert browser.post(f"/plans/{plan}/console/playground", playground).status_code == 200
+    assert browser.post(f"/plans/{plan}/console/playground", playground).status_code == 303
 
 
 def test_the_playground_goes_through_the_pack_endpoints_checks(
@@ -245,7 +296,7 @@ def test_the_playground_goes_through_the_pack_endpoints_checks(
     assert too_many.status_code == 422 and "exceed the limit of 5 items" in too_many.text
     too_long = play({**REQUEST, "requestId": "r" * 2000})
     assert too_long.status_code == 413 and "2000 bytes" in too_long.text
-    assert play(REQUEST).status_code == 200
+    assert play(REQUEST).status_code == 303
     limited = play(REQUEST)
     assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
     packs = store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)

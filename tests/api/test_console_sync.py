@@ -324,9 +324,15 @@ def test_playground_packs_an_order_picked_from_the_library(browser: Browser, pla
     assert written.json["status"] == "success", written.text
     page = browser.get(base(plan) + "/playground")
     assert '<option value="SO-7">' in page.text and '<option value="SO-8">' in page.text
-    result = browser.post(
-        base(plan) + "/playground",
-        {"csrf_token": hidden(page.text, "csrf_token"), "action": "pack-order", "orderId": "SO-7"},
+    result = browser.follow(
+        browser.post(
+            base(plan) + "/playground",
+            {
+                "csrf_token": hidden(page.text, "csrf_token"),
+                "action": "pack-order",
+                "orderId": "SO-7",
+            },
+        )
     )
     assert result.status_code == 200, result.text
     assert re.search(r'id="total-units">5<', result.text)

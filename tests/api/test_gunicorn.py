@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import filelock
 import httpx
 from cartonize.serve import api_on_loopback
 from cartonize.store import Store
@@ -128,3 +129,38 @@ def test_gunicorn_answers_requests_it_cannot_parse_itself_in_html() -> None:
             status_line, content_type = raw_exchange(url, request)
             assert status_line.split()[1] == status, status_line
             assert content_type.endswith(b"text/html"), content_type
+
+
+def first_pack_with_the_store_locked(warm: str) -> tuple[int | None, list[str]]:
+    """A fresh one-worker gunicorn's first keyed pack while another process holds the
+    store's lock: its status (None: no answer in 5 s, waiting for the store), and the log."""
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Store(Path(scratch) / "data")
+        store.migrate()
+        store.create_account("WARM", "enterprise")
+        auth = {"Authorization": f"apikey {store.create_key('WARM', 'first')[1]}"}
+        log = Path(scratch) / "gunicorn.log"
+        # Packs are batched (written a minute later): the request itself needs no store.
+        env = {"CARTONIZE_WARM_WORKERS": warm, "CARTONIZE_PACK_FLUSH_SECONDS": "60"}
+        locked = filelock.FileLock(str(store.path) + ".lock", timeout=5)
+        with api_on_loopback(store.data_dir, log, workers=1, env=env) as url, locked:
+            try:
+                status: int | None = httpx.post(
+                    url + "/", json=PACK, headers=auth, timeout=5.0
+                ).status_code
+            except httpx.ReadTimeout:
+                status = None
+        return status, log.read_text().splitlines()
+
+
+def test_a_worker_caches_the_keys_before_it_serves() -> None:
+    # A worker's first request with a key opened the store to look the key up (50-60 ms,
+    # most of "the cold first request": docs/benchmarks.md). Each worker now caches every
+    # active key, and runs one pack, before it serves: that request needs no store.
+    status, lines = first_pack_with_the_store_locked("1")
+    assert status == 200, lines
+    assert [line for line in lines if "warmed: 1 API keys cached, one pack run" in line]
+    # Not warmed, the same request waits for the store (the proof that this one needs it).
+    cold_status, cold_lines = first_pack_with_the_store_locked("0")
+    assert cold_status is None, cold_lines
+    assert not [line for line in cold_lines if "warmed" in line]

@@ -147,6 +147,26 @@ def test_revoked_key_is_401_at_once(store: Store) -> None:
     assert_error(post(c, SMALL_PACK, key=key), 401)
 
 
+def test_a_warmed_app_serves_keys_from_its_cache_and_still_revokes_at_once(
+    store: Store,
+) -> None:
+    # The warm-up caches every active key (api/app.py, AppConfig.warm); a revocation must
+    # still end a cached key at once, and a key made after the warm-up must still work.
+    first, second = keyed(store), keyed(store)
+    revoked_earlier = keyed(store)
+    store.revoke_key(revoked_earlier[:10])
+    c = client(store, warm=True)
+    assert post(c, SMALL_PACK, key=revoked_earlier).status_code == 401
+    assert post(c, SMALL_PACK, key=first).status_code == 200
+    store.revoke_key(first[:10])
+    assert_error(post(c, SMALL_PACK, key=first), 401)
+    assert post(c, SMALL_PACK, key=second).status_code == 200
+    assert post(c, SMALL_PACK, key=keyed(store)).status_code == 200
+    # The warm-up pack was neither stored nor counted: only the three packs above are.
+    stored = store.transaction(lambda con: con.execute("SELECT count(*) FROM packs").fetchone())
+    assert stored == (3,)
+
+
 def test_header_and_body_keys_must_agree(store: Store) -> None:
     key, other = keyed(store), keyed(store)
     assert_error(post(client(store), {**SMALL_PACK, "key": other}, key=key), 401)

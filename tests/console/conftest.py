@@ -48,6 +48,31 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         yield Service(base_url, store, data_dir, scratch / "dagster")
 
 
+#: The path prefix of `prefixed_service`, as a proxy forwarding `/cartonize/...` mounts it.
+ROOT_PATH = "/cartonize"
+
+
+@pytest.fixture(scope="session")
+def prefixed_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """The app under gunicorn (1 worker) mounted under `ROOT_PATH` (gunicorn's
+    SCRIPT_NAME), its base URL ending with it. The Trigger Webhook waits only half a
+    second, so a pull from a slow source is still running when the editor shows."""
+    scratch = tmp_path_factory.mktemp("console-prefixed")
+    data_dir = scratch / "data"
+    store = Store(data_dir)
+    store.migrate()
+    env = {
+        "CARTONIZE_PACK_FLUSH_SECONDS": "0",
+        "CARTONIZE_SYNC_ALLOW_HOSTS": "127.0.0.1",
+        "DAGSTER_HOME": str(scratch / "dagster"),
+        "CARTONIZE_DAGSTER_UI_URL": DAGSTER_UI_URL,
+        "CARTONIZE_WEBHOOK_WAIT": "0.5",
+    }
+    log = scratch / "gunicorn.log"
+    with api_on_loopback(data_dir, log, workers=1, env=env, root_path=ROOT_PATH) as base_url:
+        yield Service(base_url, store, data_dir, scratch / "dagster")
+
+
 @pytest.fixture(scope="session")
 def third_party() -> Iterator[ThirdPartyServer]:
     """The loopback third-party JSON source (tests/sync/third_party.py)."""
