@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from cartonize.store import Store
+from cartonize.sync import store_catalog
 from cartonize.sync.catalog import PullBusy
 from cartonize.sync.connections import (
     Connection,
@@ -487,6 +488,68 @@ def test_a_connection_retargeted_during_its_pull_writes_nothing(
     assert entry.status == "failure"
     assert "changed during the pull" in entry.messages[0]
     assert "Third-Party API URL" in entry.messages[0] and "Resource to Update" in entry.messages[0]
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        ("retarget", "Resource to Update"),
+        ("source", "Third-Party API URL"),
+        ("schema_map", "Schema Map"),
+        ("delete", "was deleted"),
+    ],
+)
+def test_an_edit_between_mapping_and_write_gets_no_write(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    instance: DagsterInstance,
+    monkeypatch: pytest.MonkeyPatch,
+    edit: str,
+    named: str,
+) -> None:
+    """The check of the connection ran before mapping, outside the write's transaction: an
+    edit landing after it (here injected between mapping and write, where a 100,000-record
+    mapping leaves a third of a second) let the pull overwrite the list it was started
+    for, which the user had just replaced, with records of the old source."""
+    seed, _ = connect(store, account_id, third_party)
+    first = seeded_resource(store, seed, ["a-1"])
+    chosen = seeded_resource(store, seed, ["keep-1", "keep-2"])
+    connection, _ = connect(store, account_id, third_party, n=3, resource_to_update=first)
+    box = SecretBox.for_data_dir(store.data_dir)
+    changes: dict[str, Any] = {
+        "retarget": {"resourceToUpdate": chosen},
+        "source": {"thirdPartyApiUrl": third_party.url("/records?n=1")},
+        "schema_map": {"schemaMap": {**SCHEMA_MAP, "name": "description"}},
+    }.get(edit, {})
+    real_write = store_catalog.write_batch
+    edited: list[bool] = []
+
+    def edit_then_write(*args: Any, **kwargs: Any) -> Any:
+        # Mapping is done; the edit commits before the write's transaction begins.
+        if edit == "delete":
+            assert delete_connection(store, account_id, connection.id)
+        else:
+            assert update_connection(store, box, account_id, connection.id, changes, NOW)
+        edited.append(True)
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(store_catalog, "write_batch", edit_then_write)
+    result = pull(store, instance, connection.id, trigger="webhook")
+    assert edited == [True]
+    assert not result.success
+    for resource_id, refs in ((first, ["a-1"]), (chosen, ["keep-1", "keep-2"])):
+        rows = store.transaction(lambda con, rid=resource_id: read_rows(con, "items", rid))
+        assert [r["refId"] for r in rows] == refs
+    if edit == "delete":
+        # No connection, no log to write to; the run's failure says why.
+        assert read_log(store, connection.id, limit=10, offset=0) == []
+        assert named in str(result.all_events)
+        return
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.inserted == 0
+    assert entry.messages[0].startswith("the connection changed during the pull (")
+    assert named in entry.messages[0]
 
 
 def test_a_run_that_failed_after_its_write_committed_answers_success(
