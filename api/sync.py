@@ -31,7 +31,7 @@ from cartonize.sync.connections import (
     connections_refusal,
 )
 from cartonize.sync.crypto import SecretBox
-from cartonize.sync.mapping import Conversions, map_records
+from cartonize.sync.mapping import Conversions, map_records, repeat_reason
 from cartonize.sync.writes import WriteMode, WriteResult, log_result, none_usable, write_batch
 
 from api.resources import read_limited
@@ -123,7 +123,11 @@ class SyncRestResource:
         if len(raw) > self._max_body_bytes:
             _answer(resp, 413, {"error": "Payload too large"})
             return
-        body = _parse_body(raw)
+        try:
+            body = _parse_body(raw)
+        except _RepeatedKeys as exc:
+            _answer(resp, 422, {"error": "Repeated JSON key", "details": str(exc)})
+            return
         if body is None:
             _answer(resp, 400, {"error": "Invalid JSON payload"})
             return
@@ -186,21 +190,41 @@ def _mode(method: str, connection: Connection, row_key: list[str] | None) -> Wri
     return "upsert" if row_key else "append"
 
 
+class _RepeatedKeys(ValueError):
+    """The body names a key twice in one object with different values (422)."""
+
+
+def _refuse_repeats(value: Any, root: str) -> None:
+    found = jsontext.repeated_key_paths(value, root)
+    if not found:
+        return
+    shown = "; ".join(repeat_reason(path, values) for path, values in found[:5])
+    more = f"; and {len(found) - 5} more" if len(found) > 5 else ""
+    raise _RepeatedKeys(
+        f"{shown}{more}: which value is meant is not clear, so nothing was written; send "
+        "each key once in an object"
+    )
+
+
 def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     """(records, row_key, payload was one object) or None when the payload is not JSON
-    objects. A payload given as JSON text inside a string is parsed too."""
+    objects. A payload given as JSON text inside a string is parsed too. _RepeatedKeys
+    when an object of the body (or of such a payload) repeats a key with different values.
+    """
     try:
-        body = jsontext.loads(raw, strict=False)
+        body = jsontext.loads(raw, strict=False, repeats="mark")
     except ValueError:
         return None
     if not isinstance(body, dict) or "payload" not in body:
         return None
+    _refuse_repeats(body, "")
     payload = body["payload"]
     if isinstance(payload, str):
         try:
-            payload = jsontext.loads(payload, strict=False)
+            payload = jsontext.loads(payload, strict=False, repeats="mark")
         except ValueError:
             return None
+        _refuse_repeats(payload, "payload")
     single = isinstance(payload, dict)
     records = [payload] if single else payload
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):

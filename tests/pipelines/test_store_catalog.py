@@ -552,6 +552,59 @@ def test_an_edit_between_mapping_and_write_gets_no_write(
     assert named in entry.messages[0]
 
 
+def test_a_pulled_record_repeating_a_key_with_different_values_is_rejected(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """`{"sku": "A", "sku": "B"}` was stored as B: Python's json keeps the last value of a
+    repeated key silently. Now the record is refused like any record whose values cannot
+    be read, named by position and refId; a key repeated with one value passes."""
+    smap = {**SCHEMA_MAP, "properties.fragile": "attributes.fragile"}
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/repeated-keys"),
+        schema_map=smap,
+    )
+    result = pull(store, instance, connection.id)
+    assert result.success
+    resource_id = int(figures(result)["resource_id"])
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["SKU-000000", "SKU-000002", "SKU-000004"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert (entry.received, entry.inserted, entry.rejected) == (6, 3, 3)
+    assert entry.messages == [
+        'record 1 (refId "SKU-OTHER"): rejected: "sku" is named more than once, with '
+        'different values ("SKU-000001", "SKU-OTHER")',
+        'record 3 (refId "SKU-000003"): rejected: "dimensions.length" is named more than '
+        "once, with different values (13, 99)",
+        'record 5 (refId "SKU-000005"): rejected: "attributes.fragile" is named more than '
+        "once, with different values (false, 0)",
+    ]
+
+
+def test_an_envelope_repeating_the_root_path_key_fails_the_pull(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """Which of two different `data` objects holds the records? The last one was taken."""
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["keep-me"])
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=resource_id,
+        third_party_api_url=third_party.url("/repeated-keys?root=twice"),
+    )
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["keep-me"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure"
+    assert "the top level names 'data' more than once, with different values" in (entry.messages[0])
+
+
 def test_a_run_that_failed_after_its_write_committed_answers_success(
     store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
 ) -> None:
