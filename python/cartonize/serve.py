@@ -193,6 +193,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ui_url is not None:
         env["CARTONIZE_DAGSTER_UI_URL"] = ui_url
     bin_dir = Path(sys.executable).parent
+    sweep: subprocess.Popen[bytes] | None = None
+    if env.get("CARTONIZE_DAGSTER", "1") != "0":
+        # Pull runs whose processes went with the last service run are marked failed
+        # (pipelines/runs.py): nothing else would, as no daemon monitors them.
+        sweep = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.runs", "--fail-lost"], cwd=ROOT, env=env
+        )
     running: list[tuple[str, subprocess.Popen[bytes]]] = []
     for name, command in commands(env, bin_dir):
         print(f"cartonize.serve: starting {name}: {' '.join(command)}", flush=True)
@@ -210,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     code = 0
     while not stopping:
+        if sweep is not None and sweep.poll() is not None:
+            sweep = None
         exited = [(name, p) for name, p in running if p.poll() is not None]
         if exited:
             name, proc = exited[0]
@@ -217,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"cartonize.serve: {name} exited with {code}; stopping the rest", flush=True)
             break
         time.sleep(0.5)
-    for _, proc in running:
+    for proc in [p for _, p in running] + ([sweep] if sweep is not None else []):
         if proc.poll() is None:
             proc.terminate()
     deadline = time.monotonic() + 20
