@@ -50,6 +50,17 @@ __all__ = [
 SECRET_HEADER = "X-Service-API-Secret"
 SECRET_PARAM = "service_api_secret"
 ROW_KEY_HEADER = "X-Service-Sync-Row-Key"
+#: The same for a missing secret, a wrong one, another connection's and an unknown
+#: public API id: a refusal must not tell which ids exist.
+UNAUTHORIZED_DETAILS = (
+    "send the connection's API secret in the X-Service-API-Secret header (or the "
+    "service_api_secret parameter) of a URL with its public API id; this one was missing, "
+    "or is not the secret of that connection (regenerated credentials replace it at once)"
+)
+FORBIDDEN_DETAILS = (
+    "the connection's account may not use connections now: its plan is not premium or "
+    "enterprise, or its connections were disabled; ask support"
+)
 # Dagster run ids are UUIDs.
 _RUN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -296,11 +307,11 @@ class _SecretGate:
         secret = req.get_header(SECRET_HEADER) or req.get_param(SECRET_PARAM)
         connection = authenticate_secret(self.store, self.box, public_api_id, secret)
         if connection is None:
-            _answer(resp, 401, {"error": "Unauthorized"})
+            _answer(resp, 401, {"error": "Unauthorized", "details": UNAUTHORIZED_DETAILS})
             return None
         req.context.key_stem = connection.secret_stem
         if connections_refusal(self.store, self.store.account_by_id(connection.account_id)):
-            _answer(resp, 403, {"error": "Forbidden"})
+            _answer(resp, 403, {"error": "Forbidden", "details": FORBIDDEN_DETAILS})
             return None
         return connection
 
@@ -351,7 +362,11 @@ class SyncRunResource:
             return
         status = self._runs.get().status(run_id) if _RUN_ID.fullmatch(run_id) else None
         if status is None or status.connection_id != connection.id:
-            _answer(resp, 404, {"error": "Not found"})
+            _answer(
+                resp,
+                404,
+                {"error": "Not found", "details": "no pull run of this connection has this id"},
+            )
             return
         body = status.to_wire()
         body["status_url"] = _status_url(req, public_api_id, run_id)

@@ -555,11 +555,11 @@ def test_the_secret_is_accepted_as_header_or_parameter_and_checked(plan: Plan) -
     ]:
         result = plan.client.simulate_post(url, json=body, headers=headers, params=params)
         assert result.status_code == 401
-        assert result.json == {"error": "Unauthorized"}
+        assert result.json["error"] == "Unauthorized"
     unknown = plan.client.simulate_post(
         "/sync-api/nope/rest", json=body, headers={"X-Service-API-Secret": first["apiSecret"]}
     )
-    assert (unknown.status_code, unknown.json) == (401, {"error": "Unauthorized"})
+    assert (unknown.status_code, unknown.json["error"]) == (401, "Unauthorized")
 
 
 def test_unauthenticated_requests_learn_nothing_about_the_body(plan: Plan) -> None:
@@ -567,7 +567,7 @@ def test_unauthenticated_requests_learn_nothing_about_the_body(plan: Plan) -> No
     result = plan.client.simulate_post(
         f"/sync-api/{connection['publicApiId']}/rest", body=b"not json"
     )
-    assert (result.status_code, result.json) == (401, {"error": "Unauthorized"})
+    assert (result.status_code, result.json["error"]) == (401, "Unauthorized")
 
 
 def test_regenerating_the_secret_invalidates_the_old_one_at_once(plan: Plan) -> None:
@@ -589,7 +589,7 @@ def test_a_downgraded_account_cannot_write(plan: Plan) -> None:
     connection = plan.create_connection()
     plan.store.set_tier("acme", "free")
     result = plan.write("POST", connection, {"payload": [item(1)]})
-    assert (result.status_code, result.json) == (403, {"error": "Forbidden"})
+    assert (result.status_code, result.json["error"]) == (403, "Forbidden")
 
 
 def test_every_write_is_logged_with_its_counts(plan: Plan) -> None:
