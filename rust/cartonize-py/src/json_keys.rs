@@ -153,7 +153,7 @@ fn string_end(text: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut i = at + 1;
     let mut escaped = false;
     loop {
-        let n = text[i..].iter().position(|&b| b == b'"' || b == b'\\')?;
+        let n = memchr::memchr2(b'"', b'\\', text.get(i..)?)?;
         i += n;
         if text[i] == b'"' {
             return Some((i + 1, escaped));
