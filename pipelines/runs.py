@@ -293,15 +293,17 @@ class PullRuns:
         threading.Thread(target=self._reap, args=(process, run_id, log_path), daemon=True).start()
 
     def _reap(self, process: subprocess.Popen[bytes], run_id: str, log_path: Path) -> None:
-        """Wait for the run process; a run it left unfinished is marked failed."""
+        """Wait for the run process; a run it left unfinished is marked failed, with a
+        connection log entry (the console shows the log, not Dagster's)."""
         code = process.wait()
         run = self.instance.get_run_by_id(run_id)
         if run is not None and not run.is_finished:
-            self.instance.report_run_failed(
-                run,
+            reason = (
                 f"the pull process exited with code {code} before the run finished; "
-                f"its output is in {log_path}",
+                f"its output is in {log_path}"
             )
+            self.instance.report_run_failed(run, reason)
+            _log_lost(self.store, run_id, run.tags, reason)
         elif code == 0:
             log_path.unlink(missing_ok=True)
 

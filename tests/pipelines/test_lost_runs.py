@@ -127,6 +127,37 @@ def test_a_run_whose_processes_died_is_failed_at_service_start_and_not_joined(
     assert entry.status == "failure" and entry.run_id == run_id
 
 
+def test_a_killed_run_process_is_failed_and_logged_by_its_live_launcher(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The launcher's reaper marked the run failed in Dagster, but the connection log (what
+    the console shows) said nothing of it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    run_id = runs.start(connection, "webhook")
+    _wait(lambda: third_party.seen, "the run never read the source")
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None
+    os.kill(int(run.tags[PROCESS_TAG].split("|")[2]), signal.SIGKILL)
+    status = runs.wait(run_id, 60)
+    assert status is not None and status.status == "failure", status
+    # The reaper logs right after marking the run failed.
+    _wait(lambda: read_log(store, connection.id, limit=10, offset=0), "nothing was logged", 10)
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == run_id
+    assert "the pull process exited with code -9 before the run finished" in entry.messages[0]
+
+
 def test_process_tokens_tell_a_live_process_from_a_dead_or_reused_pid(tmp_path: Path) -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     token = process_token(child.pid)
