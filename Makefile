@@ -46,7 +46,7 @@ test: lint typecheck rust-test py-test ## everything CI runs
 SEEDS ?= 1 2 3
 FUZZ_TESTS = tests/test_properties.py tests/test_box_count_limits.py tests/test_fragile.py \
 	tests/test_box_choice_monotone.py tests/api/test_pack_schema_fuzz.py \
-	tests/api/test_sync_write_fuzz.py
+	tests/api/test_sync_write_fuzz.py tests/api/test_webhook_fuzz.py
 
 fuzz: develop ## the property tests ten times longer on fresh examples, once per seed in SEEDS (not in CI)
 	for seed in $(SEEDS); do \

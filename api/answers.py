@@ -221,3 +221,8 @@ class SyncError(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     error: str = Field(description="What went wrong, e.g. Unauthorized, Invalid JSON payload")
+    details: str | None = Field(
+        default=None,
+        description="Where and how to fix it (422 Repeated JSON key: each key path named "
+        "twice with different values)",
+    )

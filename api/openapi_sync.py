@@ -356,6 +356,9 @@ def _write(summary: str, description: str, post: bool, put: bool = False) -> dic
                 _401=_SECRET_401,
                 _403=_SECRET_403,
                 _413="Payload too large",
+                _422="Repeated JSON key: an object of the body names a key more than once "
+                "with different values (`details` gives each key path and its values); "
+                "nothing was written",
             ),
         },
     }

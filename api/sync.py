@@ -31,7 +31,7 @@ from cartonize.sync.connections import (
     connections_refusal,
 )
 from cartonize.sync.crypto import SecretBox
-from cartonize.sync.mapping import Conversions, map_records
+from cartonize.sync.mapping import Conversions, map_records, repeat_reason
 from cartonize.sync.writes import WriteMode, WriteResult, log_result, none_usable, write_batch
 
 from api.resources import read_limited
@@ -50,6 +50,17 @@ __all__ = [
 SECRET_HEADER = "X-Service-API-Secret"
 SECRET_PARAM = "service_api_secret"
 ROW_KEY_HEADER = "X-Service-Sync-Row-Key"
+#: The same for a missing secret, a wrong one, another connection's and an unknown
+#: public API id: a refusal must not tell which ids exist.
+UNAUTHORIZED_DETAILS = (
+    "send the connection's API secret in the X-Service-API-Secret header (or the "
+    "service_api_secret parameter) of a URL with its public API id; this one was missing, "
+    "or is not the secret of that connection (regenerated credentials replace it at once)"
+)
+FORBIDDEN_DETAILS = (
+    "the connection's account may not use connections now: its plan is not premium or "
+    "enterprise, or its connections were disabled; ask support"
+)
 # Dagster run ids are UUIDs.
 _RUN_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -123,7 +134,11 @@ class SyncRestResource:
         if len(raw) > self._max_body_bytes:
             _answer(resp, 413, {"error": "Payload too large"})
             return
-        body = _parse_body(raw)
+        try:
+            body = _parse_body(raw)
+        except _RepeatedKeys as exc:
+            _answer(resp, 422, {"error": "Repeated JSON key", "details": str(exc)})
+            return
         if body is None:
             _answer(resp, 400, {"error": "Invalid JSON payload"})
             return
@@ -186,21 +201,41 @@ def _mode(method: str, connection: Connection, row_key: list[str] | None) -> Wri
     return "upsert" if row_key else "append"
 
 
+class _RepeatedKeys(ValueError):
+    """The body names a key twice in one object with different values (422)."""
+
+
+def _refuse_repeats(value: Any, root: str) -> None:
+    found = jsontext.repeated_key_paths(value, root)
+    if not found:
+        return
+    shown = "; ".join(repeat_reason(path, values) for path, values in found[:5])
+    more = f"; and {len(found) - 5} more" if len(found) > 5 else ""
+    raise _RepeatedKeys(
+        f"{shown}{more}: which value is meant is not clear, so nothing was written; send "
+        "each key once in an object"
+    )
+
+
 def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     """(records, row_key, payload was one object) or None when the payload is not JSON
-    objects. A payload given as JSON text inside a string is parsed too."""
+    objects. A payload given as JSON text inside a string is parsed too. _RepeatedKeys
+    when an object of the body (or of such a payload) repeats a key with different values.
+    """
     try:
-        body = jsontext.loads(raw, strict=False)
+        body = jsontext.loads(raw, strict=False, repeats="mark")
     except ValueError:
         return None
     if not isinstance(body, dict) or "payload" not in body:
         return None
+    _refuse_repeats(body, "")
     payload = body["payload"]
     if isinstance(payload, str):
         try:
-            payload = jsontext.loads(payload, strict=False)
+            payload = jsontext.loads(payload, strict=False, repeats="mark")
         except ValueError:
             return None
+        _refuse_repeats(payload, "payload")
     single = isinstance(payload, dict)
     records = [payload] if single else payload
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
@@ -272,11 +307,11 @@ class _SecretGate:
         secret = req.get_header(SECRET_HEADER) or req.get_param(SECRET_PARAM)
         connection = authenticate_secret(self.store, self.box, public_api_id, secret)
         if connection is None:
-            _answer(resp, 401, {"error": "Unauthorized"})
+            _answer(resp, 401, {"error": "Unauthorized", "details": UNAUTHORIZED_DETAILS})
             return None
         req.context.key_stem = connection.secret_stem
         if connections_refusal(self.store, self.store.account_by_id(connection.account_id)):
-            _answer(resp, 403, {"error": "Forbidden"})
+            _answer(resp, 403, {"error": "Forbidden", "details": FORBIDDEN_DETAILS})
             return None
         return connection
 
@@ -327,7 +362,11 @@ class SyncRunResource:
             return
         status = self._runs.get().status(run_id) if _RUN_ID.fullmatch(run_id) else None
         if status is None or status.connection_id != connection.id:
-            _answer(resp, 404, {"error": "Not found"})
+            _answer(
+                resp,
+                404,
+                {"error": "Not found", "details": "no pull run of this connection has this id"},
+            )
             return
         body = status.to_wire()
         body["status_url"] = _status_url(req, public_api_id, run_id)

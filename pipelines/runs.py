@@ -15,16 +15,28 @@ daemon launches, the scheduled ones (docs/sync-schedules.md).
 
 A run's figures come from the connection log entry it wrote (the store is the record of
 what was imported); its state from the Dagster run.
+
+No Dagster daemon watches these runs (run monitoring covers runs its launcher started). A
+thread of the launching process waits for the run process and marks a run it left
+unfinished failed; if the launching process is gone too (a gunicorn worker restarted or
+killed), nobody did, and the run stayed "started" forever. So each run is tagged with the
+process that created it and the process that runs it (host, boot, pid and the process's
+start time, so a reused pid is not mistaken for it), and `fail_lost_runs` marks failed
+every unfinished run whose process is gone, with a connection log entry saying so. It
+runs when a pull of the connection is started, when a run's status is read, and once at
+service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -34,25 +46,37 @@ from typing import Any, Literal
 from cartonize.serve import configured_dagster_home, dagster_home
 from cartonize.store import Store
 from cartonize.sync.catalog import PullTrigger
-from cartonize.sync.connections import Connection, log_of_run
+from cartonize.sync.connections import Connection, connection_by_id, log_of_run
 from cartonize.sync.fetch import FetchSettings
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
+from cartonize.sync.writes import RunInfo, WriteResult, log_result
+from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunStatus, RunsFilter
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
 
-from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG
+from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG, pull_trigger
 
 __all__ = [
     "CONNECTION_TAG",
+    "LAUNCHER_TAG",
+    "PROCESS_TAG",
     "PullRuns",
     "PullStatus",
+    "fail_lost_runs",
+    "process_token",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Run tag naming the connection a run pulls (also its partition key).
 CONNECTION_TAG = "cartonize/connection"
 RunState = Literal["queued", "running", "success", "failure"]
+#: Run tag naming the process that created the run (`process_token`).
+LAUNCHER_TAG = "cartonize/launcher"
+#: Run tag naming the process that executes the run (`process_token`).
+PROCESS_TAG = "cartonize/process"
+#: Seconds a run may show no run process before a gone launcher counts as losing it: the
+#: run process tags itself once Python and Dagster are imported (2-5 s under load).
+START_GRACE_S = 60.0
 
 #: Run states in which a run may still pull (or be about to).
 _UNFINISHED = [
@@ -146,6 +170,8 @@ class PullRuns:
         key = str(connection.id)
         if not instance.has_dynamic_partition(PARTITIONS, key):
             instance.add_dynamic_partitions(PARTITIONS, [key])
+        # A run whose process died unseen would count as running (and be joined) forever.
+        fail_lost_runs(instance, self.store, key)
         waiting = self._waiting_run(key)
         if waiting is not None:
             return waiting
@@ -153,10 +179,22 @@ class PullRuns:
         run = instance.create_run_for_job(
             job.get_definition(),
             run_config={},
-            tags={PARTITION_NAME_TAG: key, TRIGGER_TAG: trigger, CONNECTION_TAG: key},
+            tags={
+                PARTITION_NAME_TAG: key,
+                TRIGGER_TAG: trigger,
+                CONNECTION_TAG: key,
+                LAUNCHER_TAG: process_token(),
+            },
             job_code_origin=job.get_python_origin(),
         )
-        self._launch(run.run_id)
+        try:
+            self._launch(run.run_id)
+        except Exception as exc:
+            # No process will ever run it: say so now rather than leave it "not started".
+            message = f"the pull process could not be started: {type(exc).__name__}: {exc}"
+            instance.report_run_failed(run, message)
+            _log_lost(self.store, run.run_id, run.tags, message)
+            raise
         return run.run_id
 
     def _waiting_run(self, key: str) -> str | None:
@@ -184,6 +222,8 @@ class PullRuns:
         run = instance.get_run_by_id(run_id)
         if run is None:
             return None
+        if not run.is_finished and fail_lost_runs(instance, self.store, runs=[run]):
+            run = instance.get_run_by_id(run_id) or run
         tag = run.tags.get(CONNECTION_TAG)
         connection_id = int(tag) if tag and tag.isdigit() else None
         state = _STATES.get(run.status, "running")
@@ -248,20 +288,151 @@ class PullRuns:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        # The run process tags itself too, once started; this covers the seconds before.
+        self.instance.add_run_tags(run_id, {PROCESS_TAG: process_token(process.pid)})
         threading.Thread(target=self._reap, args=(process, run_id, log_path), daemon=True).start()
 
     def _reap(self, process: subprocess.Popen[bytes], run_id: str, log_path: Path) -> None:
-        """Wait for the run process; a run it left unfinished is marked failed."""
+        """Wait for the run process; a run it left unfinished is marked failed, with a
+        connection log entry (the console shows the log, not Dagster's)."""
         code = process.wait()
         run = self.instance.get_run_by_id(run_id)
         if run is not None and not run.is_finished:
-            self.instance.report_run_failed(
-                run,
+            reason = (
                 f"the pull process exited with code {code} before the run finished; "
-                f"its output is in {log_path}",
+                f"its output is in {log_path}"
             )
+            self.instance.report_run_failed(run, reason)
+            _log_lost(self.store, run_id, run.tags, reason)
         elif code == 0:
             log_path.unlink(missing_ok=True)
+
+
+def process_token(pid: int | None = None) -> str:
+    """`host|boot id|pid|start time` of a process (this one by default): what
+    `_process_alive` needs to tell, later and from another process, whether it still runs.
+    The start time (clock ticks after boot, Linux) tells a reused pid from it."""
+    pid = os.getpid() if pid is None else pid
+    stat = _proc_stat(pid)
+    return f"{socket.gethostname()}|{_boot_id()}|{pid}|{stat[1] if stat else ''}"
+
+
+def _process_alive(token: str) -> bool | None:
+    """Whether the process of `token` still runs; None when this machine cannot tell (a
+    token of another host, or one it cannot read)."""
+    try:
+        host, boot, pid_text, start = token.split("|")
+        pid = int(pid_text)
+    except ValueError:
+        return None
+    if host != socket.gethostname() or pid <= 0:
+        return None
+    if boot and boot != _boot_id():
+        return False  # the machine restarted since: no process of before runs
+    stat = _proc_stat(pid)
+    if stat is None:
+        if Path("/proc/self/stat").exists():
+            return False
+        try:  # no /proc: the pid alone
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    state, ticks = stat
+    # A zombie has ended (its parent has not reaped it yet); another start time, another
+    # process under the same pid.
+    return state not in ("Z", "X", "x") and not (start and ticks != start)
+
+
+def _proc_stat(pid: int) -> tuple[str, str] | None:
+    """(state, start time in clock ticks) of a process from /proc, or None."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # `pid (comm) state ...`: comm may hold spaces and parentheses, so split after the last.
+    fields = text[text.rfind(")") + 2 :].split()
+    return (fields[0], fields[19]) if len(fields) > 19 else None
+
+
+@cache
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _lost_reason(run: DagsterRun, created: float | None) -> str | None:
+    """Why an unfinished run of this launcher can no longer finish, or None."""
+    token = run.tags.get(PROCESS_TAG)
+    if token:
+        if _process_alive(token) is False:
+            pid = token.split("|")[2]
+            return (
+                f"the pull process (pid {pid}) ended before its run finished (killed, or out "
+                "of memory), and the service process that started it was gone too"
+            )
+        return None
+    launcher = run.tags.get(LAUNCHER_TAG)
+    young = created is not None and time.time() - created < START_GRACE_S
+    if launcher and not young and _process_alive(launcher) is False:
+        return "the service process that created the run ended before the pull process started"
+    return None
+
+
+def fail_lost_runs(
+    instance: DagsterInstance,
+    store: Store,
+    key: str | None = None,
+    runs: list[DagsterRun] | None = None,
+) -> list[str]:
+    """Mark failed the unfinished runs this launcher started (of connection `key`, or all;
+    or just `runs`) whose process is gone; each gets a connection log entry unless it
+    wrote one. Returns their ids."""
+    if runs is None:
+        tags = {CONNECTION_TAG: key} if key is not None else {}
+        runs = [
+            r
+            for r in instance.get_runs(RunsFilter(tags=tags, statuses=_UNFINISHED))
+            if CONNECTION_TAG in r.tags
+        ]
+    failed = []
+    for run in runs:
+        if run.is_finished or not ({PROCESS_TAG, LAUNCHER_TAG} & set(run.tags)):
+            continue
+        record = instance.get_run_record_by_id(run.run_id)
+        created = record.create_timestamp.timestamp() if record is not None else None
+        reason = _lost_reason(run, created)
+        if reason is None:
+            continue
+        current = instance.get_run_by_id(run.run_id)
+        if current is None or current.is_finished:
+            continue
+        instance.report_run_failed(current, reason)
+        _log_lost(store, run.run_id, run.tags, reason)
+        failed.append(run.run_id)
+    return failed
+
+
+def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -> None:
+    """A connection log entry for a run that ended without writing one (none when it did:
+    its rows and entry committed together, so it imported)."""
+    tag = tags.get(CONNECTION_TAG, "")
+    connection = connection_by_id(store, int(tag)) if tag.isdigit() else None
+    if connection is None or log_of_run(store, run_id) is not None:
+        return
+    now = datetime.now(UTC)
+    message = (
+        f"pull run {run_id[:8]} failed: {reason}; it wrote nothing. Start the pull again, "
+        "or wait for the next scheduled one"
+    )
+    result = WriteResult("failure", connection.resource_to_update, messages=[message])
+    log_result(
+        store, connection, result, trigger=pull_trigger(tags), now=now, run=RunInfo(run_id, now)
+    )
 
 
 @cache
@@ -297,13 +468,19 @@ def main(argv: list[str] | None = None) -> int:
     """Execute a created pull run (the process `PullRuns.start` launches)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m pipelines.runs RUN_ID", file=sys.stderr)
+        print("usage: python -m pipelines.runs RUN_ID | --fail-lost", file=sys.stderr)
         return 2
     instance = DagsterInstance.get()
+    if args[0] == "--fail-lost":
+        # At service start: runs whose processes went with the last service run.
+        for run_id in fail_lost_runs(instance, Store.from_env()):
+            print(f"pull run {run_id} had lost its process: marked failed", flush=True)
+        return 0
     run = instance.get_run_by_id(args[0])
     if run is None:
         print(f"no run {args[0]} in {os.environ.get('DAGSTER_HOME')}", file=sys.stderr)
         return 2
+    instance.add_run_tags(run.run_id, {PROCESS_TAG: process_token()})
     execute_run(_pull_job(), run, instance)
     return 0
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
-from cartonize import jsontext
+from cartonize import _core, jsontext
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import examples
 
 
 def test_nesting_past_the_recursion_limit_is_a_decode_error() -> None:
@@ -58,3 +63,77 @@ def test_pairs_and_plain_text_pass_unchanged() -> None:
     text = '{"box \\ud83d\\udce6": ["caf\\u00e9", "\U0001f4e6", 1.5, true, null]}'
     assert jsontext.loads(text) == json.loads(text)
     assert jsontext.loads(text.encode()) == json.loads(text)
+
+
+# ------------------------------------------------------------------ repeated keys
+
+
+def _reference_repeats(text: str) -> bool:
+    """Whether an object of `text` names a key twice, by Python's own decoding."""
+    found = False
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal found
+        found = found or len({k for k, _ in pairs}) != len(pairs)
+        return dict(pairs)
+
+    json.loads(text, object_pairs_hook=hook)
+    return found
+
+
+_key = st.sampled_from(["a", "b", "\\u0061", "\\ud83d\\ude00", "\U0001f600", "a\\\\", 'a\\"', "é"])
+_scalar = st.sampled_from(["1", "1.0", "true", "0", "null", '"a"', '"b"', "NaN", "-Infinity", "[]"])
+_ws = st.sampled_from(["", " ", "\n\t "])
+
+
+@st.composite
+def _json_text(draw: st.DrawFn, depth: int = 0) -> str:
+    """JSON text whose objects may repeat keys, spelled in several ways (escapes)."""
+    kind = draw(st.sampled_from(["scalar", "array", "object"] if depth < 4 else ["scalar"]))
+    if kind == "scalar":
+        return draw(_scalar)
+    items = draw(st.lists(_json_text(depth + 1), max_size=4))
+    if kind == "array":
+        return "[" + ",".join(draw(_ws) + item for item in items) + "]"
+    members = [f'{draw(_ws)}"{draw(_key)}"{draw(_ws)}:{draw(_ws)}{item}' for item in items]
+    return "{" + ",".join(members) + draw(_ws) + "}"
+
+
+@given(_json_text())
+@settings(max_examples=examples(400), deadline=None, derandomize=True, database=None)
+def test_the_compiled_scan_tells_repeated_keys_as_python_decodes_them(text: str) -> None:
+    """Keys are compared as Python decodes them ("a" is "\\u0061", a surrogate pair is
+    its character): a wrong "no" would let a conflicting record through unmarked."""
+    assert _core.json_repeats_a_key(text) is _reference_repeats(text), text
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a": 1', "[1 2]", '{"a": 1,}', "", '{"a" 1}', "1 2", "{1: 2}", '["a]']
+)
+def test_the_compiled_scan_answers_none_for_text_it_does_not_expect(text: str) -> None:
+    assert _core.json_repeats_a_key(text) is None
+
+
+@pytest.mark.parametrize("scan", [True, False])
+def test_mark_keeps_the_last_value_and_names_only_conflicting_repeats(
+    scan: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not scan:
+        # An engine build without the scan: every text takes the hooked path.
+        monkeypatch.setattr(jsontext, "_may_repeat", lambda text: True)
+    text = (
+        '{"rows": [{"sku": "A", "sku": "B"}, {"n": 4, "n": 4.0, "t": [1, true], "t": [1, true]},'
+        ' {"deep": [[{"f": false, "f": 0}]]}, {"x": NaN, "x": NaN}], "meta": {"v": 1}}'
+    )
+    for given_text in (text, text.encode("utf-16")):
+        value = jsontext.loads(given_text, strict=False, repeats="mark")
+        assert value["rows"][0] == {"sku": "B"}
+        assert type(value["rows"][1]) is dict and type(value["meta"]) is dict
+        assert type(value["rows"][3]) is dict
+        assert jsontext.repeated_key_paths(value) == [
+            ("rows[0].sku", ["A", "B"]),
+            ("rows[2].deep[0][0].f", [False, 0]),
+        ]
+    plain = jsontext.loads('{"a": 1, "b": [{"c": 2}]}', repeats="mark")
+    assert type(plain) is dict and jsontext.repeated_key_paths(plain) == []
+    assert type(jsontext.loads('{"a": 1, "a": 2}')) is dict  # "last", the default

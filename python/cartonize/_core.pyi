@@ -6,6 +6,7 @@ __all__ = [
     "EngineError",
     "InvalidInput",
     "__version__",
+    "json_repeats_a_key",
     "pack_json",
     "render_json",
 ]
@@ -23,3 +24,7 @@ def pack_json(input: str) -> str:
 def render_json(input: str) -> str:
     """Render pictures of packed boxes from a render input given as JSON text; returns the
     output (SVG or base64 PNG per box, depth orders) as JSON text."""
+
+def json_repeats_a_key(text: str) -> bool | None:
+    """Whether JSON text (as json.loads accepts it) names a key twice in one object; None
+    when the scan cannot tell (the caller then checks the slow way)."""

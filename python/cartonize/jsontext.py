@@ -13,16 +13,29 @@ A lone surrogate in a string (`"\\ud800"`, which the JSON grammar allows but whi
 Unicode text) made every later UTF-8 encoding raise: storing the pack, writing a row,
 rendering a picture (500s). Request bodies refuse it; third-party data and sync payloads,
 read leniently as with NaN, get U+FFFD in its place.
+
+A key named twice in one object (`{"sku": "A", "sku": "B"}`) is kept silently by Python
+(the last value). `loads(..., repeats="mark")` tells: an object that repeats a key with
+different values, or holds such an object at any depth, comes back as a `RepeatedKeys`
+(a dict, the last value kept, `own` naming its conflicting keys and their values), and
+`repeated_key_paths` lists where they are. Repeats of one identical value pass unmarked.
+Finding them takes a Python hook per object (a fifth slower on large documents), so the
+compiled scan `_core.json_repeats_a_key` first tells whether any object repeats a key at
+all; only then is the text decoded again with the hook.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
-__all__ = ["JsonTextError", "loads"]
+from cartonize import _core
+
+__all__ = ["JsonTextError", "RepeatedKeys", "loads", "repeated_key_paths"]
 
 #: Python refuses to convert longer digit strings to int.
 _INT_DIGITS = sys.get_int_max_str_digits() or 4300
@@ -39,14 +52,36 @@ class JsonTextError(json.JSONDecodeError):
         return self.msg
 
 
-def loads(text: str | bytes, *, strict: bool = True) -> Any:
+class RepeatedKeys(dict[str, Any]):
+    """An object that names a key more than once with different values (its `own`
+    repeats), or holds such an object at any depth. The last value of each key is kept,
+    as in any dict Python's json makes."""
+
+    #: Each conflicting key of this object with its distinct values, in text order.
+    own: dict[str, list[Any]]
+
+
+def loads(
+    text: str | bytes, *, strict: bool = True, repeats: Literal["last", "mark"] = "last"
+) -> Any:
     """Decode `text`. `strict` (request bodies) refuses NaN and Infinity, which JSON does
     not have, and lone surrogates. Without it (third-party data, sync payloads) NaN and
     Infinity are read as Python does, the rows holding them refused by their own checks,
-    and a lone surrogate becomes U+FFFD."""
+    and a lone surrogate becomes U+FFFD.
+
+    `repeats`: "last" keeps the last value of a key named twice, as Python does; "mark"
+    returns objects with conflicting repeats (and those holding them) as `RepeatedKeys`."""
     constant = _refuse_constant if strict else None
+    raw = text
+    hook: Callable[[list[tuple[str, Any]]], dict[str, Any]] | None = None
+    if repeats == "mark":
+        if isinstance(text, bytes):
+            # As json.loads decodes bytes (UTF-8, or UTF-16/32 by their byte pattern).
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        if _may_repeat(text):
+            hook = _mark_repeats
     try:
-        value = json.loads(text, parse_constant=constant)
+        value = json.loads(text, parse_constant=constant, object_pairs_hook=hook)
     except RecursionError:
         raise JsonTextError("nested too deeply", _as_str(text)) from None
     except json.JSONDecodeError:
@@ -55,8 +90,11 @@ def loads(text: str | bytes, *, strict: bool = True) -> Any:
         if not str(exc).startswith("Exceeds the limit"):
             raise
         # Read again with a hook for every integer: slower, so only when needed.
-        value = json.loads(text, parse_constant=constant, parse_int=_read_int)
-    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        value = json.loads(
+            text, parse_constant=constant, parse_int=_read_int, object_pairs_hook=hook
+        )
+    if not isinstance(raw, bytes):
+        raw = raw.encode("utf-8", "surrogatepass")
     if (b"\\u" in raw or b"\xed" in raw) and _MAY_HOLD_SURROGATE.search(raw):
         if strict:
             _refuse_lone_surrogates(value, _as_str(text))
@@ -121,6 +159,85 @@ def _replace_lone_surrogates(value: Any) -> Any:
                 elif isinstance(child, dict | list):
                     stack.append(child)
     return value
+
+
+def _may_repeat(text: str) -> bool:
+    """Whether some object of `text` may name a key twice: the compiled scan's answer, or
+    True when it cannot tell (text it does not expect, lone surrogates, an engine build
+    without the scan)."""
+    scan: Callable[[str], bool | None] | None = getattr(_core, "json_repeats_a_key", None)
+    if scan is None:
+        return True
+    try:
+        return scan(text) is not False
+    except ValueError:  # UnicodeEncodeError: a lone surrogate has no UTF-8
+        return True
+
+
+def _mark_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object_pairs_hook of "mark": a dict, or a RepeatedKeys when it (or an object
+    inside it) repeats a key with different values."""
+    obj = dict(pairs)
+    own: dict[str, list[Any]] = {}
+    if len(obj) != len(pairs):
+        seen: dict[str, list[Any]] = {}
+        for key, value in pairs:
+            values = seen.setdefault(key, [])
+            if not any(_same(value, earlier) for earlier in values):
+                values.append(value)
+        own = {key: values for key, values in seen.items() if len(values) > 1}
+    if not own and not any(_holds_repeats(value) for value in obj.values()):
+        return obj
+    marked = RepeatedKeys(obj)
+    marked.own = own
+    return marked
+
+
+def _holds_repeats(value: Any) -> bool:
+    if type(value) is RepeatedKeys:
+        return True
+    return type(value) is list and any(_holds_repeats(item) for item in value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two decoded JSON values are the same JSON value: equal numbers (4 and 4.0,
+    as JSON has one number type; NaN is NaN), equal strings, the same literal (true is
+    not 1, as Python's == would say), arrays and objects equal member by member."""
+    if type(a) is not type(b):
+        numbers = (int, float)
+        return (
+            type(a) in numbers and type(b) in numbers and a == b  # bool is not a number here
+        )
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+def repeated_key_paths(value: Any, root: str = "") -> list[tuple[str, list[Any]]]:
+    """Where `value` (decoded with repeats="mark") repeats a key with different values:
+    (path, the distinct values) for each, paths in dot notation with [i] for array items
+    (`payload[2].size.h`) under `root`, in text order."""
+    found: list[tuple[str, list[Any]]] = []
+    stack: list[tuple[str, Any]] = [(root, value)]
+    while stack:
+        path, node = stack.pop()
+        children: list[tuple[str, Any]] = []
+        if type(node) is RepeatedKeys:
+            for key, values in node.own.items():
+                found.append((_join(path, key), values))
+            children = [(_join(path, k), v) for k, v in node.items()]
+        elif type(node) is list:
+            children = [(f"{path}[{i}]", item) for i, item in enumerate(node)]
+        stack.extend((p, child) for p, child in reversed(children) if _holds_repeats(child))
+    return found
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
 
 
 def _refuse_constant(name: str) -> float:

@@ -162,6 +162,9 @@ def commands(env: Mapping[str, str], bin_dir: Path) -> list[tuple[str, list[str]
     return procs
 
 
+#: Seconds after start before pull runs lost with the last service run are failed.
+SWEEP_DELAY_S = 30.0
+
 #: Bind hosts that name every interface, not one a browser can be sent to.
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]"}
 
@@ -200,6 +203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ui_url is not None:
         env["CARTONIZE_DAGSTER_UI_URL"] = ui_url
     bin_dir = Path(sys.executable).parent
+    # Pull runs whose processes went with the last service run are marked failed
+    # (pipelines/runs.py): nothing else would, as no daemon monitors them. Once the
+    # Dagster processes are up: opening a fresh instance alongside them raced its setup.
+    sweep: subprocess.Popen[bytes] | None = None
+    dagster = env.get("CARTONIZE_DAGSTER", "1") != "0"
+    sweep_at = time.monotonic() + SWEEP_DELAY_S if dagster else None
     running: list[tuple[str, subprocess.Popen[bytes]]] = []
     for name, command in commands(env, bin_dir):
         print(f"cartonize.serve: starting {name}: {' '.join(command)}", flush=True)
@@ -217,6 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     code = 0
     while not stopping:
+        if sweep_at is not None and time.monotonic() >= sweep_at:
+            sweep_at = None
+            sweep = subprocess.Popen(
+                [sys.executable, "-m", "pipelines.runs", "--fail-lost"], cwd=ROOT, env=env
+            )
+        if sweep is not None and sweep.poll() is not None:
+            sweep = None
         exited = [(name, p) for name, p in running if p.poll() is not None]
         if exited:
             name, proc = exited[0]
@@ -224,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"cartonize.serve: {name} exited with {code}; stopping the rest", flush=True)
             break
         time.sleep(0.5)
-    for _, proc in running:
+    for proc in [p for _, p in running] + ([sweep] if sweep is not None else []):
         if proc.poll() is None:
             proc.terminate()
     deadline = time.monotonic() + 20

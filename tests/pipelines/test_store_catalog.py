@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from cartonize.store import Store
+from cartonize.sync import store_catalog
 from cartonize.sync.catalog import PullBusy
 from cartonize.sync.connections import (
     Connection,
@@ -487,6 +488,121 @@ def test_a_connection_retargeted_during_its_pull_writes_nothing(
     assert entry.status == "failure"
     assert "changed during the pull" in entry.messages[0]
     assert "Third-Party API URL" in entry.messages[0] and "Resource to Update" in entry.messages[0]
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        ("retarget", "Resource to Update"),
+        ("source", "Third-Party API URL"),
+        ("schema_map", "Schema Map"),
+        ("delete", "was deleted"),
+    ],
+)
+def test_an_edit_between_mapping_and_write_gets_no_write(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    instance: DagsterInstance,
+    monkeypatch: pytest.MonkeyPatch,
+    edit: str,
+    named: str,
+) -> None:
+    """The check of the connection ran before mapping, outside the write's transaction: an
+    edit landing after it (here injected between mapping and write, where a 100,000-record
+    mapping leaves a third of a second) let the pull overwrite the list it was started
+    for, which the user had just replaced, with records of the old source."""
+    seed, _ = connect(store, account_id, third_party)
+    first = seeded_resource(store, seed, ["a-1"])
+    chosen = seeded_resource(store, seed, ["keep-1", "keep-2"])
+    connection, _ = connect(store, account_id, third_party, n=3, resource_to_update=first)
+    box = SecretBox.for_data_dir(store.data_dir)
+    changes: dict[str, Any] = {
+        "retarget": {"resourceToUpdate": chosen},
+        "source": {"thirdPartyApiUrl": third_party.url("/records?n=1")},
+        "schema_map": {"schemaMap": {**SCHEMA_MAP, "name": "description"}},
+    }.get(edit, {})
+    real_write = store_catalog.write_batch
+    edited: list[bool] = []
+
+    def edit_then_write(*args: Any, **kwargs: Any) -> Any:
+        # Mapping is done; the edit commits before the write's transaction begins.
+        if edit == "delete":
+            assert delete_connection(store, account_id, connection.id)
+        else:
+            assert update_connection(store, box, account_id, connection.id, changes, NOW)
+        edited.append(True)
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(store_catalog, "write_batch", edit_then_write)
+    result = pull(store, instance, connection.id, trigger="webhook")
+    assert edited == [True]
+    assert not result.success
+    for resource_id, refs in ((first, ["a-1"]), (chosen, ["keep-1", "keep-2"])):
+        rows = store.transaction(lambda con, rid=resource_id: read_rows(con, "items", rid))
+        assert [r["refId"] for r in rows] == refs
+    if edit == "delete":
+        # No connection, no log to write to; the run's failure says why.
+        assert read_log(store, connection.id, limit=10, offset=0) == []
+        assert named in str(result.all_events)
+        return
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.inserted == 0
+    assert entry.messages[0].startswith("the connection changed during the pull (")
+    assert named in entry.messages[0]
+
+
+def test_a_pulled_record_repeating_a_key_with_different_values_is_rejected(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """`{"sku": "A", "sku": "B"}` was stored as B: Python's json keeps the last value of a
+    repeated key silently. Now the record is refused like any record whose values cannot
+    be read, named by position and refId; a key repeated with one value passes."""
+    smap = {**SCHEMA_MAP, "properties.fragile": "attributes.fragile"}
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/repeated-keys"),
+        schema_map=smap,
+    )
+    result = pull(store, instance, connection.id)
+    assert result.success
+    resource_id = int(figures(result)["resource_id"])
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["SKU-000000", "SKU-000002", "SKU-000004"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert (entry.received, entry.inserted, entry.rejected) == (6, 3, 3)
+    assert entry.messages == [
+        'record 1 (refId "SKU-OTHER"): rejected: "sku" is named more than once, with '
+        'different values ("SKU-000001", "SKU-OTHER")',
+        'record 3 (refId "SKU-000003"): rejected: "dimensions.length" is named more than '
+        "once, with different values (13, 99)",
+        'record 5 (refId "SKU-000005"): rejected: "attributes.fragile" is named more than '
+        "once, with different values (false, 0)",
+    ]
+
+
+def test_an_envelope_repeating_the_root_path_key_fails_the_pull(
+    store: Store, account_id: int, third_party: ThirdPartyServer, instance: DagsterInstance
+) -> None:
+    """Which of two different `data` objects holds the records? The last one was taken."""
+    seed, _ = connect(store, account_id, third_party)
+    resource_id = seeded_resource(store, seed, ["keep-me"])
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        resource_to_update=resource_id,
+        third_party_api_url=third_party.url("/repeated-keys?root=twice"),
+    )
+    result = pull(store, instance, connection.id)
+    assert not result.success
+    rows = store.transaction(lambda con: read_rows(con, "items", resource_id))
+    assert [r["refId"] for r in rows] == ["keep-me"]
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure"
+    assert "the top level names 'data' more than once, with different values" in (entry.messages[0])
 
 
 def test_a_run_that_failed_after_its_write_committed_answers_success(

@@ -77,6 +77,38 @@ def records_body(n: int, root: str) -> bytes:
     return json.dumps(document, separators=(",", ":")).encode()
 
 
+def _record_text(i: int, *members: str) -> str:
+    """Record `i` as JSON text, with `members` (JSON text, repeats allowed) spliced in."""
+    text = json.dumps(make_record(i), separators=(",", ":"))
+    return text[:-1] + "".join("," + m for m in members) + "}"
+
+
+#: Records 0-5 under data.items, as JSON text (a dict cannot hold a key twice): 1 repeats
+#: "sku" with another value, 2 repeats "weight" with the same one, 3 repeats a nested key
+#: ("dimensions.length") with another value, 4 repeats "id" as 4 and 4.0 (one number),
+#: 5 repeats "sku" as the same text and "attributes.fragile" as false and 0 (not the same).
+REPEATED_KEYS_BODY = (
+    '{"data":{"items":['
+    + ",".join(
+        [
+            _record_text(0),
+            _record_text(1, '"sku":"SKU-OTHER"'),
+            _record_text(2, '"weight":' + json.dumps(make_record(2)["weight"])),
+            _record_text(3).replace('"length":13', '"length":13,"length":99'),
+            _record_text(4, '"id":4.0'),
+            _record_text(5, '"sku":"SKU-000005"').replace(
+                '"fragile":false}', '"fragile":false,"fragile":0}'
+            ),
+        ]
+    )
+    + "]}}"
+).encode()
+#: An envelope naming "data" twice, with different records.
+REPEATED_ROOT_BODY = (
+    '{"data":{"items":[' + _record_text(0) + ']},"data":{"items":[' + _record_text(1) + "]}}"
+).encode()
+
+
 @dataclass(frozen=True)
 class SeenRequest:
     """One request as the server received it."""
@@ -141,6 +173,7 @@ class ThirdPartyApp:
             "/redirect": self._redirect,
             "/bad-gzip": self._bad_gzip,
             "/latin1": self._latin1,
+            "/repeated-keys": self._repeated_keys,
         }.get(path)
         if route is None:
             return _send(start_response, 404, {"error": f"no route {path}"})
@@ -224,6 +257,16 @@ class ThirdPartyApp:
     def _deep(self, params: dict[str, str], start_response: StartResponse) -> Iterable[bytes]:
         levels = int(params.get("levels", "100000"))
         body = b"[" * levels + b"]" * levels
+        start_response(
+            "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+        )
+        return [body]
+
+    def _repeated_keys(
+        self, params: dict[str, str], start_response: StartResponse
+    ) -> Iterable[bytes]:
+        """`REPEATED_KEYS_BODY`, or with `root=twice` an envelope naming `data` twice."""
+        body = REPEATED_ROOT_BODY if params.get("root") == "twice" else REPEATED_KEYS_BODY
         start_response(
             "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         )

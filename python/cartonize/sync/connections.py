@@ -46,6 +46,7 @@ __all__ = [
     "authenticate_secret",
     "connection_by_id",
     "connection_by_public_id",
+    "connection_in_transaction",
     "connections_allowed",
     "connections_refusal",
     "create_connection",
@@ -392,6 +393,26 @@ def connection_by_id(store: Store, connection_id: int) -> Connection | None:
     row = store.transaction(
         lambda con: one(
             con.execute(f"SELECT {_COLUMNS} FROM connections WHERE id = ?", [connection_id])
+        )
+    )
+    return _connection(row) if row else None
+
+
+def connection_in_transaction(
+    con: duckdb.DuckDBPyConnection, connection_id: int
+) -> Connection | None:
+    """The connection with this id as `con`'s transaction sees it, or None when it is gone
+    or its account may no longer use connections (the rule of `connections_refusal`).
+
+    A pull's write reads it in the write's own transaction: every unit of work holds the
+    store's lock, so no edit can land between this read and that transaction's commit."""
+    row = one(
+        con.execute(
+            f"SELECT {', '.join('c.' + c.strip() for c in _COLUMNS.split(','))} "
+            "FROM connections c JOIN accounts a ON a.id = c.account_id "
+            "JOIN connection_grants g ON g.account_id = c.account_id "
+            f"WHERE c.id = ? AND a.tier IN ({', '.join('?' for _ in CONNECTION_TIERS)})",
+            [connection_id, *CONNECTION_TIERS],
         )
     )
     return _connection(row) if row else None

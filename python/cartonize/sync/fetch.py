@@ -374,6 +374,13 @@ def extract_records(document: Any, root_path: str | None) -> list[Any]:
             )
         for take in range(len(segments), 0, -1):
             key = ".".join(segments[:take])
+            if isinstance(node, jsontext.RepeatedKeys) and key in node.own:
+                where = ".".join(walked) or "the top level"
+                raise RecordsNotFound(
+                    f"Schema Root Path {path!r}: {where} names {key!r} more than once, with "
+                    "different values, so which one holds the records is not clear; the "
+                    "source must send each key once"
+                )
             if key in node:
                 node = node[key]
                 walked.append(key)
@@ -506,7 +513,9 @@ def _status_message(status: int, url: httpx.URL, body: bytes, secrets: list[str]
 
 def _parse_json(body: bytes, url: httpx.URL, headers: httpx.Headers) -> Any:
     try:
-        return jsontext.loads(_declared_text(body, headers), strict=False)
+        # Records repeating a key with different values are marked, and refused by the
+        # mapping like any record it cannot read (docs/sync.md).
+        return jsontext.loads(_declared_text(body, headers), strict=False, repeats="mark")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         kind = headers.get("content-type", "no content type")
         where = f" at byte {exc.pos}" if isinstance(exc, json.JSONDecodeError) else ""

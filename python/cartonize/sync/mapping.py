@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 
 import polars as pl
 
+from cartonize.jsontext import RepeatedKeys, repeated_key_paths
 from cartonize.models import MAX_AMOUNT, MAX_LENGTH, MAX_QUANTITY
 from cartonize.sync.resources import PROPERTIES, Property, ResourceType, property_names
 
@@ -34,6 +35,7 @@ __all__ = [
     "iter_messages",
     "map_records",
     "record_label",
+    "repeat_reason",
     "validate_schema_map",
 ]
 
@@ -382,12 +384,13 @@ def map_records(
     received = len(records)
     bad_rows: dict[int, list[str]] = {}
     objects: Sequence[Mapping[str, Any]] = records
-    if not all(type(r) is dict for r in records) and not all(
-        isinstance(r, Mapping) for r in records
-    ):
-        # Rare: keep positions aligned by treating non-objects as empty, then reject them.
+    if not all(type(r) is dict for r in records):
+        # Rare: keep positions aligned by treating non-objects as empty, then reject them;
+        # so are records repeating a key with different values (which one is meant?).
         for position, record in enumerate(records):
-            if not isinstance(record, Mapping):
+            if isinstance(record, RepeatedKeys):
+                bad_rows.setdefault(position, []).extend(_repeat_reasons(record))
+            elif not isinstance(record, Mapping):
                 bad_rows.setdefault(position, []).append(f"{_show(record)} is not an object")
         objects = [r if isinstance(r, Mapping) else {} for r in records]
 
@@ -581,6 +584,16 @@ def _getter(path: str) -> Callable[[Mapping[str, Any]], Any]:
 
         return nested
     return lambda record: _resolve(record, path, parts)
+
+
+def repeat_reason(path: str, values: Sequence[Any]) -> str:
+    """`"sku" is named more than once, with different values ("A", "B")`."""
+    shown = ", ".join(_show(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+    return f"{json.dumps(path)} is named more than once, with different values ({shown})"
+
+
+def _repeat_reasons(record: RepeatedKeys) -> list[str]:
+    return [repeat_reason(path, values) for path, values in repeated_key_paths(record)]
 
 
 def iter_messages(batch: MappedBatch) -> Iterator[str]:

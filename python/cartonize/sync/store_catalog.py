@@ -43,6 +43,7 @@ from cartonize.sync.mapping import map_records
 from cartonize.sync.resources import PROPERTIES, find_resource, one, table_of
 from cartonize.sync.schedule import Frequency, ScheduleSpec
 from cartonize.sync.writes import (
+    CHANGED_DURING_PULL,
     RunInfo,
     WriteMode,
     WriteResult,
@@ -161,15 +162,15 @@ class StoreCatalog:
                 ],
             )
         run = RunInfo(run_id, at)
-        if pulled is not None and (changed := _changed_since(connection, pulled)):
-            # An edit during the pull: the records came from the old source (or were meant
-            # for the old list); written, they would overwrite the list just chosen.
+        if pulled is not None and (changed := _changed_since(connection, pulled, connection)):
+            # Already edited: not worth mapping. The write's own transaction checks again
+            # (below), since an edit may also land while the records are being mapped.
             result = WriteResult(
                 "failure",
                 connection.resource_to_update,
                 received=len(records),
                 messages=[
-                    f"the connection changed during the pull ({', '.join(changed)}), so "
+                    f"{CHANGED_DURING_PULL} ({', '.join(changed)}), so "
                     "its records were not written; the next pull uses the new settings"
                 ],
             )
@@ -184,7 +185,21 @@ class StoreCatalog:
             log_result(self.store, connection, refused, trigger=trigger, now=at, run=run)
             return refused
         mode: WriteMode = "create" if connection.resource_to_update is None else "overwrite"
-        return write_batch(self.store, connection, batch, mode, trigger=trigger, now=at, run=run)
+        mapped_with = connection
+        return write_batch(
+            self.store,
+            connection,
+            batch,
+            mode,
+            trigger=trigger,
+            now=at,
+            run=run,
+            guard=(
+                None
+                if pulled is None
+                else lambda current: _changed_since(current, pulled, mapped_with)
+            ),
+        )
 
     def record_failure(
         self,
@@ -253,14 +268,18 @@ class StoreCatalog:
         return connection
 
 
-def _changed_since(connection: Connection, pulled: PullSpec) -> list[str]:
-    """The fields deciding what a pull reads and overwrites that differ from `pulled`."""
+def _changed_since(connection: Connection, pulled: PullSpec, mapped: Connection) -> list[str]:
+    """The settings deciding what a pull reads, how it maps and what it overwrites that
+    differ in `connection` from those it read the source with (`pulled`) and mapped the
+    records with (`mapped`)."""
     target = None if connection.resource_to_update is None else str(connection.resource_to_update)
     changes = [
         ("Third-Party API URL", (connection.url or "") != pulled.source.url),
         ("Schema Root Path", connection.schema_root_path != pulled.source.root_path),
         ("Resource Type", connection.resource_type != pulled.resource_type),
         ("Resource to Update", target != pulled.resource_to_update),
+        ("Schema Map", connection.schema_map != mapped.schema_map),
+        ("Unit Conversion", connection.conversions != mapped.conversions),
     ]
     return [name for name, differs in changes if differs]
 

@@ -10,7 +10,7 @@ or `MERGE`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -19,7 +19,13 @@ import duckdb
 import polars as pl
 
 from cartonize.store import Store, StoreUnavailable
-from cartonize.sync.connections import Connection, LogEntry, Trigger, record_log
+from cartonize.sync.connections import (
+    Connection,
+    LogEntry,
+    Trigger,
+    connection_in_transaction,
+    record_log,
+)
 from cartonize.sync.mapping import (
     IDENTITY,
     PROPERTIES_KEY,
@@ -37,6 +43,9 @@ from cartonize.sync.resources import (
 )
 
 __all__ = [
+    "CHANGED_DURING_PULL",
+    "ConnectionGone",
+    "Guard",
     "RunInfo",
     "WriteFailure",
     "WriteMode",
@@ -57,6 +66,22 @@ _SOURCE = "sync_source"
 
 class WriteFailure(Exception):
     """The write cannot complete; the message goes to the connection log."""
+
+
+class ConnectionGone(WriteFailure):
+    """The connection was deleted (or its account's connections disabled) before the
+    write's transaction: nothing is written, and there is no log to write to."""
+
+
+#: Checked inside a write's transaction, before anything is written, against the
+#: connection as that transaction reads it: the names of the settings that differ from
+#: those the write was prepared with (empty: go ahead). A pull passes one: its records
+#: were read from one source and mapped for one list, and an edit of the connection
+#: during the pull must not let them overwrite the list the user has just chosen.
+Guard = Callable[[Connection], list[str]]
+
+#: Why a guarded write wrote nothing after an edit; the changed settings follow in brackets.
+CHANGED_DURING_PULL = "the connection changed during the pull"
 
 
 @dataclass
@@ -123,23 +148,36 @@ def write_batch(
     now: datetime,
     row_key: Sequence[str] | None = None,
     run: RunInfo | None = None,
+    guard: Guard | None = None,
 ) -> WriteResult:
     """Write a mapped batch into the connection's resource and log it; never raises for a
     write that cannot complete (status `failure`, reasons in the log), only StoreUnavailable.
 
     `run` ties the log entry to the Dagster run of a pull and measures its duration. A
     failed write into the Resource to Update (every mode but create) is logged against it:
-    the log names the resource the write was for, not none."""
+    the log names the resource the write was for, not none.
+
+    With a `guard`, the write's own transaction first reads the connection and asks the
+    guard what changed; anything did (or the connection is gone), and nothing is written.
+    Check and write are one transaction under the store's lock, so no edit can land
+    between them, however the timing falls."""
     target = connection.resource_to_update if mode != "create" else None
     result = WriteResult("failure", target, received=batch.received, rejected=batch.rejected_rows)
     result.messages = list(iter_messages(batch))
     try:
         _check(connection, batch, mode, row_key)
         result = store.transaction(
-            lambda con: _write(con, connection, batch, mode, row_key, trigger, now, result, run)
+            lambda con: _write(
+                con, connection, batch, mode, row_key, trigger, now, result, run, guard
+            )
         )
     except StoreUnavailable:
         raise
+    except ConnectionGone as exc:
+        result.status = "failure"
+        result.inserted = result.updated = result.unchanged = 0
+        result.messages.insert(0, str(exc))
+        return result
     except Exception as exc:
         if isinstance(exc, WriteFailure):
             reason = str(exc)
@@ -258,7 +296,10 @@ def _write(
     now: datetime,
     result: WriteResult,
     run: RunInfo | None = None,
+    guard: Guard | None = None,
 ) -> WriteResult:
+    if guard is not None:
+        _check_guard(con, connection, guard)
     rtype = connection.resource_type
     frame = batch.frame
     if mode == "create":
@@ -302,6 +343,24 @@ def _write(
     result.status = "success"
     record_log(con, connection.id, log_entry(result, trigger, now, run))
     return result
+
+
+def _check_guard(con: duckdb.DuckDBPyConnection, connection: Connection, guard: Guard) -> None:
+    """Raise when the connection, as this transaction reads it, is gone or has changed."""
+    current = connection_in_transaction(con, connection.id)
+    if current is None:
+        raise ConnectionGone(
+            f"connection {connection.id} was deleted, or its account's connections were "
+            "disabled, during the pull; nothing was written"
+        )
+    changed = guard(current)
+    if changed:
+        # The records came from the old source, or were mapped for the old list; written,
+        # they would overwrite the list just chosen.
+        raise WriteFailure(
+            f"{CHANGED_DURING_PULL} ({', '.join(changed)}), so its records were not "
+            "written; the next pull uses the new settings"
+        )
 
 
 def _db(moment: datetime) -> datetime:

@@ -6,6 +6,9 @@ use cartonize_render::RenderError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+mod json_keys;
 
 /// Rust's allocations in the engine and renderer go to mimalloc (Python's own
 /// objects keep Python's allocator): about 5 % less engine time on orders
@@ -86,10 +89,20 @@ fn pack_json(py: Python<'_>, input: String) -> Result<String, PyCoreError> {
     Ok(py.detach(move || cartonize_core::pack_json(&input))?)
 }
 
+/// Whether JSON text (as `json.loads` accepts it) names a key twice in one object:
+/// True, False, or None when the scan cannot tell (the caller then checks the slow way).
+/// The GIL is released while it scans.
+#[pyfunction]
+fn json_repeats_a_key(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Option<bool>> {
+    let text = text.to_str()?;
+    Ok(py.detach(|| json_keys::repeats_a_key(text.as_bytes())))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack_json, m)?)?;
     m.add_function(wrap_pyfunction!(render_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json_repeats_a_key, m)?)?;
     m.add("__version__", cartonize_core::VERSION)?;
     m.add("BUILT", env!("CARTONIZE_BUILT"))?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;

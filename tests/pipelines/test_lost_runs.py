@@ -1,0 +1,175 @@
+"""Pull runs whose process died while the process that launched them was gone too (a
+gunicorn worker restarted or killed): nobody marked them failed, so they stayed "started"
+forever, their status URL said `running`, and webhook calls joined them. Real processes
+are killed here: the launcher (standing in for the worker) and the run process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from cartonize.store import Store
+from cartonize.sync.connections import read_log
+from dagster import DagsterRunStatus
+
+from pipelines.runs import PROCESS_TAG, PullRuns, _process_alive, fail_lost_runs, process_token
+from tests.pipelines.test_store_catalog import connect
+from tests.sync.third_party import ThirdPartyServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A web worker's part: start a pull run, say its id, then wait to be killed.
+LAUNCHER = textwrap.dedent(
+    """
+    import sys, time
+    from cartonize.store import Store
+    from cartonize.sync.connections import connection_by_id
+    from pipelines.runs import PullRuns
+
+    data_dir, home, connection_id = sys.argv[1:4]
+    store = Store(data_dir)
+    runs = PullRuns(store, __import__("pathlib").Path(home))
+    print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
+    time.sleep(600)
+    """
+)
+
+
+@pytest.fixture
+def account_id(store: Store) -> int:
+    account = store.create_account("acme", "enterprise")
+    store.set_connections_enabled("acme", True)
+    return account.id
+
+
+def _wait(condition: object, what: str, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def _orphaned_run(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> tuple[PullRuns, str, int]:
+    """A run reading a slow source whose launcher and run process were both SIGKILLed;
+    returns (runs, run id, connection id)."""
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
+    )
+    home = tmp_path / "dagster"
+    script = tmp_path / "launcher.py"
+    script.write_text(LAUNCHER)
+    env = {
+        **os.environ,
+        "CARTONIZE_SYNC_ALLOW_NETWORKS": "127.0.0.0/8",
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    launcher = subprocess.Popen(
+        [sys.executable, str(script), str(store.data_dir), str(home), str(connection.id)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+    )
+    assert launcher.stdout is not None
+    run_id = launcher.stdout.readline().decode().strip()
+    runs = PullRuns(store, home)
+    _wait(lambda: third_party.seen, "the run never read the source")
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.STARTED
+    token = run.tags[PROCESS_TAG]
+    assert _process_alive(token) is True
+    # The worker goes first (its reaper thread with it), then the run process.
+    launcher.kill()
+    launcher.wait()
+    launcher.stdout.close()
+    os.kill(int(token.split("|")[2]), signal.SIGKILL)
+    _wait(lambda: _process_alive(token) is False, "the run process did not die")
+    return runs, run_id, connection.id
+
+
+def test_a_run_whose_processes_died_is_failed_when_its_status_is_read(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
+    status = runs.status(run_id)
+    assert status is not None and status.status == "failure", status
+    assert status.message is not None and "ended before its run finished" in status.message
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.FAILURE
+    (entry,) = read_log(store, connection_id, limit=10, offset=0)
+    assert (entry.status, entry.run_id, entry.trigger) == ("failure", run_id, "webhook")
+    assert entry.messages[0].startswith(f"pull run {run_id[:8]} failed: the pull process")
+    # Asked again: still one entry.
+    assert runs.status(run_id) is not None
+    assert len(read_log(store, connection_id, limit=10, offset=0)) == 1
+
+
+def test_a_run_whose_processes_died_is_failed_at_service_start_and_not_joined(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
+    # What `python -m pipelines.runs --fail-lost` does when the service starts.
+    assert fail_lost_runs(runs.instance, store) == [run_id]
+    assert fail_lost_runs(runs.instance, store) == []
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.FAILURE
+    (entry,) = read_log(store, connection_id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == run_id
+
+
+def test_a_killed_run_process_is_failed_and_logged_by_its_live_launcher(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The launcher's reaper marked the run failed in Dagster, but the connection log (what
+    the console shows) said nothing of it."""
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
+    )
+    runs = PullRuns(store, tmp_path / "dagster")
+    run_id = runs.start(connection, "webhook")
+    _wait(lambda: third_party.seen, "the run never read the source")
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None
+    os.kill(int(run.tags[PROCESS_TAG].split("|")[2]), signal.SIGKILL)
+    status = runs.wait(run_id, 60)
+    assert status is not None and status.status == "failure", status
+    # The reaper logs right after marking the run failed.
+    _wait(lambda: read_log(store, connection.id, limit=10, offset=0), "nothing was logged", 10)
+    (entry,) = read_log(store, connection.id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == run_id
+    assert "the pull process exited with code -9 before the run finished" in entry.messages[0]
+
+
+def test_process_tokens_tell_a_live_process_from_a_dead_or_reused_pid(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    token = process_token(child.pid)
+    assert _process_alive(token) is True
+    host, boot, pid, start = token.split("|")
+    # Same pid, another start time: another process that reused the pid.
+    assert _process_alive("|".join([host, boot, pid, str(int(start) + 1)])) is False
+    assert _process_alive("|".join(["elsewhere", boot, pid, start])) is None
+    child.kill()
+    # Not reaped yet: a zombie, which has ended all the same.
+    time.sleep(0.2)
+    assert _process_alive(token) is False
+    child.wait()
+    assert _process_alive(token) is False
+    assert _process_alive(process_token()) is True
