@@ -103,8 +103,15 @@ def _json_text(draw: st.DrawFn, depth: int = 0) -> str:
 @settings(max_examples=examples(400), deadline=None, derandomize=True, database=None)
 def test_the_compiled_scan_tells_repeated_keys_as_python_decodes_them(text: str) -> None:
     """Keys are compared as Python decodes them ("a" is "\\u0061", a surrogate pair is
-    its character): a wrong "no" would let a conflicting record through unmarked."""
-    assert _core.json_repeats_a_key(text) is _reference_repeats(text), text
+    its character): a wrong "no" would let a conflicting record through unmarked. NaN
+    and Infinity, which serde_json does not read, leave the scan unable to tell unless
+    it met a repeat before them."""
+    expected = _reference_repeats(text)
+    found = _core.json_repeats_a_key(text)
+    if "NaN" in text or "Infinity" in text:
+        assert found is None or found is expected is True, text
+    else:
+        assert found is expected, text
 
 
 @pytest.mark.parametrize(

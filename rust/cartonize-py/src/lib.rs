@@ -95,7 +95,7 @@ fn pack_json(py: Python<'_>, input: String) -> Result<String, PyCoreError> {
 #[pyfunction]
 fn json_repeats_a_key(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Option<bool>> {
     let text = text.to_str()?;
-    Ok(py.detach(|| json_keys::repeats_a_key(text.as_bytes())))
+    Ok(py.detach(|| json_keys::repeats_a_key(text)))
 }
 
 #[pymodule]
