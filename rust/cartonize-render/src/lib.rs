@@ -564,7 +564,11 @@ mod tests {
     #[test]
     fn jobs_in_parallel_come_back_in_order() {
         let jobs: Vec<u64> = (0..97).collect();
-        let square = |i: usize, j: &u64| (i as u64) * 1000 + j * j;
+        // Slow enough that every thread takes some jobs, and they finish out of order.
+        let square = |i: usize, j: &u64| {
+            std::thread::sleep(std::time::Duration::from_micros(100 + 50 * (j % 3)));
+            (i as u64) * 1000 + j * j
+        };
         let serial = in_parallel(&jobs, 1, square);
         for threads in [2, 3, 8, 200] {
             assert_eq!(in_parallel(&jobs, threads, square), serial);
