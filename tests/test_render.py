@@ -279,6 +279,40 @@ def test_top_down_png_shows_only_the_top_layer() -> None:
         assert (shown == own) == (item.origin is not None and item.origin.x == 1)
 
 
+def test_each_png_of_a_many_box_pack_is_its_own_boxs_picture() -> None:
+    # 14 boxes of one unit each, six looks: drawn on every core, each look rasterised
+    # once (docs/decisions.md, "Pictures"). Each picture must still be its own box's.
+    colours = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf"]
+    request = {
+        "itemSets": [
+            {
+                "refId": n,
+                "color": colour,
+                "dimensions": {"x": 6 + n % 3, "y": 7 + n % 2, "z": 6 + n % 4},
+                "weight": 1,
+                "quantity": 1 + n % 3,
+            }
+            for n, colour in enumerate(colours)
+        ],
+        "boxTypes": [{"refId": 1, "dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 99}],
+    }
+    svg_response = cartonize.pack(request)
+    png_response = cartonize.pack({**request, "imageFormat": "png"})
+    assert png_response.len_boxes == 12 and len(png_response.images or []) == 12
+    data = {}
+    for b, svg in enumerate(svg_response.svgs or []):
+        (index, faces), *more = face_polygons(svg).items()
+        assert not more, "one unit per box"
+        item = items_of(svg_response)[index]
+        pixels = png_pixels(png_response, b)
+        assert pixels.getpixel(centre(faces[0][1])) == mix(item.color or "", 255, TOP_LIGHTEN)
+        image = next(i for i in png_response.images or [] if i.box_index == b)
+        data.setdefault(item.ref_id, set()).add(image.data)
+    # Boxes alike have the same picture, boxes of other items another.
+    assert all(len(d) == 1 for d in data.values()) and len(data) == len(colours)
+    assert len(set.union(*data.values())) == len(colours)
+
+
 def test_png_with_a_named_colour_is_422_naming_the_item(store: Store) -> None:
     body = mixed_order(imageFormat="Png")
     result = testing.TestClient(create_app(store=store)).simulate_post(

@@ -66,6 +66,10 @@ pub struct Picture<'a> {
     pub theme: &'a Theme,
     /// Whether to write text (captions, labels); PNGs have no fonts, so none.
     pub text: bool,
+    /// Whether to write the `data-*` attributes (box index, item refId and index). A PNG's
+    /// SVG leaves them out: they draw nothing, and without them two boxes that look the
+    /// same have the same SVG, so one raster serves both (`crate::render`).
+    pub data: bool,
 }
 
 /// Maps world points to pixels.
@@ -122,8 +126,9 @@ pub fn draw(camera: Camera, pic: &Picture<'_>, items: &[DrawItem]) -> String {
     let mut s = String::with_capacity(1024 + items.len() * 420);
     let _ = write!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="cz-box cz-{name}" data-box-index="{bi}" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="cz-box cz-{name}"{data} width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#,
         name = theme.name,
+        data = box_data(pic),
         w = pic.width,
         h = frame.height,
     );
@@ -147,7 +152,8 @@ pub fn draw(camera: Camera, pic: &Picture<'_>, items: &[DrawItem]) -> String {
     // Far walls and floor: the faces of the box that look away from the viewer.
     let _ = write!(
         s,
-        r#"<g class="cz-outline" data-box-index="{bi}" data-volume-index="0" fill="{}"{}>"#,
+        r#"<g class="cz-outline"{} fill="{}"{}>"#,
+        volume_data(pic, 0),
         theme.box_fill,
         stroke_attrs(theme, theme.box_stroke, theme.box_stroke_width)
     );
@@ -166,7 +172,7 @@ pub fn draw(camera: Camera, pic: &Picture<'_>, items: &[DrawItem]) -> String {
         draw_item(&mut s, &frame, pic, item, "cz-item");
     }
     s.push_str("</g>");
-    near_edges(&mut s, &frame, &container, bi, theme);
+    near_edges(&mut s, &frame, &container, pic);
     if theme.border_marks {
         border_marks(&mut s, &frame, &container, theme.box_stroke);
     }
@@ -191,12 +197,15 @@ pub fn draw(camera: Camera, pic: &Picture<'_>, items: &[DrawItem]) -> String {
 /// One item's visible faces (and label), then its shown internal spaces: each space's
 /// bounds, then the items in it (class `cz-item cz-inner`), and so on inwards.
 fn draw_item(s: &mut String, frame: &Frame, pic: &Picture<'_>, item: &DrawItem, class: &str) {
-    let bi = pic.box_index;
-    let _ = write!(
-        s,
-        r#"<g class="{class}" data-box-index="{bi}" data-item-ref-id="{}" data-volume-index="{}">"#,
-        item.ref_id, item.index
-    );
+    if pic.data {
+        let _ = write!(
+            s,
+            r#"<g class="{class}" data-box-index="{}" data-item-ref-id="{}" data-volume-index="{}">"#,
+            pic.box_index, item.ref_id, item.index
+        );
+    } else {
+        let _ = write!(s, r#"<g class="{class}">"#);
+    }
     let see_through = item.spaces.iter().any(|space| !space.items.is_empty());
     let opacity = if see_through {
         format!(r#" fill-opacity="{SEE_THROUGH}""#)
@@ -220,8 +229,8 @@ fn draw_item(s: &mut String, frame: &Frame, pic: &Picture<'_>, item: &DrawItem, 
         if space.outline {
             let _ = write!(
                 s,
-                r##"<g class="cz-space" data-box-index="{bi}" data-volume-index="{}" fill="#ffffff" fill-opacity="{SPACE_OPACITY}">"##,
-                item.index
+                r##"<g class="cz-space"{} fill="#ffffff" fill-opacity="{SPACE_OPACITY}">"##,
+                volume_data(pic, item.index)
             );
             for (axis, at_hi) in frame.camera.visible_faces() {
                 s.push_str(r#"<polygon points=""#);
@@ -236,6 +245,28 @@ fn draw_item(s: &mut String, frame: &Frame, pic: &Picture<'_>, item: &DrawItem, 
     }
 }
 
+/// ` data-box-index="…"`, or nothing when the picture has no `data-*` attributes.
+fn box_data(pic: &Picture<'_>) -> String {
+    if pic.data {
+        format!(r#" data-box-index="{}""#, pic.box_index)
+    } else {
+        String::new()
+    }
+}
+
+/// ` data-box-index="…" data-volume-index="…"`, or nothing when the picture has no
+/// `data-*` attributes.
+fn volume_data(pic: &Picture<'_>, index: u32) -> String {
+    if pic.data {
+        format!(
+            r#" data-box-index="{}" data-volume-index="{index}""#,
+            pic.box_index
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// Stroke presentation attributes, unless the template's inline style sheet sets them.
 fn stroke_attrs(theme: &Theme, colour: &str, width: f64) -> String {
     if theme.inline_style {
@@ -247,7 +278,8 @@ fn stroke_attrs(theme: &Theme, colour: &str, width: f64) -> String {
 
 /// The three box edges through the corner nearest the viewer, drawn over the items so
 /// the box's extent stays visible.
-fn near_edges(s: &mut String, frame: &Frame, container: &Cuboid, bi: usize, theme: &Theme) {
+fn near_edges(s: &mut String, frame: &Frame, container: &Cuboid, pic: &Picture<'_>) {
+    let theme = pic.theme;
     let near = near_corner(&frame.camera, container);
     let dash = theme
         .front_dash
@@ -255,7 +287,8 @@ fn near_edges(s: &mut String, frame: &Frame, container: &Cuboid, bi: usize, them
         .unwrap_or_default();
     let _ = write!(
         s,
-        r#"<g class="cz-outline" data-box-index="{bi}" data-volume-index="0" fill="none"{}{dash}>"#,
+        r#"<g class="cz-outline"{} fill="none"{}{dash}>"#,
+        volume_data(pic, 0),
         stroke_attrs(theme, theme.box_stroke, theme.box_stroke_width)
     );
     for axis in 0..3 {
@@ -404,6 +437,7 @@ mod tests {
             width: 200,
             theme,
             text,
+            data: text,
         }
     }
 
@@ -426,6 +460,59 @@ mod tests {
         assert!(svg.contains("Box 3 · 2 × 2 × 4 · 1 items"));
         let no_text = draw(cam, &picture(&theme, false), &[]);
         assert!(!no_text.contains("<text"));
+    }
+
+    #[test]
+    fn without_data_attributes_the_svg_is_the_same_less_those() {
+        let theme = Theme::of(Template::Classic);
+        let cam = Camera::new([1.0, 1.0, 1.0]);
+        let mut inner = DrawItem {
+            index: 12,
+            ref_id: 5,
+            cuboid: Cuboid::new([0.2; 3], [0.5, 0.5, 0.5]),
+            colour: Rgb(200, 20, 30),
+            spaces: vec![],
+        };
+        let item = DrawItem {
+            index: 9,
+            ref_id: 4,
+            cuboid: Cuboid::new([0.0; 3], [1.0, 1.0, 1.0]),
+            colour: Rgb(10, 20, 30),
+            spaces: vec![DrawSpace {
+                cuboid: Cuboid::new([0.1; 3], [0.8, 0.8, 0.8]),
+                outline: true,
+                items: vec![inner.clone()],
+            }],
+        };
+        let mut pic = picture(&theme, false);
+        pic.data = true;
+        let with = draw(cam, &pic, std::slice::from_ref(&item));
+        pic.data = false;
+        let without = draw(cam, &pic, std::slice::from_ref(&item));
+        assert!(!without.contains("data-"));
+        let stripped = [
+            r#" data-box-index="2""#,
+            r#" data-item-ref-id="4""#,
+            r#" data-item-ref-id="5""#,
+            r#" data-volume-index="0""#,
+            r#" data-volume-index="9""#,
+            r#" data-volume-index="12""#,
+        ]
+        .iter()
+        .fold(with, |svg, attr| svg.replace(attr, ""));
+        assert_eq!(stripped, without);
+        // Item indices and refIds are the attributes' only trace.
+        inner.index = 99;
+        let other = DrawItem {
+            index: 1,
+            ref_id: 77,
+            spaces: vec![DrawSpace {
+                items: vec![inner],
+                ..item.spaces[0].clone()
+            }],
+            ..item
+        };
+        assert_eq!(draw(cam, &pic, &[other]), without);
     }
 
     #[test]
