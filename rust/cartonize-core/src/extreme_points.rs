@@ -10,10 +10,14 @@ use crate::geometry::{Cuboid, Len, Vec3};
 pub struct ExtremePoint {
     pub point: Vec3,
     pub residual: Vec3,
-    /// The item that last kept a candidate at this point out, which the
-    /// overlap test tries first ([`crate::fill`]): shapes at one point run
-    /// into the same neighbours. Only a hint; never part of the answer.
-    pub blocker: std::cell::Cell<u32>,
+    /// Where the item that last kept a candidate at this point out begins,
+    /// from the point (`origin - point` per axis; `Len::MAX` before any):
+    /// a candidate here overlaps that item exactly when it is longer than
+    /// this along every axis, so the overlap test ([`crate::fill`]) rules
+    /// such shapes out with three comparisons, as shapes at one point run
+    /// into the same neighbours. Items are never taken out of a box, so it
+    /// stays true; it only saves work and is never part of the answer.
+    pub blocker: std::cell::Cell<Vec3>,
 }
 
 impl ExtremePoint {
@@ -21,8 +25,23 @@ impl ExtremePoint {
         ExtremePoint {
             point,
             residual,
-            blocker: std::cell::Cell::new(0),
+            blocker: std::cell::Cell::new([Len::MAX; 3]),
         }
+    }
+
+    /// True when a candidate of `shape` at this point surely overlaps the
+    /// item remembered in [`ExtremePoint::blocker`].
+    #[inline(always)]
+    pub fn blocked(&self, shape: &Vec3) -> bool {
+        let t = self.blocker.get();
+        shape[0] > t[0] && shape[1] > t[1] && shape[2] > t[2]
+    }
+
+    /// Remembers `item`, which overlaps a candidate at this point.
+    #[inline(always)]
+    pub fn remember_blocker(&self, item: &Cuboid) {
+        self.blocker
+            .set(std::array::from_fn(|a| item.origin[a] - self.point[a]));
     }
 }
 

@@ -649,7 +649,7 @@ impl<'a> BoxFill<'a> {
     /// True when `shape` placed at `ep` stays within reach, overlaps nothing
     /// and, under a support check, rests on enough beneath it.
     fn fits(&self, ep: &ExtremePoint, shape: &Vec3) -> bool {
-        if (0..3).any(|a| shape[a] > ep.residual[a]) {
+        if (0..3).any(|a| shape[a] > ep.residual[a]) || ep.blocked(shape) {
             return false;
         }
         self.fits_placed_near(
@@ -657,7 +657,7 @@ impl<'a> BoxFill<'a> {
                 origin: ep.point,
                 size: *shape,
             },
-            Some(&ep.blocker),
+            Some(ep),
         )
     }
 
@@ -671,32 +671,29 @@ impl<'a> BoxFill<'a> {
         self.fits_placed_near(cand, None)
     }
 
-    /// [`BoxFill::fits_placed`] for a candidate at an extreme point whose
-    /// last blocker is `blocker`: that item is tried first, then the one that
-    /// last kept any candidate out, then all. The hints only order the
-    /// overlap tests; the answer is whether any item overlaps.
-    fn fits_placed_near(&self, cand: &Cuboid, blocker: Option<&std::cell::Cell<u32>>) -> bool {
+    /// [`BoxFill::fits_placed`] for a candidate at extreme point `near`, whose
+    /// last blocker the caller has ruled out ([`ExtremePoint::blocked`]): the
+    /// item that last kept any candidate out is tried first, then all, and
+    /// the one that overlaps becomes the point's blocker. The hints only
+    /// order the overlap tests; the answer is whether any item overlaps.
+    fn fits_placed_near(&self, cand: &Cuboid, near: Option<&ExtremePoint>) -> bool {
         let cand = *cand;
         if self.cuboids.len() < HINTED_ITEMS {
             if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
                 return false;
             }
         } else {
-            let near = blocker.map(|b| b.get() as usize);
-            if near.is_some_and(|i| self.cuboids.get(i).is_some_and(|c| c.overlaps(&cand))) {
-                return false;
-            }
             let hint = self.last_hit.get();
-            if self.cuboids.get(hint).is_some_and(|c| c.overlaps(&cand)) {
-                if let Some(b) = blocker {
-                    b.set(hint as u32);
+            if let Some(c) = self.cuboids.get(hint).filter(|c| c.overlaps(&cand)) {
+                if let Some(ep) = near {
+                    ep.remember_blocker(c);
                 }
                 return false;
             }
             if let Some(i) = self.cuboids.iter().position(|c| c.overlaps(&cand)) {
                 self.last_hit.set(i);
-                if let Some(b) = blocker {
-                    b.set(i as u32);
+                if let Some(ep) = near {
+                    ep.remember_blocker(&self.cuboids[i]);
                 }
                 return false;
             }
