@@ -34,7 +34,7 @@ impl ExtremePoint {
     #[inline(always)]
     pub fn blocked(&self, shape: &Vec3) -> bool {
         let t = self.blocker.get();
-        shape[0] > t[0] && shape[1] > t[1] && shape[2] > t[2]
+        (shape[0] > t[0]) & (shape[1] > t[1]) & (shape[2] > t[2])
     }
 
     /// Remembers `item`, which overlaps a candidate at this point.
@@ -67,6 +67,114 @@ pub struct ExtremePoints {
     /// Points whose reach along an axis is below this can host no item: dropped.
     min_reach: Vec3,
     points: Vec<ExtremePoint>,
+    /// The box's items by column, once it holds [`INDEX_FROM`] of them.
+    index: Columns,
+}
+
+/// From this many items in a box on, the reach and projections of new
+/// points look only at the items of their columns ([`Columns`]); below it,
+/// at every item (building the index would cost more than it saves).
+pub const INDEX_FROM: usize = 32;
+
+/// Columns per side of the plane across each axis ([`Columns`]).
+const COLUMN_CELLS: usize = 8;
+
+/// The items of a box by column: for each axis, the plane across it is cut
+/// into [`COLUMN_CELLS`] by [`COLUMN_CELLS`] cells, and each cell lists every
+/// item whose extent across the axis meets the cell. A ray from a point
+/// along the axis meets only items that hold the point's two other
+/// coordinates, and all of them are in the list of the cell those
+/// coordinates fall in; so scanning that list finds the same nearest face
+/// as scanning every item. Lists may hold an item more than once only if
+/// it was given twice; a repeat changes no minimum or maximum.
+#[derive(Debug, Default)]
+struct Columns {
+    /// `COLUMN_CELLS²` lists per axis, axis by axis; empty until built.
+    cells: Vec<Vec<u32>>,
+    bounds: Vec3,
+    /// How many items of the box are listed; 0 while not built.
+    listed: usize,
+}
+
+/// An index not yet built is cloned as empty: boxes are cloned often, and
+/// only full ones carry an index worth its copy.
+impl Clone for Columns {
+    fn clone(&self) -> Self {
+        match self.listed {
+            0 => Columns {
+                cells: Vec::new(),
+                bounds: self.bounds,
+                listed: 0,
+            },
+            _ => Columns {
+                cells: self.cells.clone(),
+                bounds: self.bounds,
+                listed: self.listed,
+            },
+        }
+    }
+}
+
+impl Columns {
+    /// Forgets every item (keeping the lists' memory) for a box of `bounds`.
+    fn reset(&mut self, bounds: Vec3) {
+        if self.listed > 0 {
+            for list in &mut self.cells {
+                list.clear();
+            }
+        }
+        self.bounds = bounds;
+        self.listed = 0;
+    }
+
+    /// Whether the index serves a box holding `all`: it is built (and kept
+    /// up to date) from [`INDEX_FROM`] items on, in a box of positive sides.
+    fn update(&mut self, all: &[Cuboid]) -> bool {
+        if all.len() < INDEX_FROM || self.bounds.iter().any(|&b| b <= 0) {
+            return false;
+        }
+        if self.cells.len() != 3 * COLUMN_CELLS * COLUMN_CELLS {
+            self.cells = vec![Vec::new(); 3 * COLUMN_CELLS * COLUMN_CELLS];
+        }
+        // Items are only ever added to a box, at the end of its list.
+        for (i, c) in all.iter().enumerate().skip(self.listed) {
+            for a in 0..3 {
+                let (u, v) = ((a + 1) % 3, (a + 2) % 3);
+                let (u0, u1) = (self.cell(u, c.origin[u]), self.cell(u, c.end(u) - 1));
+                let (v0, v1) = (self.cell(v, c.origin[v]), self.cell(v, c.end(v) - 1));
+                for cu in u0..=u1 {
+                    for cv in v0..=v1 {
+                        self.cells[Self::slot(a, cu, cv)].push(i as u32);
+                    }
+                }
+            }
+        }
+        self.listed = all.len();
+        true
+    }
+
+    /// The cell along `axis` of coordinate `x`: monotone in `x`, so the
+    /// cells of an extent's first and last coordinates bound those of every
+    /// coordinate within it (coordinates outside the box fall in the edge cells).
+    #[inline(always)]
+    fn cell(&self, axis: usize, x: Len) -> usize {
+        // Lengths stay within a few times `LEN_LIMIT` (2^56), so the product
+        // does not overflow; saturating keeps it monotone regardless.
+        let n = COLUMN_CELLS as Len;
+        (x.saturating_mul(n) / self.bounds[axis]).clamp(0, n - 1) as usize
+    }
+
+    #[inline(always)]
+    fn slot(axis: usize, cu: usize, cv: usize) -> usize {
+        (axis * COLUMN_CELLS + cu) * COLUMN_CELLS + cv
+    }
+
+    /// The items whose extent across `axis` may hold `p`'s two other coordinates.
+    #[inline(always)]
+    fn column<'s>(&'s self, axis: usize, p: &Vec3) -> &'s [u32] {
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        &self.cells[Self::slot(axis, self.cell(u, p[u]), self.cell(v, p[v]))]
+    }
 }
 
 impl ExtremePoints {
@@ -91,11 +199,14 @@ impl ExtremePoints {
         let mut points = std::mem::take(&mut self.points);
         points.clear();
         points.push(ExtremePoint::new([0, 0, 0], bounds));
+        let mut index = std::mem::take(&mut self.index);
+        index.reset(bounds);
         *self = ExtremePoints {
             bounds,
             priority,
             min_reach: min_reach.map(|r| r.max(1)),
             points,
+            index,
         };
     }
 
@@ -140,7 +251,11 @@ impl ExtremePoints {
             corners[a][a] = placed.end(a);
             active[a] = corners[a][a] < self.bounds[a];
         }
-        let to = project_corners(&corners, active, all);
+        let indexed = self.index.update(all);
+        let to = match indexed {
+            true => project_corners_by_column(&corners, active, all, &self.index),
+            false => project_corners(&corners, active, all),
+        };
         let mut fresh = [[0; 3]; 6];
         let mut count = 0;
         for a in 0..3 {
@@ -157,7 +272,10 @@ impl ExtremePoints {
                 }
             }
         }
-        let reach = reach_of(&fresh[..count], self.bounds, all);
+        let reach = match indexed {
+            true => reach_by_column(&fresh[..count], self.bounds, all, &self.index),
+            false => reach_of(&fresh[..count], self.bounds, all),
+        };
         for (p, r) in fresh[..count].iter().zip(reach) {
             if let Some(residual) = r.filter(|r| (0..3).all(|a| r[a] >= self.min_reach[a])) {
                 self.points.push(ExtremePoint::new(*p, residual));
@@ -217,6 +335,69 @@ fn reach_of(points: &[Vec3], bounds: Vec3, all: &[Cuboid]) -> [Option<Vec3>; 6] 
         }
     }
     reach
+}
+
+/// [`reach_of`] looking only at the items of each point's columns: the
+/// items that bound the reach along an axis are in the column across it,
+/// and an item that holds the point is in every column.
+fn reach_by_column(
+    points: &[Vec3],
+    bounds: Vec3,
+    all: &[Cuboid],
+    index: &Columns,
+) -> [Option<Vec3>; 6] {
+    let mut reach = [Some([0; 3]); 6];
+    for (r, p) in reach.iter_mut().zip(points) {
+        let mut residual: Vec3 = std::array::from_fn(|a| bounds[a] - p[a]);
+        let mut covered = false;
+        'axes: for a in 0..3 {
+            for &i in index.column(a, p) {
+                let c = &all[i as usize];
+                match outside_axis(c, p) {
+                    Outside::Covered => {
+                        covered = true;
+                        break 'axes;
+                    }
+                    Outside::One(b) if b == a && c.origin[a] >= p[a] => {
+                        residual[a] = residual[a].min(c.origin[a] - p[a]);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        *r = (!covered).then_some(residual);
+    }
+    reach
+}
+
+/// [`project_corners`] looking only at the items of the column each corner
+/// moves back along.
+fn project_corners_by_column(
+    corners: &[Vec3; 3],
+    active: [bool; 3],
+    all: &[Cuboid],
+    index: &Columns,
+) -> [[Len; 2]; 3] {
+    let mut to = [[0; 2]; 3];
+    for a in 0..3 {
+        if !active[a] {
+            continue;
+        }
+        let p = &corners[a];
+        for (i, axis) in [(a + 1) % 3, (a + 2) % 3].into_iter().enumerate() {
+            for &j in index.column(axis, p) {
+                let c = &all[j as usize];
+                if outside_axis(c, p) != Outside::One(axis) {
+                    continue;
+                }
+                let end = c.end(axis);
+                if end <= p[axis] && end > to[a][i] {
+                    to[a][i] = end;
+                }
+            }
+        }
+    }
+    to
 }
 
 /// Where a point lies against an item's extents.
@@ -290,6 +471,7 @@ impl Default for ExtremePoints {
             priority: [0, 1, 2],
             min_reach: [1; 3],
             points: Vec::new(),
+            index: Columns::default(),
         }
     }
 }

@@ -526,15 +526,32 @@ impl<'a> BoxFill<'a> {
             if pass.is_empty() {
                 continue;
             }
+            if let [(shape, perm)] = pass {
+                // One shape (the as-given one, or the one pinned or best for
+                // the box): most points are ruled out by their reach or their
+                // last blocker, tested here without a branch per axis.
+                for ep in self.eps.iter() {
+                    let r = &ep.residual;
+                    let within = (shape[0] <= r[0]) & (shape[1] <= r[1]) & (shape[2] <= r[2]);
+                    if !within | ep.blocked(shape) {
+                        continue;
+                    }
+                    if self.fits(ep, shape)
+                        && self.stacks(ep, shape, k)
+                        && interlock_allows(k, ep.point[0], shape)
+                    {
+                        return Some((ep.point, *shape, *perm));
+                    }
+                }
+                continue;
+            }
             // With several shapes, a point whose reach, sorted, is short of
             // every shape's sides, sorted, takes none of them: skipped
             // without testing each (most points, once a box fills up).
-            let floor = (pass.len() > 1).then(|| least_sorted(pass));
+            let f = least_sorted(pass);
             for ep in self.eps.iter() {
-                if floor.is_some_and(|f| {
-                    let r = sorted3(ep.residual);
-                    (0..3).any(|a| r[a] < f[a])
-                }) {
+                let r = sorted3(ep.residual);
+                if (r[0] < f[0]) | (r[1] < f[1]) | (r[2] < f[2]) {
                     continue;
                 }
                 let mut best: Option<(Vec3, Perm)> = None;
