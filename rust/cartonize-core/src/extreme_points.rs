@@ -10,6 +10,9 @@ use crate::geometry::{Cuboid, Len, Vec3};
 pub struct ExtremePoint {
     pub point: Vec3,
     pub residual: Vec3,
+    /// `residual`'s lengths, shortest first (kept with it by
+    /// [`ExtremePoint::shorten`]): what a turned shape must fit within.
+    pub sorted_reach: Vec3,
     /// Where the item that last kept a candidate at this point out begins,
     /// from the point (`origin - point` per axis; `Len::MAX` before any):
     /// a candidate here overlaps that item exactly when it is longer than
@@ -25,7 +28,17 @@ impl ExtremePoint {
         ExtremePoint {
             point,
             residual,
+            sorted_reach: sorted3(residual),
             blocker: std::cell::Cell::new([Len::MAX; 3]),
+        }
+    }
+
+    /// Cuts the reach along `axis` to at most `to`.
+    #[inline(always)]
+    pub fn shorten(&mut self, axis: usize, to: Len) {
+        if to < self.residual[axis] {
+            self.residual[axis] = to;
+            self.sorted_reach = sorted3(self.residual);
         }
     }
 
@@ -231,7 +244,7 @@ impl ExtremePoints {
             match outside_axis(placed, &ep.point) {
                 Outside::Covered => return false,
                 Outside::One(a) if placed.origin[a] >= ep.point[a] => {
-                    ep.residual[a] = ep.residual[a].min(placed.origin[a] - ep.point[a]);
+                    ep.shorten(a, placed.origin[a] - ep.point[a]);
                 }
                 _ => {}
             }
@@ -400,6 +413,16 @@ fn project_corners_by_column(
     to
 }
 
+/// The sides of `v`, shortest first.
+#[inline(always)]
+pub fn sorted3(v: Vec3) -> Vec3 {
+    let [a, b, c] = v;
+    let (a, b) = (a.min(b), a.max(b));
+    let (b, c) = (b.min(c), b.max(c));
+    let (a, b) = (a.min(b), a.max(b));
+    [a, b, c]
+}
+
 /// Where a point lies against an item's extents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outside {
@@ -496,6 +519,7 @@ mod tests {
             for a in 0..3 {
                 if inside[(a + 1) % 3] && inside[(a + 2) % 3] && placed.origin[a] >= ep.point[a] {
                     ep.residual[a] = ep.residual[a].min(placed.origin[a] - ep.point[a]);
+                    ep.sorted_reach = sorted3(ep.residual);
                 }
             }
             (0..3).all(|a| ep.residual[a] >= min_reach[a])
@@ -558,9 +582,12 @@ mod tests {
         // Items of random sizes go to random points of each set (any point
         // where they fit, so items float and overhang as a search may leave
         // them), under every axis priority and two reach minimums.
+        // Every other round offers many small items, so boxes pass
+        // `INDEX_FROM` items and new points are found through the columns
+        // (boxes of odd sides, so cells split unevenly).
         let mut rng = crate::improve::Rng::new(11);
         let priorities = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0]];
-        let mut updates = 0;
+        let (mut updates, mut indexed) = (0, 0);
         for round in 0..400 {
             let bounds: Vec3 = std::array::from_fn(|_| 20 + rng.below(40) as Len);
             let priority = priorities[round % priorities.len()];
@@ -568,9 +595,13 @@ mod tests {
             let mut fast = ExtremePoints::new(bounds, priority, min_reach);
             let mut plain = fast.clone();
             let mut all: Vec<Cuboid> = Vec::new();
-            for _ in 0..30 {
+            let (tries, part) = match round % 4 < 2 {
+                true => (30, 2),
+                false => (200, 5),
+            };
+            for _ in 0..tries {
                 let size: Vec3 =
-                    std::array::from_fn(|a| 1 + rng.below(bounds[a] as usize / 2) as Len);
+                    std::array::from_fn(|a| 1 + rng.below(bounds[a] as usize / part) as Len);
                 let fitting: Vec<Vec3> = fast
                     .iter()
                     .filter(|ep| (0..3).all(|a| size[a] <= ep.residual[a]))
@@ -596,10 +627,17 @@ mod tests {
                     "round {round}, item {}",
                     all.len()
                 );
+                for ep in fast.iter() {
+                    assert_eq!(ep.sorted_reach, sorted3(ep.residual));
+                }
                 updates += 1;
+                indexed += usize::from(all.len() >= INDEX_FROM);
             }
         }
-        assert!(updates > 4000, "{updates} updates compared");
+        assert!(
+            updates > 10_000 && indexed > 5_000,
+            "{updates} updates compared, {indexed} through the index"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Placement into one box: the best extreme point and rotation for each unit
 //! offered, in the order offered.
 
-use crate::extreme_points::{ExtremePoint, ExtremePoints};
+use crate::extreme_points::{sorted3, ExtremePoint, ExtremePoints};
 use crate::fragile::Stack;
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
@@ -56,15 +56,6 @@ impl Failure {
     }
 }
 
-/// The sides of `v`, shortest first.
-#[inline(always)]
-fn sorted3(v: Vec3) -> Vec3 {
-    let [a, b, c] = v;
-    let (a, b) = (a.min(b), a.max(b));
-    let (b, c) = (b.min(c), b.max(c));
-    let (a, b) = (a.min(b), a.max(b));
-    [a, b, c]
-}
 
 /// The least of the sorted sides of `shapes`, rank by rank: a shape fits
 /// within a reach only if its sorted sides are within the reach's, so a
@@ -550,7 +541,7 @@ impl<'a> BoxFill<'a> {
             // without testing each (most points, once a box fills up).
             let f = least_sorted(pass);
             for ep in self.eps.iter() {
-                let r = sorted3(ep.residual);
+                let r = &ep.sorted_reach;
                 if (r[0] < f[0]) | (r[1] < f[1]) | (r[2] < f[2]) {
                     continue;
                 }
