@@ -56,7 +56,6 @@ impl Failure {
     }
 }
 
-
 /// The least of the sorted sides of `shapes`, rank by rank: a shape fits
 /// within a reach only if its sorted sides are within the reach's, so a
 /// reach whose sorted sides fall short of this at any rank takes none.
@@ -863,7 +862,7 @@ mod tests {
         // kinds offered: the place found is the plain search's, fitting or
         // not, whatever the hints the earlier searches left at each point.
         let mut rng = crate::improve::Rng::new(11);
-        let (mut compared, mut placed, mut kept_out) = (0, 0, 0);
+        let (mut compared, mut placed, mut kept_out, mut indexed) = (0, 0, 0, 0);
         for round in 0..40 {
             let side = |rng: &mut crate::improve::Rng| 1.0 + rng.below(6) as f64;
             let kinds: Vec<Kind> = (0..150)
@@ -891,6 +890,8 @@ mod tests {
                     "round {round} unit {slot}"
                 );
                 compared += 1;
+                // Past `INDEX_FROM` items the points come from the column index.
+                indexed += usize::from(fill.cuboids.len() >= crate::extreme_points::INDEX_FROM);
                 // Place only every other unit that fits, so searches repeat
                 // between placements and leave hints behind.
                 if let (Some((origin, size, perm)), true) = (expected, slot % 2 == 0) {
@@ -910,8 +911,8 @@ mod tests {
             }
         }
         assert!(
-            compared > 5_000 && placed > 1_000 && kept_out > 500,
-            "{placed} placed, {kept_out} kept out"
+            compared > 5_000 && placed > 1_000 && kept_out > 500 && indexed > 1_000,
+            "{placed} placed, {kept_out} kept out, {indexed} searches past the index's start"
         );
     }
 
