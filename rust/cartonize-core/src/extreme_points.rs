@@ -98,43 +98,30 @@ const COLUMN_CELLS: usize = 8;
 /// along the axis meets only items that hold the point's two other
 /// coordinates, and all of them are in the list of the cell those
 /// coordinates fall in; so scanning that list finds the same nearest face
-/// as scanning every item. Lists may hold an item more than once only if
-/// it was given twice; a repeat changes no minimum or maximum.
-#[derive(Debug, Default)]
+/// as scanning every item. The lists are chains through one array (a head
+/// per cell, then each entry's next), so a box builds its index with two
+/// allocations, not one per cell, and keeps them when renewed.
+#[derive(Debug, Default, Clone)]
 struct Columns {
-    /// `COLUMN_CELLS²` lists per axis, axis by axis; empty until built.
-    cells: Vec<Vec<u32>>,
+    /// The first entry of each cell's chain ([`NO_ENTRY`] for none),
+    /// `COLUMN_CELLS²` cells per axis, axis by axis; empty until built.
+    heads: Vec<u32>,
+    /// Entries: an item and the next entry of the same cell.
+    links: Vec<(u32, u32)>,
     bounds: Vec3,
     /// How many items of the box are listed; 0 while not built.
     listed: usize,
 }
 
-/// An index not yet built is cloned as empty: boxes are cloned often, and
-/// only full ones carry an index worth its copy.
-impl Clone for Columns {
-    fn clone(&self) -> Self {
-        match self.listed {
-            0 => Columns {
-                cells: Vec::new(),
-                bounds: self.bounds,
-                listed: 0,
-            },
-            _ => Columns {
-                cells: self.cells.clone(),
-                bounds: self.bounds,
-                listed: self.listed,
-            },
-        }
-    }
-}
+/// The end of a chain of [`Columns`].
+const NO_ENTRY: u32 = u32::MAX;
 
 impl Columns {
     /// Forgets every item (keeping the lists' memory) for a box of `bounds`.
     fn reset(&mut self, bounds: Vec3) {
         if self.listed > 0 {
-            for list in &mut self.cells {
-                list.clear();
-            }
+            self.heads.clear();
+            self.links.clear();
         }
         self.bounds = bounds;
         self.listed = 0;
@@ -146,8 +133,9 @@ impl Columns {
         if all.len() < INDEX_FROM || self.bounds.iter().any(|&b| b <= 0) {
             return false;
         }
-        if self.cells.len() != 3 * COLUMN_CELLS * COLUMN_CELLS {
-            self.cells = vec![Vec::new(); 3 * COLUMN_CELLS * COLUMN_CELLS];
+        if self.listed == 0 {
+            self.heads.clear();
+            self.heads.resize(3 * COLUMN_CELLS * COLUMN_CELLS, NO_ENTRY);
         }
         // Items are only ever added to a box, at the end of its list.
         for (i, c) in all.iter().enumerate().skip(self.listed) {
@@ -157,7 +145,10 @@ impl Columns {
                 let (v0, v1) = (self.cell(v, c.origin[v]), self.cell(v, c.end(v) - 1));
                 for cu in u0..=u1 {
                     for cv in v0..=v1 {
-                        self.cells[Self::slot(a, cu, cv)].push(i as u32);
+                        let slot = Self::slot(a, cu, cv);
+                        let entry = self.links.len() as u32;
+                        self.links.push((i as u32, self.heads[slot]));
+                        self.heads[slot] = entry;
                     }
                 }
             }
@@ -182,11 +173,33 @@ impl Columns {
         (axis * COLUMN_CELLS + cu) * COLUMN_CELLS + cv
     }
 
-    /// The items whose extent across `axis` may hold `p`'s two other coordinates.
+    /// The items whose extent across `axis` may hold `p`'s two other
+    /// coordinates (latest first; an item given twice comes twice).
     #[inline(always)]
-    fn column<'s>(&'s self, axis: usize, p: &Vec3) -> &'s [u32] {
+    fn column<'s>(&'s self, axis: usize, p: &Vec3) -> Chain<'s> {
         let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-        &self.cells[Self::slot(axis, self.cell(u, p[u]), self.cell(v, p[v]))]
+        let slot = Self::slot(axis, self.cell(u, p[u]), self.cell(v, p[v]));
+        Chain {
+            links: &self.links,
+            next: self.heads.get(slot).copied().unwrap_or(NO_ENTRY),
+        }
+    }
+}
+
+/// The items of one cell of [`Columns`].
+struct Chain<'s> {
+    links: &'s [(u32, u32)],
+    next: u32,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = u32;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        let (item, next) = *self.links.get(self.next as usize)?;
+        self.next = next;
+        Some(item)
     }
 }
 
@@ -364,7 +377,7 @@ fn reach_by_column(
         let mut residual: Vec3 = std::array::from_fn(|a| bounds[a] - p[a]);
         let mut covered = false;
         'axes: for a in 0..3 {
-            for &i in index.column(a, p) {
+            for i in index.column(a, p) {
                 let c = &all[i as usize];
                 match outside_axis(c, p) {
                     Outside::Covered => {
@@ -398,7 +411,7 @@ fn project_corners_by_column(
         }
         let p = &corners[a];
         for (i, axis) in [(a + 1) % 3, (a + 2) % 3].into_iter().enumerate() {
-            for &j in index.column(axis, p) {
+            for j in index.column(axis, p) {
                 let c = &all[j as usize];
                 if outside_axis(c, p) != Outside::One(axis) {
                     continue;
