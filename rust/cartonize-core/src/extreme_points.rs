@@ -10,9 +10,6 @@ use crate::geometry::{Cuboid, Len, Vec3};
 pub struct ExtremePoint {
     pub point: Vec3,
     pub residual: Vec3,
-    /// `residual`'s lengths, shortest first (kept with it by
-    /// [`ExtremePoint::shorten`]): what a turned shape must fit within.
-    pub sorted_reach: Vec3,
     /// Where the item that last kept a candidate at this point out begins,
     /// from the point (`origin - point` per axis; `Len::MAX` before any):
     /// a candidate here overlaps that item exactly when it is longer than
@@ -28,7 +25,6 @@ impl ExtremePoint {
         ExtremePoint {
             point,
             residual,
-            sorted_reach: sorted3(residual),
             blocker: std::cell::Cell::new([Len::MAX; 3]),
         }
     }
@@ -36,10 +32,7 @@ impl ExtremePoint {
     /// Cuts the reach along `axis` to at most `to`.
     #[inline(always)]
     pub fn shorten(&mut self, axis: usize, to: Len) {
-        if to < self.residual[axis] {
-            self.residual[axis] = to;
-            self.sorted_reach = sorted3(self.residual);
-        }
+        self.residual[axis] = self.residual[axis].min(to);
     }
 
     /// True when a candidate of `shape` at this point surely overlaps the
@@ -532,7 +525,6 @@ mod tests {
             for a in 0..3 {
                 if inside[(a + 1) % 3] && inside[(a + 2) % 3] && placed.origin[a] >= ep.point[a] {
                     ep.residual[a] = ep.residual[a].min(placed.origin[a] - ep.point[a]);
-                    ep.sorted_reach = sorted3(ep.residual);
                 }
             }
             (0..3).all(|a| ep.residual[a] >= min_reach[a])
@@ -640,9 +632,6 @@ mod tests {
                     "round {round}, item {}",
                     all.len()
                 );
-                for ep in fast.iter() {
-                    assert_eq!(ep.sorted_reach, sorted3(ep.residual));
-                }
                 updates += 1;
                 indexed += usize::from(all.len() >= INDEX_FROM);
             }

@@ -540,7 +540,7 @@ impl<'a> BoxFill<'a> {
             // without testing each (most points, once a box fills up).
             let f = least_sorted(pass);
             for ep in self.eps.iter() {
-                let r = &ep.sorted_reach;
+                let r = sorted3(ep.residual);
                 if (r[0] < f[0]) | (r[1] < f[1]) | (r[2] < f[2]) {
                     continue;
                 }
