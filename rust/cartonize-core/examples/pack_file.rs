@@ -1,10 +1,12 @@
 //! Packs an engine input JSON file and prints a summary:
-//! `cargo run --release --example pack_file FILE [REPEATS]`. With REPEATS it
+//! `cargo run --release --example pack_file FILE [REPEATS [OUT]]`. With REPEATS it
 //! packs that many times and also prints the median and worst wall time, and
 //! on Linux the mean CPU time of the process per pack (every thread, from
 //! `/proc/self/stat`; steadier than wall time on a shared machine, since the
 //! portfolio packs on all cores). `python -m bench.engine_input WORKLOAD FILE`
-//! writes such files from the benchmarks' orders.
+//! writes such files from the benchmarks' orders. With OUT it also writes the
+//! last answer there as JSON, its `packTime` set to 0, so two builds' answers
+//! can be compared byte for byte.
 
 use std::time::Instant;
 
@@ -25,6 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args.next().ok_or("usage: pack_file FILE [REPEATS]")?;
     let repeats: usize = args.next().map_or(Ok(1), |r| r.parse())?;
+    let out_path = args.next();
     let text = std::fs::read_to_string(path)?;
     let input: cartonize_core::PackInput = serde_json::from_str(&text)?;
     let mut times = Vec::new();
@@ -39,6 +42,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Some(a), Some(b)) => format!(" cpu mean {:.1} ms", (b - a) / times.len() as f64),
         _ => String::new(),
     };
+    if let Some(out_path) = out_path {
+        let mut answer = out.clone();
+        answer.pack_time = 0.0;
+        std::fs::write(out_path, serde_json::to_string(&answer)?)?;
+    }
     times.sort_by(f64::total_cmp);
     let volume: f64 = input
         .items

@@ -10,10 +10,14 @@ use crate::geometry::{Cuboid, Len, Vec3};
 pub struct ExtremePoint {
     pub point: Vec3,
     pub residual: Vec3,
-    /// The item that last kept a candidate at this point out, which the
-    /// overlap test tries first ([`crate::fill`]): shapes at one point run
-    /// into the same neighbours. Only a hint; never part of the answer.
-    pub blocker: std::cell::Cell<u32>,
+    /// Where the item that last kept a candidate at this point out begins,
+    /// from the point (`origin - point` per axis; `Len::MAX` before any):
+    /// a candidate here overlaps that item exactly when it is longer than
+    /// this along every axis, so the overlap test ([`crate::fill`]) rules
+    /// such shapes out with three comparisons, as shapes at one point run
+    /// into the same neighbours. Items are never taken out of a box, so it
+    /// stays true; it only saves work and is never part of the answer.
+    pub blocker: std::cell::Cell<Vec3>,
 }
 
 impl ExtremePoint {
@@ -21,8 +25,29 @@ impl ExtremePoint {
         ExtremePoint {
             point,
             residual,
-            blocker: std::cell::Cell::new(0),
+            blocker: std::cell::Cell::new([Len::MAX; 3]),
         }
+    }
+
+    /// Cuts the reach along `axis` to at most `to`.
+    #[inline(always)]
+    pub fn shorten(&mut self, axis: usize, to: Len) {
+        self.residual[axis] = self.residual[axis].min(to);
+    }
+
+    /// True when a candidate of `shape` at this point surely overlaps the
+    /// item remembered in [`ExtremePoint::blocker`].
+    #[inline(always)]
+    pub fn blocked(&self, shape: &Vec3) -> bool {
+        let t = self.blocker.get();
+        (shape[0] > t[0]) & (shape[1] > t[1]) & (shape[2] > t[2])
+    }
+
+    /// Remembers `item`, which overlaps a candidate at this point.
+    #[inline(always)]
+    pub fn remember_blocker(&self, item: &Cuboid) {
+        self.blocker
+            .set(std::array::from_fn(|a| item.origin[a] - self.point[a]));
     }
 }
 
@@ -48,6 +73,127 @@ pub struct ExtremePoints {
     /// Points whose reach along an axis is below this can host no item: dropped.
     min_reach: Vec3,
     points: Vec<ExtremePoint>,
+    /// The box's items by column, once it holds [`INDEX_FROM`] of them.
+    index: Columns,
+}
+
+/// From this many items in a box on, the reach and projections of new
+/// points look only at the items of their columns ([`Columns`]); below it,
+/// at every item (building the index would cost more than it saves).
+pub const INDEX_FROM: usize = 32;
+
+/// Columns per side of the plane across each axis ([`Columns`]).
+const COLUMN_CELLS: usize = 8;
+
+/// The items of a box by column: for each axis, the plane across it is cut
+/// into [`COLUMN_CELLS`] by [`COLUMN_CELLS`] cells, and each cell lists every
+/// item whose extent across the axis meets the cell. A ray from a point
+/// along the axis meets only items that hold the point's two other
+/// coordinates, and all of them are in the list of the cell those
+/// coordinates fall in; so scanning that list finds the same nearest face
+/// as scanning every item. The lists are chains through one array (a head
+/// per cell, then each entry's next), so a box builds its index with two
+/// allocations, not one per cell, and keeps them when renewed.
+#[derive(Debug, Default, Clone)]
+struct Columns {
+    /// The first entry of each cell's chain ([`NO_ENTRY`] for none),
+    /// `COLUMN_CELLS²` cells per axis, axis by axis; empty until built.
+    heads: Vec<u32>,
+    /// Entries: an item and the next entry of the same cell.
+    links: Vec<(u32, u32)>,
+    bounds: Vec3,
+    /// How many items of the box are listed; 0 while not built.
+    listed: usize,
+}
+
+/// The end of a chain of [`Columns`].
+const NO_ENTRY: u32 = u32::MAX;
+
+impl Columns {
+    /// Forgets every item (keeping the lists' memory) for a box of `bounds`.
+    fn reset(&mut self, bounds: Vec3) {
+        if self.listed > 0 {
+            self.heads.clear();
+            self.links.clear();
+        }
+        self.bounds = bounds;
+        self.listed = 0;
+    }
+
+    /// Whether the index serves a box holding `all`: it is built (and kept
+    /// up to date) from [`INDEX_FROM`] items on, in a box of positive sides.
+    fn update(&mut self, all: &[Cuboid]) -> bool {
+        if all.len() < INDEX_FROM || self.bounds.iter().any(|&b| b <= 0) {
+            return false;
+        }
+        if self.listed == 0 {
+            self.heads.clear();
+            self.heads.resize(3 * COLUMN_CELLS * COLUMN_CELLS, NO_ENTRY);
+        }
+        // Items are only ever added to a box, at the end of its list.
+        for (i, c) in all.iter().enumerate().skip(self.listed) {
+            for a in 0..3 {
+                let (u, v) = ((a + 1) % 3, (a + 2) % 3);
+                let (u0, u1) = (self.cell(u, c.origin[u]), self.cell(u, c.end(u) - 1));
+                let (v0, v1) = (self.cell(v, c.origin[v]), self.cell(v, c.end(v) - 1));
+                for cu in u0..=u1 {
+                    for cv in v0..=v1 {
+                        let slot = Self::slot(a, cu, cv);
+                        let entry = self.links.len() as u32;
+                        self.links.push((i as u32, self.heads[slot]));
+                        self.heads[slot] = entry;
+                    }
+                }
+            }
+        }
+        self.listed = all.len();
+        true
+    }
+
+    /// The cell along `axis` of coordinate `x`: monotone in `x`, so the
+    /// cells of an extent's first and last coordinates bound those of every
+    /// coordinate within it (coordinates outside the box fall in the edge cells).
+    #[inline(always)]
+    fn cell(&self, axis: usize, x: Len) -> usize {
+        // Lengths stay within a few times `LEN_LIMIT` (2^56), so the product
+        // does not overflow; saturating keeps it monotone regardless.
+        let n = COLUMN_CELLS as Len;
+        (x.saturating_mul(n) / self.bounds[axis]).clamp(0, n - 1) as usize
+    }
+
+    #[inline(always)]
+    fn slot(axis: usize, cu: usize, cv: usize) -> usize {
+        (axis * COLUMN_CELLS + cu) * COLUMN_CELLS + cv
+    }
+
+    /// The items whose extent across `axis` may hold `p`'s two other
+    /// coordinates (latest first; an item given twice comes twice).
+    #[inline(always)]
+    fn column<'s>(&'s self, axis: usize, p: &Vec3) -> Chain<'s> {
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        let slot = Self::slot(axis, self.cell(u, p[u]), self.cell(v, p[v]));
+        Chain {
+            links: &self.links,
+            next: self.heads.get(slot).copied().unwrap_or(NO_ENTRY),
+        }
+    }
+}
+
+/// The items of one cell of [`Columns`].
+struct Chain<'s> {
+    links: &'s [(u32, u32)],
+    next: u32,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = u32;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        let (item, next) = *self.links.get(self.next as usize)?;
+        self.next = next;
+        Some(item)
+    }
 }
 
 impl ExtremePoints {
@@ -72,11 +218,14 @@ impl ExtremePoints {
         let mut points = std::mem::take(&mut self.points);
         points.clear();
         points.push(ExtremePoint::new([0, 0, 0], bounds));
+        let mut index = std::mem::take(&mut self.index);
+        index.reset(bounds);
         *self = ExtremePoints {
             bounds,
             priority,
             min_reach: min_reach.map(|r| r.max(1)),
             points,
+            index,
         };
     }
 
@@ -101,7 +250,7 @@ impl ExtremePoints {
             match outside_axis(placed, &ep.point) {
                 Outside::Covered => return false,
                 Outside::One(a) if placed.origin[a] >= ep.point[a] => {
-                    ep.residual[a] = ep.residual[a].min(placed.origin[a] - ep.point[a]);
+                    ep.shorten(a, placed.origin[a] - ep.point[a]);
                 }
                 _ => {}
             }
@@ -121,7 +270,11 @@ impl ExtremePoints {
             corners[a][a] = placed.end(a);
             active[a] = corners[a][a] < self.bounds[a];
         }
-        let to = project_corners(&corners, active, all);
+        let indexed = self.index.update(all);
+        let to = match indexed {
+            true => project_corners_by_column(&corners, active, all, &self.index),
+            false => project_corners(&corners, active, all),
+        };
         let mut fresh = [[0; 3]; 6];
         let mut count = 0;
         for a in 0..3 {
@@ -138,7 +291,10 @@ impl ExtremePoints {
                 }
             }
         }
-        let reach = reach_of(&fresh[..count], self.bounds, all);
+        let reach = match indexed {
+            true => reach_by_column(&fresh[..count], self.bounds, all, &self.index),
+            false => reach_of(&fresh[..count], self.bounds, all),
+        };
         for (p, r) in fresh[..count].iter().zip(reach) {
             if let Some(residual) = r.filter(|r| (0..3).all(|a| r[a] >= self.min_reach[a])) {
                 self.points.push(ExtremePoint::new(*p, residual));
@@ -198,6 +354,79 @@ fn reach_of(points: &[Vec3], bounds: Vec3, all: &[Cuboid]) -> [Option<Vec3>; 6] 
         }
     }
     reach
+}
+
+/// [`reach_of`] looking only at the items of each point's columns: the
+/// items that bound the reach along an axis are in the column across it,
+/// and an item that holds the point is in every column.
+fn reach_by_column(
+    points: &[Vec3],
+    bounds: Vec3,
+    all: &[Cuboid],
+    index: &Columns,
+) -> [Option<Vec3>; 6] {
+    let mut reach = [Some([0; 3]); 6];
+    for (r, p) in reach.iter_mut().zip(points) {
+        let mut residual: Vec3 = std::array::from_fn(|a| bounds[a] - p[a]);
+        let mut covered = false;
+        'axes: for a in 0..3 {
+            for i in index.column(a, p) {
+                let c = &all[i as usize];
+                match outside_axis(c, p) {
+                    Outside::Covered => {
+                        covered = true;
+                        break 'axes;
+                    }
+                    Outside::One(b) if b == a && c.origin[a] >= p[a] => {
+                        residual[a] = residual[a].min(c.origin[a] - p[a]);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        *r = (!covered).then_some(residual);
+    }
+    reach
+}
+
+/// [`project_corners`] looking only at the items of the column each corner
+/// moves back along.
+fn project_corners_by_column(
+    corners: &[Vec3; 3],
+    active: [bool; 3],
+    all: &[Cuboid],
+    index: &Columns,
+) -> [[Len; 2]; 3] {
+    let mut to = [[0; 2]; 3];
+    for a in 0..3 {
+        if !active[a] {
+            continue;
+        }
+        let p = &corners[a];
+        for (i, axis) in [(a + 1) % 3, (a + 2) % 3].into_iter().enumerate() {
+            for j in index.column(axis, p) {
+                let c = &all[j as usize];
+                if outside_axis(c, p) != Outside::One(axis) {
+                    continue;
+                }
+                let end = c.end(axis);
+                if end <= p[axis] && end > to[a][i] {
+                    to[a][i] = end;
+                }
+            }
+        }
+    }
+    to
+}
+
+/// The sides of `v`, shortest first.
+#[inline(always)]
+pub fn sorted3(v: Vec3) -> Vec3 {
+    let [a, b, c] = v;
+    let (a, b) = (a.min(b), a.max(b));
+    let (b, c) = (b.min(c), b.max(c));
+    let (a, b) = (a.min(b), a.max(b));
+    [a, b, c]
 }
 
 /// Where a point lies against an item's extents.
@@ -271,6 +500,7 @@ impl Default for ExtremePoints {
             priority: [0, 1, 2],
             min_reach: [1; 3],
             points: Vec::new(),
+            index: Columns::default(),
         }
     }
 }
@@ -357,9 +587,12 @@ mod tests {
         // Items of random sizes go to random points of each set (any point
         // where they fit, so items float and overhang as a search may leave
         // them), under every axis priority and two reach minimums.
+        // Every other round offers many small items, so boxes pass
+        // `INDEX_FROM` items and new points are found through the columns
+        // (boxes of odd sides, so cells split unevenly).
         let mut rng = crate::improve::Rng::new(11);
         let priorities = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0]];
-        let mut updates = 0;
+        let (mut updates, mut indexed) = (0, 0);
         for round in 0..400 {
             let bounds: Vec3 = std::array::from_fn(|_| 20 + rng.below(40) as Len);
             let priority = priorities[round % priorities.len()];
@@ -367,9 +600,13 @@ mod tests {
             let mut fast = ExtremePoints::new(bounds, priority, min_reach);
             let mut plain = fast.clone();
             let mut all: Vec<Cuboid> = Vec::new();
-            for _ in 0..30 {
+            let (tries, part) = match round % 4 < 2 {
+                true => (30, 2),
+                false => (200, 5),
+            };
+            for _ in 0..tries {
                 let size: Vec3 =
-                    std::array::from_fn(|a| 1 + rng.below(bounds[a] as usize / 2) as Len);
+                    std::array::from_fn(|a| 1 + rng.below(bounds[a] as usize / part) as Len);
                 let fitting: Vec<Vec3> = fast
                     .iter()
                     .filter(|ep| (0..3).all(|a| size[a] <= ep.residual[a]))
@@ -396,9 +633,13 @@ mod tests {
                     all.len()
                 );
                 updates += 1;
+                indexed += usize::from(all.len() >= INDEX_FROM);
             }
         }
-        assert!(updates > 4000, "{updates} updates compared");
+        assert!(
+            updates > 10_000 && indexed > 5_000,
+            "{updates} updates compared, {indexed} through the index"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Placement into one box: the best extreme point and rotation for each unit
 //! offered, in the order offered.
 
-use crate::extreme_points::{ExtremePoint, ExtremePoints};
+use crate::extreme_points::{sorted3, ExtremePoint, ExtremePoints};
 use crate::fragile::Stack;
 use crate::geometry::{Cuboid, Len, Vec3};
 use crate::kinds::{BoxKind, Kind};
@@ -54,16 +54,6 @@ impl Failure {
             None => k.dominates(&kinds[self.kind]),
         }
     }
-}
-
-/// The sides of `v`, shortest first.
-#[inline(always)]
-fn sorted3(v: Vec3) -> Vec3 {
-    let [a, b, c] = v;
-    let (a, b) = (a.min(b), a.max(b));
-    let (b, c) = (b.min(c), b.max(c));
-    let (a, b) = (a.min(b), a.max(b));
-    [a, b, c]
 }
 
 /// The least of the sorted sides of `shapes`, rank by rank: a shape fits
@@ -526,15 +516,32 @@ impl<'a> BoxFill<'a> {
             if pass.is_empty() {
                 continue;
             }
+            if let [(shape, perm)] = pass {
+                // One shape (the as-given one, or the one pinned or best for
+                // the box): most points are ruled out by their reach or their
+                // last blocker, tested here without a branch per axis.
+                for ep in self.eps.iter() {
+                    let r = &ep.residual;
+                    let within = (shape[0] <= r[0]) & (shape[1] <= r[1]) & (shape[2] <= r[2]);
+                    if !within | ep.blocked(shape) {
+                        continue;
+                    }
+                    if self.fits(ep, shape)
+                        && self.stacks(ep, shape, k)
+                        && interlock_allows(k, ep.point[0], shape)
+                    {
+                        return Some((ep.point, *shape, *perm));
+                    }
+                }
+                continue;
+            }
             // With several shapes, a point whose reach, sorted, is short of
             // every shape's sides, sorted, takes none of them: skipped
             // without testing each (most points, once a box fills up).
-            let floor = (pass.len() > 1).then(|| least_sorted(pass));
+            let f = least_sorted(pass);
             for ep in self.eps.iter() {
-                if floor.is_some_and(|f| {
-                    let r = sorted3(ep.residual);
-                    (0..3).any(|a| r[a] < f[a])
-                }) {
+                let r = sorted3(ep.residual);
+                if (r[0] < f[0]) | (r[1] < f[1]) | (r[2] < f[2]) {
                     continue;
                 }
                 let mut best: Option<(Vec3, Perm)> = None;
@@ -649,7 +656,7 @@ impl<'a> BoxFill<'a> {
     /// True when `shape` placed at `ep` stays within reach, overlaps nothing
     /// and, under a support check, rests on enough beneath it.
     fn fits(&self, ep: &ExtremePoint, shape: &Vec3) -> bool {
-        if (0..3).any(|a| shape[a] > ep.residual[a]) {
+        if (0..3).any(|a| shape[a] > ep.residual[a]) || ep.blocked(shape) {
             return false;
         }
         self.fits_placed_near(
@@ -657,7 +664,7 @@ impl<'a> BoxFill<'a> {
                 origin: ep.point,
                 size: *shape,
             },
-            Some(&ep.blocker),
+            Some(ep),
         )
     }
 
@@ -671,32 +678,29 @@ impl<'a> BoxFill<'a> {
         self.fits_placed_near(cand, None)
     }
 
-    /// [`BoxFill::fits_placed`] for a candidate at an extreme point whose
-    /// last blocker is `blocker`: that item is tried first, then the one that
-    /// last kept any candidate out, then all. The hints only order the
-    /// overlap tests; the answer is whether any item overlaps.
-    fn fits_placed_near(&self, cand: &Cuboid, blocker: Option<&std::cell::Cell<u32>>) -> bool {
+    /// [`BoxFill::fits_placed`] for a candidate at extreme point `near`, whose
+    /// last blocker the caller has ruled out ([`ExtremePoint::blocked`]): the
+    /// item that last kept any candidate out is tried first, then all, and
+    /// the one that overlaps becomes the point's blocker. The hints only
+    /// order the overlap tests; the answer is whether any item overlaps.
+    fn fits_placed_near(&self, cand: &Cuboid, near: Option<&ExtremePoint>) -> bool {
         let cand = *cand;
         if self.cuboids.len() < HINTED_ITEMS {
             if self.cuboids.iter().any(|c| c.overlaps(&cand)) {
                 return false;
             }
         } else {
-            let near = blocker.map(|b| b.get() as usize);
-            if near.is_some_and(|i| self.cuboids.get(i).is_some_and(|c| c.overlaps(&cand))) {
-                return false;
-            }
             let hint = self.last_hit.get();
-            if self.cuboids.get(hint).is_some_and(|c| c.overlaps(&cand)) {
-                if let Some(b) = blocker {
-                    b.set(hint as u32);
+            if let Some(c) = self.cuboids.get(hint).filter(|c| c.overlaps(&cand)) {
+                if let Some(ep) = near {
+                    ep.remember_blocker(c);
                 }
                 return false;
             }
             if let Some(i) = self.cuboids.iter().position(|c| c.overlaps(&cand)) {
                 self.last_hit.set(i);
-                if let Some(b) = blocker {
-                    b.set(i as u32);
+                if let Some(ep) = near {
+                    ep.remember_blocker(&self.cuboids[i]);
                 }
                 return false;
             }
@@ -858,7 +862,7 @@ mod tests {
         // kinds offered: the place found is the plain search's, fitting or
         // not, whatever the hints the earlier searches left at each point.
         let mut rng = crate::improve::Rng::new(11);
-        let (mut compared, mut placed, mut kept_out) = (0, 0, 0);
+        let (mut compared, mut placed, mut kept_out, mut indexed) = (0, 0, 0, 0);
         for round in 0..40 {
             let side = |rng: &mut crate::improve::Rng| 1.0 + rng.below(6) as f64;
             let kinds: Vec<Kind> = (0..150)
@@ -886,6 +890,8 @@ mod tests {
                     "round {round} unit {slot}"
                 );
                 compared += 1;
+                // Past `INDEX_FROM` items the points come from the column index.
+                indexed += usize::from(fill.cuboids.len() >= crate::extreme_points::INDEX_FROM);
                 // Place only every other unit that fits, so searches repeat
                 // between placements and leave hints behind.
                 if let (Some((origin, size, perm)), true) = (expected, slot % 2 == 0) {
@@ -905,8 +911,8 @@ mod tests {
             }
         }
         assert!(
-            compared > 5_000 && placed > 1_000 && kept_out > 500,
-            "{placed} placed, {kept_out} kept out"
+            compared > 5_000 && placed > 1_000 && kept_out > 500 && indexed > 1_000,
+            "{placed} placed, {kept_out} kept out, {indexed} searches past the index's start"
         );
     }
 
