@@ -2297,7 +2297,11 @@ def check_internal_space(view: PackView) -> Iterator[str]:
             # Units of measure stay out; an auto-id group may also hold a set without them
             # (one shape), so only a group whose every set with units has them says so.
             with_units = [s for s in group.sets if s.get("quantity", 1) > 0] if group else []
-            if with_units and all(s.get("dimensionSets") for s in with_units):
+            # Beside sets without them a case (a unit of several eaches) is still a rung.
+            if with_units and (
+                all(s.get("dimensionSets") for s in with_units)
+                or (inner.units > 1 and any(s.get("dimensionSets") for s in with_units))
+            ):
                 kept_out.append("dimensionSets")
             if kept_out:
                 yield f"{where}: holds {inner.label}, which {kept_out[0]} keeps out of subspaces"
