@@ -185,7 +185,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "carrier": "Carrier of a built-in rate table; used together with service and zone",
         "service": "Service of the carrier's built-in rate table; used together with carrier and zone",
         "zone": "Zone of the carrier's built-in rate table; used together with carrier and service",
-        "rates": "Rate for each weight breakpoint, in the currency unit of price (default USD cents): rates[i] is charged for a rating weight up to weights[i]; same length as weights",
+        "rates": "Rate for each weight breakpoint, in the currency unit of price (default USD cents): rates[i] is charged for a rating weight up to weights[i]; same length as weights; a rate below 0 (a credit) is taken as given, as a negative basePrice is",
         "weights": "Weight breakpoints, ascending, one per rate (same length as rates); a rating weight above the last breakpoint, up to the box's weightMax, is charged the last rate",
         "priceIncreaseRate": "Slope of the linear rate model, in currency units per weight unit: rate = priceIncreaseRate * rating weight + basePrice; an alternative to carrier tables and breakpoints",
         "basePrice": "Intercept of the linear rate model (rate = priceIncreaseRate * rating weight + basePrice), in currency units; e.g. the lightest package's rate minus priceIncreaseRate times its weight",

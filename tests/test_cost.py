@@ -216,7 +216,7 @@ def test_bad_rate_tables_are_422_naming_the_field(table: Wire, details: str) -> 
     assert (info.value.details or "").startswith(details)
 
 
-NEGATIVE = {"weights": [1], "rates": [-1]}
+UNORDERED = {"weights": [2, 1], "rates": [1, 2]}
 GENERATOR = {"operation": "cartesian", "options": {"xList": [10], "yList": [10], "zList": [10]}}
 PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1, 1), "weight": 1}}])
 
@@ -224,7 +224,7 @@ PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1,
 @pytest.mark.parametrize(
     ("fields", "details"),
     [
-        ({"boxTypeDefaults": {"rateTable": NEGATIVE}}, "boxTypeDefaults.rateTable.rates:"),
+        ({"boxTypeDefaults": {"rateTable": UNORDERED}}, "boxTypeDefaults.rateTable.weights:"),
         (
             {
                 "boxTypes": [box(1, point(10, 10, 10), rateTable={"service": "retail-ground"})],
@@ -241,22 +241,22 @@ PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1,
         ),
         (
             {"boxTypes": [], "boxTypeGenerators": [GENERATOR]}
-            | {"boxTypeDefaults": {"rateTable": NEGATIVE}},
-            "boxTypeDefaults.rateTable.rates:",
+            | {"boxTypeDefaults": {"rateTable": UNORDERED}},
+            "boxTypeDefaults.rateTable.weights:",
         ),
         (
             {"boxTypes": []}
-            | {"boxTypeGenerators": [GENERATOR | {"boxTypeDefaults": {"rateTable": NEGATIVE}}]},
-            "boxTypeGenerators[0].boxTypeDefaults.rateTable.rates:",
+            | {"boxTypeGenerators": [GENERATOR | {"boxTypeDefaults": {"rateTable": UNORDERED}}]},
+            "boxTypeGenerators[0].boxTypeDefaults.rateTable.weights:",
         ),
         (
-            {"boxes": [PREPACKED], "boxTypeDefaults": {"rateTable": NEGATIVE}}
+            {"boxes": [PREPACKED], "boxTypeDefaults": {"rateTable": UNORDERED}}
             | {"boxTypes": [box(1, point(10, 10, 10), rateTable={"weights": [1], "rates": [1]})]},
-            "boxTypeDefaults.rateTable.rates:",
+            "boxTypeDefaults.rateTable.weights:",
         ),
         (
-            {"boxes": [PREPACKED | {"boxType": box(2, point(10, 10, 10), rateTable=NEGATIVE)}]},
-            "boxes[0].boxType.rateTable.rates:",
+            {"boxes": [PREPACKED | {"boxType": box(2, point(10, 10, 10), rateTable=UNORDERED)}]},
+            "boxes[0].boxType.rateTable.weights:",
         ),
     ],
 )
@@ -385,3 +385,31 @@ def test_a_negative_base_price_is_taken_as_given() -> None:
     response = pack(one_cube(side=1, weight=3), [box(9, point(5, 5, 5), price=100, rateTable=line)])
     assert used(response) == [(9, 100 - 500 + 10 * 3)]
     assert response["totalCost"] == -370
+
+
+def test_a_negative_breakpoint_rate_is_taken_as_given() -> None:
+    # As a negative basePrice is: the public schema bounds neither (a list of plain
+    # numbers), so a schema-valid table is not refused; it was a 422 on
+    # boxTypes[0].rateTable.rates while basePrice -500 packed (docs/rates.md).
+    table = {"weights": [1, 5], "rates": [-200, 300]}
+    light = pack(one_cube(side=1, weight=1), [box(9, point(5, 5, 5), price=50, rateTable=table)])
+    assert used(light) == [(9, 50 - 200)]
+    assert light["totalCost"] == -150
+    (item,) = [e["item"] for e in light["boxes"][0]["box"]["items"]]
+    assert item["deltaCost"] == -150
+    heavy = pack(one_cube(side=1, weight=3), [box(9, point(5, 5, 5), price=50, rateTable=table)])
+    assert used(heavy) == [(9, 50 + 300)]
+
+
+def test_lowest_cost_prefers_a_box_a_negative_rate_makes_cheaper() -> None:
+    # Two boxes that both hold the cube: the larger one's credit (a negative rate) makes
+    # it the cheaper, so lowest-cost takes it.
+    credit = {"weights": [10], "rates": [-100]}
+    response = pack(
+        one_cube(side=1, weight=1),
+        [
+            box(1, point(2, 2, 2), price=10),
+            box(2, point(4, 4, 4), price=20, rateTable=credit),
+        ],
+    )
+    assert used(response) == [(2, 20 - 100)]

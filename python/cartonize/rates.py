@@ -196,10 +196,8 @@ def _breakpoint_rate(
             "invalid rate table",
             f"{where('weights')}: breakpoints must be >= 0 and strictly ascending (got {weights})",
         )
-    if any(r < 0 for r in rates):
-        raise InvalidRequest(
-            "invalid rate table", f"{where('rates')}: rates must be >= 0 (got {rates})"
-        )
+    # Rates may be below 0, as basePrice may (docs/rates.md): the public schema bounds
+    # neither, and both are taken as given (each within 1e12 in magnitude: RateTable).
     return {"method": "breakpoints", "weights": weights, "rates": rates}
 
 
