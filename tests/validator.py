@@ -42,7 +42,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
   ``cohortMax`` (default 2) groups connected through shared faces of positive area (on
-  the engine's grid: sides rounded up to a step), or no more groups than a pre-packed
+  the engine's grid: a neighbour starts where the engine's room for an item ends, its
+  reported side rounded up to a step, and no further), or no more groups than a pre-packed
   box's given items of that refId form among themselves.
 - **Random items** (``random: true``) are drawn again as docs/decisions.md says and
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
@@ -101,8 +102,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   override the request's. ``itemsInlineMax`` counts the items whose projection along the
   axis shares a point with the item's (itself included).
 - **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
-  of an item ending at its base height, and every point of its base must lie within a,
-  along y and along z, of such tops (docs/decisions.md); a group-pack group is one item.
+  of an item ending at its base height (on the engine's grid, as for cohorts), and every
+  point of its base must lie within a, along y and along z, of such tops
+  (docs/decisions.md); a group-pack group is one item.
   The check is O(n^2) per box.
 - **Rules.** A rule selects an item by ``itemRefId``, ``itemSequence`` or ``itemMatch``
   evaluated on the response item's own fields (after set-properties). Locks: the first
