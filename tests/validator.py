@@ -1164,7 +1164,8 @@ _BREAKPOINT_TAKES = 1 + 1e-9
 def _rate_at(table: Wire, weight: float) -> float | None:
     """A breakpoint or linear table's rate at ``weight``; None for carrier tables."""
     if table.get("weights"):
-        weights, rates = table["weights"], table["rates"]
+        # A rate below 0 is taken as 0 (docs/rates.md).
+        weights, rates = table["weights"], [max(0.0, float(r)) for r in table["rates"]]
         # The first breakpoint at or above the weight; above the last, the last rate.
         return float(
             next(
@@ -1173,8 +1174,10 @@ def _rate_at(table: Wire, weight: float) -> float | None:
             )
         )
     if table.get("basePrice") is not None or table.get("priceIncreaseRate") is not None:
-        return (
-            float(table.get("basePrice") or 0) + float(table.get("priceIncreaseRate") or 0) * weight
+        return max(
+            0.0,
+            float(table.get("basePrice") or 0)
+            + float(table.get("priceIncreaseRate") or 0) * weight,
         )
     return None
 
