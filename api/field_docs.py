@@ -185,10 +185,10 @@ FIELD_DOCS: dict[str, dict[str, str]] = {
         "carrier": "Carrier of a built-in rate table; used together with service and zone",
         "service": "Service of the carrier's built-in rate table; used together with carrier and zone",
         "zone": "Zone of the carrier's built-in rate table; used together with carrier and service",
-        "rates": "Rate for each weight breakpoint, in the currency unit of price (default USD cents): rates[i] is charged for a rating weight up to weights[i]; same length as weights",
+        "rates": "Rate for each weight breakpoint, in the currency unit of price (default USD cents): rates[i] is charged for a rating weight up to weights[i]; same length as weights; a rate below 0 counts as 0 (a box's price is never below 0)",
         "weights": "Weight breakpoints, ascending, one per rate (same length as rates); a rating weight above the last breakpoint, up to the box's weightMax, is charged the last rate",
         "priceIncreaseRate": "Slope of the linear rate model, in currency units per weight unit: rate = priceIncreaseRate * rating weight + basePrice; an alternative to carrier tables and breakpoints",
-        "basePrice": "Intercept of the linear rate model (rate = priceIncreaseRate * rating weight + basePrice), in currency units; e.g. the lightest package's rate minus priceIncreaseRate times its weight",
+        "basePrice": "Intercept of the linear rate model (rate = priceIncreaseRate * rating weight + basePrice), in currency units; e.g. the lightest package's rate minus priceIncreaseRate times its weight; where the line is below 0 the rate is 0",
         "dimFactor": "Dimensional weight divisor, in volume units per weight unit (139: 139 cubic inches per pound): dimensional weight = box volume / dimFactor, and the rating weight is the larger of gross and dimensional weight; -1 disables dimensional weight, also for built-in carrier tables",
     },
     "Subspace": {

@@ -216,7 +216,7 @@ def test_bad_rate_tables_are_422_naming_the_field(table: Wire, details: str) -> 
     assert (info.value.details or "").startswith(details)
 
 
-NEGATIVE = {"weights": [1], "rates": [-1]}
+UNORDERED = {"weights": [2, 1], "rates": [1, 2]}
 GENERATOR = {"operation": "cartesian", "options": {"xList": [10], "yList": [10], "zList": [10]}}
 PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1, 1), "weight": 1}}])
 
@@ -224,7 +224,7 @@ PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1,
 @pytest.mark.parametrize(
     ("fields", "details"),
     [
-        ({"boxTypeDefaults": {"rateTable": NEGATIVE}}, "boxTypeDefaults.rateTable.rates:"),
+        ({"boxTypeDefaults": {"rateTable": UNORDERED}}, "boxTypeDefaults.rateTable.weights:"),
         (
             {
                 "boxTypes": [box(1, point(10, 10, 10), rateTable={"service": "retail-ground"})],
@@ -241,22 +241,22 @@ PREPACKED = box(3, point(10, 10, 10), items=[{"item": {"dimensions": point(1, 1,
         ),
         (
             {"boxTypes": [], "boxTypeGenerators": [GENERATOR]}
-            | {"boxTypeDefaults": {"rateTable": NEGATIVE}},
-            "boxTypeDefaults.rateTable.rates:",
+            | {"boxTypeDefaults": {"rateTable": UNORDERED}},
+            "boxTypeDefaults.rateTable.weights:",
         ),
         (
             {"boxTypes": []}
-            | {"boxTypeGenerators": [GENERATOR | {"boxTypeDefaults": {"rateTable": NEGATIVE}}]},
-            "boxTypeGenerators[0].boxTypeDefaults.rateTable.rates:",
+            | {"boxTypeGenerators": [GENERATOR | {"boxTypeDefaults": {"rateTable": UNORDERED}}]},
+            "boxTypeGenerators[0].boxTypeDefaults.rateTable.weights:",
         ),
         (
-            {"boxes": [PREPACKED], "boxTypeDefaults": {"rateTable": NEGATIVE}}
+            {"boxes": [PREPACKED], "boxTypeDefaults": {"rateTable": UNORDERED}}
             | {"boxTypes": [box(1, point(10, 10, 10), rateTable={"weights": [1], "rates": [1]})]},
-            "boxTypeDefaults.rateTable.rates:",
+            "boxTypeDefaults.rateTable.weights:",
         ),
         (
-            {"boxes": [PREPACKED | {"boxType": box(2, point(10, 10, 10), rateTable=NEGATIVE)}]},
-            "boxes[0].boxType.rateTable.rates:",
+            {"boxes": [PREPACKED | {"boxType": box(2, point(10, 10, 10), rateTable=UNORDERED)}]},
+            "boxes[0].boxType.rateTable.weights:",
         ),
     ],
 )
@@ -377,11 +377,51 @@ def test_a_price_rounds_halves_up(rate: float, price: int) -> None:
     assert item["deltaCost"] == price
 
 
-def test_a_negative_base_price_is_taken_as_given() -> None:
+def test_a_line_below_0_rates_0_there() -> None:
     # The public schema (1.9.2) gives basePrice and priceIncreaseRate no bound, and a line
-    # fitted to a carrier's rates may start below 0, so neither is clamped: a box can cost
-    # less than nothing (docs/rates.md). Only the magnitude is bounded (1e12).
+    # fitted to a carrier's rates may start below 0, so neither is refused; but the
+    # response gives every box a price >= 0, so where the line is below 0 the rate is 0
+    # (a box once cost 100 - 500 + 10 x 3 = -370; the schema fuzz, seed 1251, found a
+    # price of -4 from a falling line). Above 0 the line holds as given.
     line = {"basePrice": -500, "priceIncreaseRate": 10}
     response = pack(one_cube(side=1, weight=3), [box(9, point(5, 5, 5), price=100, rateTable=line)])
-    assert used(response) == [(9, 100 - 500 + 10 * 3)]
-    assert response["totalCost"] == -370
+    assert used(response) == [(9, 100)]
+    assert response["totalCost"] == 100
+    heavy = pack(one_cube(side=1, weight=80), [box(9, point(5, 5, 5), price=100, rateTable=line)])
+    assert used(heavy) == [(9, 100 - 500 + 10 * 80)]
+    falling = {"basePrice": 10, "priceIncreaseRate": -1}
+    response = pack(one_cube(side=1, weight=25), [box(9, point(5, 5, 5), rateTable=falling)])
+    assert used(response) == [(9, 0)]
+
+
+def test_a_negative_breakpoint_rate_is_taken_as_0_with_a_warning() -> None:
+    # The public schema (1.9.2) bounds no rate, so a table with one below 0 is not
+    # refused (it was a 422 on boxTypes[0].rateTable.rates); but its response gives every
+    # box a price >= 0, so the rate counts as 0 (the schema fuzz, seed 1251, found a
+    # price of -4 from a negative rate: docs/rates.md).
+    table = {"weights": [1, 5], "rates": [-200, 300]}
+    light = pack(one_cube(side=1, weight=1), [box(9, point(5, 5, 5), price=50, rateTable=table)])
+    assert used(light) == [(9, 50)]
+    assert light["totalCost"] == 50
+    (item,) = [e["item"] for e in light["boxes"][0]["box"]["items"]]
+    assert item["deltaCost"] == 50
+    assert (
+        "boxTypes[0].rateTable.rates: rates below 0 are taken as 0 (a box's price in the "
+        "response is never below 0); got -200"
+    ) in light["warnings"]
+    heavy = pack(one_cube(side=1, weight=3), [box(9, point(5, 5, 5), price=50, rateTable=table)])
+    assert used(heavy) == [(9, 50 + 300)]
+
+
+def test_a_rate_below_0_makes_a_box_no_cheaper_than_free() -> None:
+    # The larger box's rate of -100 counts as 0: it costs its price, 20, and the smaller
+    # box (10) stays the cheaper choice.
+    credit = {"weights": [10], "rates": [-100]}
+    response = pack(
+        one_cube(side=1, weight=1),
+        [
+            box(1, point(2, 2, 2), price=10),
+            box(2, point(4, 4, 4), price=20, rateTable=credit),
+        ],
+    )
+    assert used(response) == [(1, 10)]

@@ -779,3 +779,81 @@ def test_an_open_item_packed_around_carries_the_price_of_its_box() -> None:
         e["item"] for b in response["boxes"] for e in b["box"]["items"] if e["item"]["refId"] == 20
     )
     assert host["deltaCost"] == 1
+
+
+def _ladder_beside_eaches() -> dict[str, Any]:
+    # refId 2: five eaches as a ladder (2 cases of 2, an each: units 2-0..2-2), then four
+    # plain eaches (2-3..2-6); every one of them fits the pots' 3-cube spaces.
+    each = {"refId": 2, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0.1}
+    return {
+        "orderId": "internal-space",
+        "includeImages": False,
+        "itemSets": [
+            each
+            | {"quantity": 5, "dimensionSets": [{}, {"axisMultipliers": {"x": 1, "y": 1, "z": 2}}]},
+            each | {"quantity": 4},
+            {"refId": 1, "dimensions": {"x": 4, "y": 4, "z": 4}, "weight": 1, "quantity": 2},
+        ],
+        "boxTypes": [{"refId": 100, "dimensions": {"x": 8, "y": 8, "z": 8}, "weightMax": 0}],
+        "rules": [
+            {
+                "operation": "internal-space",
+                "itemRefId": 1,
+                "options": {
+                    "boxType": {"dimensions": {"x": 3, "y": 3, "z": 3}},
+                    "origin": {"x": 0.5, "y": 0.5, "z": 0.5},
+                },
+            }
+        ],
+    }
+
+
+def test_units_of_measure_stay_out_of_spaces_beside_eaches_of_their_ref_id() -> None:
+    # docs/rules.md: items with dimensionSets never enter subspaces. Let in, the ladder's
+    # cases went into a pot and its units came back twice (2-3 in the pot and beside it).
+    response = _pack(_ladder_beside_eaches())
+    outer, space = ([e["item"] for e in b["box"]["items"]] for b in response["boxes"])
+    assert [(i["uniqueId"], i["quantity"]) for i in outer if i["refId"] == 2] == [
+        ("2-0", 2),
+        ("2-1", 2),
+        ("2-2", 1),
+    ]
+    assert [(i["uniqueId"], i["quantity"]) for i in space] == [(f"2-{n}", 1) for n in range(3, 7)]
+    assert response["lenItems"] == 11
+
+
+def test_the_validator_reports_a_case_of_a_ladder_in_a_space_beside_eaches() -> None:
+    request = _ladder_beside_eaches()
+    response = _pack(request)
+    outer, space = (b["box"]["items"] for b in response["boxes"])
+    case = next(e for e in outer if e["item"]["uniqueId"] == "2-0")
+    each = space[0]
+    # The case and the first each trade places (each keeps the place it was given).
+    for key in ("origin", "index", "globalId", "packedIndex"):
+        case["item"][key], each["item"][key] = each["item"][key], case["item"][key]
+    case["item"], each["item"] = each["item"], case["item"]
+    problems = validate(request, response)
+    assert any(
+        p.startswith("internal-space: box 1: holds") and "dimensionSets keeps out" in p
+        for p in problems
+    ), problems
+
+
+def test_the_subspace_pool_numbers_a_ladder_by_unit_as_pack_does() -> None:
+    # The pool numbered an item set's units per each: the ladder's five eaches took
+    # numbers 2-0..2-4 though pack() numbers its 3 units 2-0..2-2 and the next set's
+    # eaches from 2-3, so the two sets shared 2-3 and 2-4.
+    from cartonize.grouping import with_ref_ids
+    from cartonize.models import PackRequest
+    from cartonize.subspaces import _Pool
+    from cartonize.units import first_units
+
+    sets = with_ref_ids(PackRequest.model_validate(_ladder_beside_eaches()).item_sets)
+    pool = _Pool(sets, first_units(sets))
+    assert pool.numbers == [[0, 1, 2], [3, 4, 5, 6], [0, 1]]
+    sources = pool.sources([0, 1, 2], lambda _: True)
+    assert [(s.item_set.quantity, s.numbers) for s in sources] == [
+        (5, [0, 1, 2]),
+        (4, [3, 4, 5, 6]),
+        (2, [0, 1]),
+    ]

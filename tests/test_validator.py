@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.validator import validate
+from tests.validator import GRID, validate
 
 Wire = dict[str, Any]
 
@@ -1162,3 +1162,44 @@ def test_of_two_types_alike_but_for_price_the_box_is_the_one_it_costs() -> None:
     assert validate(request, response) == []
     box_of(response, 0)["price"] = 3
     assert any(p.startswith("box-cost: box 0") for p in validate(request, response))
+
+
+def _moved(item: Wire, axis: str, by: float) -> None:
+    """Moves a packed item (and its centre of mass) by ``by`` along ``axis``."""
+    for point in (item["origin"], item["centerOfMass"]):
+        point[axis] += by
+
+
+@pytest.mark.parametrize("box_length", [2.5, 2000])
+def test_a_gap_of_one_grid_step_parts_cohorts(box_length: float) -> None:
+    # Sides on the engine's grid are reserved as they are: a unit a step (1e-4) past its
+    # neighbour's end is apart from it, which a grid step of tolerance (and, in the
+    # 2000-long box, the box's millionth, 20 steps) let pass as one cohort.
+    request: Wire = {
+        "includeImages": False,
+        "cohortPacking": True,
+        "cohortMax": 1,
+        "itemSets": [{"refId": 2, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 2}],
+        "boxTypes": [{"refId": 9, "dimensions": _point(1, 1, box_length), "weightMax": 0}],
+    }
+    response = _pack(request)
+    assert [packed(response, 0, i)["origin"] for i in (0, 1)] == [_point(0, 0, 0), _point(0, 0, 1)]
+    assert validate(request, response) == []
+    _moved(packed(response, 0, 1), "z", GRID if box_length < 10 else 5 * GRID)
+    problems = validate(request, response)
+    assert "cohort: box 0: refId 2 in 2 groups > cohortMax 1" in problems, problems
+
+
+def test_an_item_a_grid_step_above_its_support_rests_on_nothing() -> None:
+    request: Wire = {
+        "includeImages": False,
+        "allowableOverhang": 0,
+        "itemSets": [{"refId": 2, "dimensions": _point(1, 1, 1), "weight": 0, "quantity": 2}],
+        "boxTypes": [{"refId": 9, "dimensions": _point(2.5, 1, 1), "weightMax": 0}],
+    }
+    response = _pack(request)
+    assert packed(response, 0, 1)["origin"] == _point(1, 0, 0)
+    assert validate(request, response) == []
+    _moved(packed(response, 0, 1), "x", GRID)
+    problems = validate(request, response)
+    assert "support: box 0 item 2 (refId 2): rests on nothing at height 1.0001" in problems

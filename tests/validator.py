@@ -42,7 +42,8 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   of box j has a lower ``packedIndex`` than every item of box j + n + 1 (box j closed when
   that box opened). ``cohortPacking``: per box and refId, the items form at most
   ``cohortMax`` (default 2) groups connected through shared faces of positive area (on
-  the engine's grid: sides rounded up to a step), or no more groups than a pre-packed
+  the engine's grid: a neighbour starts where the engine's room for an item ends, its
+  reported side rounded up to a step, and no further), or no more groups than a pre-packed
   box's given items of that refId form among themselves.
 - **Random items** (``random: true``) are drawn again as docs/decisions.md says and
   checked like item sets; unseeded ones (``seed: false``) only for self-consistency.
@@ -101,8 +102,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   override the request's. ``itemsInlineMax`` counts the items whose projection along the
   axis shares a point with the item's (itself included).
 - **Support** (``allowableOverhang`` a >= 0): an item above the floor must touch the top
-  of an item ending at its base height, and every point of its base must lie within a,
-  along y and along z, of such tops (docs/decisions.md); a group-pack group is one item.
+  of an item ending at its base height (on the engine's grid, as for cohorts), and every
+  point of its base must lie within a, along y and along z, of such tops
+  (docs/decisions.md); a group-pack group is one item.
   The check is O(n^2) per box.
 - **Rules.** A rule selects an item by ``itemRefId``, ``itemSequence`` or ``itemMatch``
   evaluated on the response item's own fields (after set-properties). Locks: the first
@@ -766,12 +768,14 @@ def check_support(view: PackView) -> Iterator[str]:
     request puts them (docs/decisions.md: refused only for not fitting, overlapping or
     weight), but support what rests on them. Support is the engine's, on its grid: an item below
     reserves its sides rounded up to a step (docs/decisions.md), so its reported top and
-    sides may fall up to a step short of what it holds up."""
+    sides may fall short of what it holds up by that rounding (``_grid_reach``)."""
     allowance = view.request.get("allowableOverhang")
     if not _is_number(allowance) or allowance < 0:
         return
     for box in view.boxes:
         tol = EPS * max(box.dims)
+        noise = 1e-9 * max(1.0, *box.dims)
+        reach = _grid_reach(view, box)
         items = _counted_items(box)
         by_top = sorted(items, key=lambda it: it.origin[0] + it.dims[0] if it.origin else 0.0)
         tops = [it.origin[0] + it.dims[0] if it.origin else 0.0 for it in by_top]
@@ -788,8 +792,12 @@ def check_support(view: PackView) -> Iterator[str]:
             hi = bisect.bisect_right(tops, base + tol)
             for other in by_top[lo:hi]:
                 assert other.origin is not None
+                up, across, along = (reach(other, a) for a in range(3))
+                if up is not None and base - (other.origin[0] + other.dims[0]) > up + noise:
+                    continue  # its top is below the item's base
                 oy0, oz0 = other.origin[1], other.origin[2]
-                oy1, oz1 = oy0 + other.dims[1] + GRID, oz0 + other.dims[2] + GRID
+                oy1 = oy0 + other.dims[1] + (GRID if across is None else across)
+                oz1 = oz0 + other.dims[2] + (GRID if along is None else along)
                 if min(y1, oy1) - max(y0, oy0) > tol and min(z1, oz1) - max(z0, oz0) > tol:
                     touching = True
                 part = (
@@ -1156,7 +1164,8 @@ _BREAKPOINT_TAKES = 1 + 1e-9
 def _rate_at(table: Wire, weight: float) -> float | None:
     """A breakpoint or linear table's rate at ``weight``; None for carrier tables."""
     if table.get("weights"):
-        weights, rates = table["weights"], table["rates"]
+        # A rate below 0 is taken as 0 (docs/rates.md).
+        weights, rates = table["weights"], [max(0.0, float(r)) for r in table["rates"]]
         # The first breakpoint at or above the weight; above the last, the last rate.
         return float(
             next(
@@ -1165,8 +1174,10 @@ def _rate_at(table: Wire, weight: float) -> float | None:
             )
         )
     if table.get("basePrice") is not None or table.get("priceIncreaseRate") is not None:
-        return (
-            float(table.get("basePrice") or 0) + float(table.get("priceIncreaseRate") or 0) * weight
+        return max(
+            0.0,
+            float(table.get("basePrice") or 0)
+            + float(table.get("priceIncreaseRate") or 0) * weight,
         )
     return None
 
@@ -2297,7 +2308,11 @@ def check_internal_space(view: PackView) -> Iterator[str]:
             # Units of measure stay out; an auto-id group may also hold a set without them
             # (one shape), so only a group whose every set with units has them says so.
             with_units = [s for s in group.sets if s.get("quantity", 1) > 0] if group else []
-            if with_units and all(s.get("dimensionSets") for s in with_units):
+            # Beside sets without them a case (a unit of several eaches) is still a rung.
+            if with_units and (
+                all(s.get("dimensionSets") for s in with_units)
+                or (inner.units > 1 and any(s.get("dimensionSets") for s in with_units))
+            ):
                 kept_out.append("dimensionSets")
             if kept_out:
                 yield f"{where}: holds {inner.label}, which {kept_out[0]} keeps out of subspaces"
@@ -2790,17 +2805,74 @@ def check_lookback(view: PackView) -> Iterator[str]:
                 )
 
 
-def _touch(a: Item, b: Item, tol: float) -> bool:
+#: The engine's length unit per unit of the request's (geometry.rs SCALE).
+_SCALE = 10_000.0
+
+
+def _reserved_side(side: float) -> float:
+    """The room the engine reserves for an item's side (geometry.rs ``len_side``): rounded
+    up to its grid, a side within a millionth (relative) of a step count being that count,
+    and a positive side taking at least one step."""
+    scaled = side * _SCALE
+    nearest = round(scaled)
+    steps = nearest if abs(scaled - nearest) <= 1e-6 * max(abs(nearest), 1) else math.ceil(scaled)
+    return (1 if steps == 0 and side > 0 else steps) / _SCALE
+
+
+#: How far past an item's reported end, along an axis, the engine's room for it may
+#: reach; None where a step either way is allowed (``_grid_reach``).
+Reach = Callable[[Item, int], float | None]
+#: Whether the second item starts, along the axis, where the first ends.
+Abuts = Callable[[Item, Item, int], bool]
+
+
+def _grid_reach(view: PackView, box: Box) -> Reach:
+    """How far the engine's room for an item reaches past its reported end along an axis:
+    it reserves each side rounded up to its grid (docs/decisions.md), so that rounding.
+    A group-pack group is reserved as a whole, so for a unit of one up to a step. None
+    (a step either way, and the box's tolerance) for a pre-packed box's given items,
+    which stand at the request's origins (the engine rounds those up too), and in a box
+    packed around an open space (blocking false), around pieces placed the same way."""
+    loose = any(_open_space(view, box, i) is not None for i in box.items)
+
+    def reach(item: Item, axis: int) -> float | None:
+        if loose or _given_prepacked(view, item):
+            return None
+        if item.wire.get("groupPackParent") is not None:
+            return GRID
+        return max(0.0, _reserved_side(item.dims[axis]) - item.dims[axis])
+
+    return reach
+
+
+def _abuts_on_grid(view: PackView, box: Box) -> Abuts:
+    """Whether ``b`` starts along ``axis`` where ``a`` ends as the engine sees them: the
+    engine's next item starts where its room for ``a`` ends (``_grid_reach``), never
+    further, and never inside ``a`` beyond the box's tolerance."""
+    tol = EPS * max(box.dims)
+    noise = 1e-9 * max(1.0, *box.dims)
+    reach = _grid_reach(view, box)
+
+    def abuts(a: Item, b: Item, axis: int) -> bool:
+        assert a.origin is not None and b.origin is not None
+        gap = b.origin[axis] - (a.origin[axis] + a.dims[axis])
+        ra, rb = reach(a, axis), reach(b, axis)
+        if ra is None or rb is None:
+            return abs(gap) <= GRID + tol
+        return -tol <= gap <= ra + noise
+
+    return abuts
+
+
+def _touch(a: Item, b: Item, tol: float, abuts: Abuts) -> bool:
     """The two items share part of a face with positive area, as the engine sees them on
-    its grid (docs/decisions.md): it reserves each side rounded up to a grid step, so the
-    reported sides may end up to a step short of where a neighbour starts, and a contact
-    a step wide (less that rounding) is one. Edges and corners do not count: overlaps up
-    to the floats' noise (far below ``tol``, a millionth of the box) are none."""
+    its grid (``abuts``): a contact a step wide (less that rounding) is one. Edges and
+    corners do not count: overlaps up to the floats' noise (far below ``tol``, a
+    millionth of the box) are none."""
     assert a.origin is not None and b.origin is not None
     noise = tol * 1e-7
     for axis in range(3):
-        a_end, b_end = a.origin[axis] + a.dims[axis], b.origin[axis] + b.dims[axis]
-        if abs(a_end - b.origin[axis]) > GRID + tol and abs(b_end - a.origin[axis]) > GRID + tol:
+        if not abuts(a, b, axis) and not abuts(b, a, axis):
             continue
         if all(
             min(a.origin[o] + a.dims[o], b.origin[o] + b.dims[o]) - max(a.origin[o], b.origin[o])
@@ -2814,22 +2886,23 @@ def _touch(a: Item, b: Item, tol: float) -> bool:
 
 def check_cohorts(view: PackView) -> Iterator[str]:
     """cohortPacking: the items of one refId in a box form at most cohortMax groups joined
-    through shared faces. Like the other limits, cohortMax binds what is added: a
-    pre-packed box's given items may form more groups, and then a new unit of their refId
-    may only join one (so the box ends with no more groups than the given items form
-    among themselves)."""
+    through shared faces (on the engine's grid: ``_abuts_on_grid``). Like the other
+    limits, cohortMax binds what is added: a pre-packed box's given items may form more
+    groups, and then a new unit of their refId may only join one (so the box ends with no
+    more groups than the given items form among themselves)."""
     if not view.request.get("cohortPacking"):
         return
     limit = view.request.get("cohortMax")
     limit = 2 if limit is None else int(limit)
     for box in view.boxes:
         tol = EPS * max(box.dims)
+        abuts = _abuts_on_grid(view, box)
         by_ref: dict[object, list[Item]] = defaultdict(list)
         for item in box.items:
             by_ref[item.ref_id].append(item)
         for ref_id, items in by_ref.items():
-            groups = _face_groups(items, tol)
-            given = _face_groups([i for i in items if _given_prepacked(view, i)], tol)
+            groups = _face_groups(items, tol, abuts)
+            given = _face_groups([i for i in items if _given_prepacked(view, i)], tol, abuts)
             if groups > max(limit, given):
                 yield (
                     f"cohort: box {box.position}: refId {ref_id} in {groups} groups > "
@@ -2838,7 +2911,7 @@ def check_cohorts(view: PackView) -> Iterator[str]:
                 )
 
 
-def _face_groups(items: list[Item], tol: float) -> int:
+def _face_groups(items: list[Item], tol: float, abuts: Abuts) -> int:
     """How many groups ``items`` form, two being joined by a chain of shared faces."""
     group = list(range(len(items)))
 
@@ -2848,7 +2921,7 @@ def _face_groups(items: list[Item], tol: float) -> int:
         return i
 
     for i, j in itertools.combinations(range(len(items)), 2):
-        if _touch(items[i], items[j], tol):
+        if _touch(items[i], items[j], tol, abuts):
             group[root(i)] = root(j)
     return len({root(i) for i in range(len(items))})
 

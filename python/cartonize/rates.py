@@ -86,6 +86,14 @@ def lower_rating(
         rate, default_dim_factor = _lowered(table, where)
         if resolved is not None:
             resolved[id(table)] = (rate, default_dim_factor)
+    if table.rates is not None and any(r < 0 for r in table.rates):
+        where = _Where(sources or [(f"{path}.rateTable", table)])
+        warning = (
+            f"{where('rates')}: rates below 0 are taken as 0 (a box's price in the response "
+            f"is never below 0); got {min(table.rates):g}"
+        )
+        if warning not in warnings:
+            warnings.append(warning)
     dim_factor = table.dim_factor if table.dim_factor is not None else default_dim_factor
     return {
         "volume": _rating_volume(box, path, warnings),
@@ -196,11 +204,9 @@ def _breakpoint_rate(
             "invalid rate table",
             f"{where('weights')}: breakpoints must be >= 0 and strictly ascending (got {weights})",
         )
-    if any(r < 0 for r in rates):
-        raise InvalidRequest(
-            "invalid rate table", f"{where('rates')}: rates must be >= 0 (got {rates})"
-        )
-    return {"method": "breakpoints", "weights": weights, "rates": rates}
+    # A rate below 0 is not refused (the public schema bounds no rate) but taken as 0: the
+    # schema's response gives every box a price >= 0 (docs/rates.md; lower_rating warns).
+    return {"method": "breakpoints", "weights": weights, "rates": [max(0.0, r) for r in rates]}
 
 
 def _carrier_rate(table: RateTable, where: _Where) -> tuple[dict[str, Any], float | None]:
@@ -265,7 +271,7 @@ _BREAKPOINT_TAKES = 1 + 1e-9
 
 def _rate_at(rate: dict[str, Any], weight: float) -> float:
     """A lowered rate at `weight`: the first breakpoint at or above it (above the last,
-    the last rate), or base plus slope times weight."""
+    the last rate), or base plus slope times weight, never below 0 (cost.rs)."""
     if rate["method"] == "breakpoints":
         weights, rates = rate["weights"], rate["rates"]
         return float(
@@ -274,4 +280,4 @@ def _rate_at(rate: dict[str, Any], weight: float) -> float:
                 rates[-1],
             )
         )
-    return float(rate["basePrice"] + rate["priceIncreaseRate"] * weight)
+    return max(0.0, float(rate["basePrice"] + rate["priceIncreaseRate"] * weight))

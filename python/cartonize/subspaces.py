@@ -45,7 +45,13 @@ from cartonize.open_spaces import (
 from cartonize.render import render_pictures
 from cartonize.rules import AS_GIVEN
 from cartonize.subspace_hosts import Host, fill_order, find_hosts, may_enter
-from cartonize.units import first_units, renamed_rules, renumber_by, without_operations
+from cartonize.units import (
+    first_units,
+    numbered,
+    renamed_rules,
+    renumber_by,
+    without_operations,
+)
 
 __all__ = ["has_internal_space", "pack_with_subspaces"]
 
@@ -88,15 +94,26 @@ class _Source:
     carrier: _Carrier | None = None
 
 
+def _with_units(item_set: ItemSet, numbers: list[int], whole: int) -> ItemSet:
+    """`item_set` offering its units numbered `numbers`, of the `whole` it packs as: as
+    many eaches. An item set with dimensionSets (units of measure, one number per unit,
+    not per each) never enters a subspace (docs/rules.md), so it is offered whole."""
+    if item_set.dimension_sets:
+        return item_set.model_copy(
+            update={"quantity": item_set.quantity if len(numbers) == whole else 0}
+        )
+    return item_set.model_copy(update={"quantity": len(numbers)})
+
+
 class _Pool:
     """The units not yet inside anything: per item set, the numbers of its plain units
-    (for a host, the units whose space stays empty) and its carriers."""
+    (for a host, the units whose space stays empty) and its carriers. Numbers are those
+    pack() gives: one per unit, so a case of an item set's dimensionSets takes one."""
 
     def __init__(self, item_sets: list[ItemSet], firsts: list[int]) -> None:
         self.item_sets = item_sets
-        self.numbers = [
-            list(range(f, f + s.quantity)) for f, s in zip(firsts, item_sets, strict=True)
-        ]
+        self.units = [numbered(s) for s in item_sets]
+        self.numbers = [list(range(f, f + n)) for f, n in zip(firsts, self.units, strict=True)]
         self.carriers: list[list[_Carrier]] = [[] for _ in item_sets]
 
     def sources(self, positions: list[int], admits: Callable[[ItemSet], bool]) -> list[_Source]:
@@ -108,7 +125,7 @@ class _Pool:
             s = self.item_sets[p]
             if self.numbers[p] and admits(s):
                 numbers = list(self.numbers[p])
-                out.append(_Source(s.model_copy(update={"quantity": len(numbers)}), numbers, p))
+                out.append(_Source(_with_units(s, numbers, self.units[p]), numbers, p))
         return out
 
     def take(self, source: _Source, n: int) -> None:
@@ -313,7 +330,7 @@ def _pack_around_open_items(
         numbers = [m for n, m in enumerate(src.numbers) if n not in taken.get(q, set())]
         again.append(
             _Source(
-                src.item_set.model_copy(update={"quantity": len(numbers)}),
+                _with_units(src.item_set, numbers, len(src.numbers)),
                 numbers,
                 src.position,
                 src.carrier if numbers else None,

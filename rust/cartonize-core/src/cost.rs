@@ -36,10 +36,12 @@ impl Rate {
                 let i = breakpoint_index(weights, weight).min(rates.len().saturating_sub(1));
                 rates.get(i).copied().unwrap_or(0.0)
             }
+            // A line may fall below 0 (the public schema bounds neither field), but a
+            // box's price in the response never does: the rate stops at 0.
             Rate::Linear {
                 base_price,
                 price_increase_rate,
-            } => base_price + price_increase_rate * weight,
+            } => (base_price + price_increase_rate * weight).max(0.0),
         }
     }
 
@@ -57,7 +59,7 @@ impl Rate {
             Rate::Linear {
                 price_increase_rate,
                 ..
-            } if *price_increase_rate < 0.0 => f64::NEG_INFINITY,
+            } if *price_increase_rate < 0.0 => 0.0,
             Rate::Linear { .. } => self.at(weight),
         }
     }
@@ -182,12 +184,14 @@ mod tests {
             rates: vec![],
         };
         assert_eq!(empty.least_from(3.0), empty.at(3.0));
-        // A rate that falls with weight has no least.
+        // A rate that falls with weight reaches 0, where it stops.
         let falling_line = Rate::Linear {
             base_price: 5.0,
             price_increase_rate: -1.0,
         };
-        assert_eq!(falling_line.least_from(2.0), f64::NEG_INFINITY);
+        assert_eq!(falling_line.least_from(2.0), 0.0);
+        assert_eq!(falling_line.at(2.0), 3.0);
+        assert_eq!(falling_line.at(9.0), 0.0);
         let rising_line = Rate::Linear {
             base_price: 5.0,
             price_increase_rate: 2.0,
