@@ -368,15 +368,16 @@ def _boot_id() -> str:
 def _lost_reason(run: DagsterRun, created: float | None) -> str | None:
     """Why an unfinished run of this launcher can no longer finish, or None."""
     token = run.tags.get(PROCESS_TAG)
+    launcher = run.tags.get(LAUNCHER_TAG)
     if token:
-        if _process_alive(token) is False:
+        # While the launcher lives, its reaper reports the run with the exit code.
+        if _process_alive(token) is False and not (launcher and _process_alive(launcher)):
             pid = token.split("|")[2]
             return (
                 f"the pull process (pid {pid}) ended before its run finished (killed, or out "
                 "of memory), and the service process that started it was gone too"
             )
         return None
-    launcher = run.tags.get(LAUNCHER_TAG)
     young = created is not None and time.time() - created < START_GRACE_S
     if launcher and not young and _process_alive(launcher) is False:
         return "the service process that created the run ended before the pull process started"

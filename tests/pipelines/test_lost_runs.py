@@ -16,9 +16,17 @@ from pathlib import Path
 import pytest
 from cartonize.store import Store
 from cartonize.sync.connections import read_log
-from dagster import DagsterRunStatus
+from dagster import DagsterRun, DagsterRunStatus
 
-from pipelines.runs import PROCESS_TAG, PullRuns, _process_alive, fail_lost_runs, process_token
+from pipelines.runs import (
+    LAUNCHER_TAG,
+    PROCESS_TAG,
+    PullRuns,
+    _lost_reason,
+    _process_alive,
+    fail_lost_runs,
+    process_token,
+)
 from tests.pipelines.test_store_catalog import connect
 from tests.sync.third_party import ThirdPartyServer
 
@@ -173,3 +181,24 @@ def test_process_tokens_tell_a_live_process_from_a_dead_or_reused_pid(tmp_path: 
     child.wait()
     assert _process_alive(token) is False
     assert _process_alive(process_token()) is True
+
+
+def test_a_dead_run_process_is_left_to_its_live_launcher() -> None:
+    """A status read in any process judged the run lost as soon as its pull process had
+    died, raced the live launcher's reaper (which logs the exit code) and said the
+    launcher was gone when it was not."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead = process_token(child.pid)
+    child.wait()
+    live_launcher = DagsterRun(
+        job_name="pull_connection", tags={PROCESS_TAG: dead, LAUNCHER_TAG: process_token()}
+    )
+    assert _lost_reason(live_launcher, time.time() - 3600) is None
+    launcher = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone = process_token(launcher.pid)
+    launcher.wait()
+    dead_launcher = DagsterRun(
+        job_name="pull_connection", tags={PROCESS_TAG: dead, LAUNCHER_TAG: gone}
+    )
+    reason = _lost_reason(dead_launcher, time.time() - 3600)
+    assert reason is not None and "was gone too" in reason
