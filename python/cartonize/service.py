@@ -121,7 +121,9 @@ class KeyRing:
     the data directory; a changed marker empties every process's cache before the next
     lookup, so a revoked key stops working at once, in every worker. `preload` fills the
     cache with every active key at once (a worker does before it serves: the first
-    request with each key then opens no database either). Entries are by the key's hash.
+    request with each key then opens no database either); a preloaded ring loads them all
+    again, in one transaction, on its first lookup after any key changed, rather than one
+    key per lookup. Entries are by the key's hash.
     """
 
     def __init__(self, store: Store) -> None:
@@ -129,14 +131,21 @@ class KeyRing:
         self._marker: Path = store.keys_changed_marker()
         self._cache: dict[str, ApiKey] = {}
         self._marker_seen: float | None = None
+        self._preloaded = False
         self._lock = threading.Lock()
 
     def verify(self, secret: str) -> ApiKey | None:
         """The active key `secret` is, or None."""
         digest = hash_key(secret)
         with self._lock:
-            self._drop_cache_if_keys_changed()
+            reload = self._drop_cache_if_keys_changed() and self._preloaded
             cached = self._cache.get(digest)
+        if reload:
+            # The marker was read first: a change while the keys load drops them again.
+            keys = self._store.active_keys()
+            with self._lock:
+                self._cache.update(keys)
+            return keys.get(digest)
         if cached is not None:
             return cached
         key = self._store.find_key(secret)
@@ -154,16 +163,20 @@ class KeyRing:
         keys = self._store.active_keys()
         with self._lock:
             self._cache.update(keys)
+            self._preloaded = True
         return len(keys)
 
-    def _drop_cache_if_keys_changed(self) -> None:
+    def _drop_cache_if_keys_changed(self) -> bool:
+        """Empty the cache if any key changed since the last look; whether it did."""
         try:
             mtime = self._marker.stat().st_mtime_ns / 1e9
         except FileNotFoundError:
             mtime = 0.0
-        if mtime != self._marker_seen:
-            self._cache.clear()
-            self._marker_seen = mtime
+        if mtime == self._marker_seen:
+            return False
+        self._cache.clear()
+        self._marker_seen = mtime
+        return True
 
 
 # --------------------------------------------------------------------------- limits

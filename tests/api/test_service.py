@@ -11,7 +11,7 @@ from typing import Any
 import cartonize
 import pytest
 from cartonize.models import PackRequest, PackResponse
-from cartonize.service import request_fingerprint
+from cartonize.service import KeyRing, request_fingerprint
 from cartonize.store import Store
 from falcon import testing
 
@@ -165,6 +165,24 @@ def test_a_warmed_app_serves_keys_from_its_cache_and_still_revokes_at_once(
     # The warm-up pack was neither stored nor counted: only the three packs above are.
     stored = store.transaction(lambda con: con.execute("SELECT count(*) FROM packs").fetchone())
     assert stored == (3,)
+
+
+def test_a_preloaded_key_ring_loads_every_key_again_after_a_revocation(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A revocation emptied the cache, and then every other key's first lookup in every
+    # worker opened the store again, one key at a time, until the worker restarted.
+    first, second, third = keyed(store), keyed(store), keyed(store)
+    ring = KeyRing(store)
+    assert ring.preload() == 3
+    store.revoke_key(first[:10])
+    assert ring.verify(first) is None
+    single_lookups: list[str] = []
+    monkeypatch.setattr(store, "find_key", lambda secret: single_lookups.append(secret))
+    second_key, third_key = ring.verify(second), ring.verify(third)
+    assert second_key is not None and second_key.stem == second[:10]
+    assert third_key is not None and third_key.stem == third[:10]
+    assert single_lookups == []
 
 
 def test_header_and_body_keys_must_agree(store: Store) -> None:
