@@ -4,7 +4,8 @@ Run from the repository root: ``python -m bench.pull_work [--records N] [--repea
 
 Decodes the body `bench.pull_speed` serves (N nested records under `data.items`) as a pull
 does (`fetch._parse_json`: the duplicate-key scan and JSON decoding), takes the root path,
-then maps and overwrites the Resource to Update in one transaction with its log entry
+then maps and writes the records as a new list (the connection has no Resource to
+Update) in one transaction with its log entry
 (`StoreCatalog.import_records`, the retarget check in the write's transaction included),
 `--repeats` times on a fresh store. Wall-clock times on a shared machine say little, so
 compare instruction counts: run it under ``valgrind --tool=callgrind`` with

@@ -66,16 +66,14 @@ def mixed_order(**extra: Any) -> Wire:
     }
 
 
-def nested_spaces(**extra: Any) -> Wire:
-    """A pencil in a pot in a bucket in a box, every space and what it holds shown."""
+def nested_spaces(pot: Wire, bucket: Wire, **extra: Any) -> Wire:
+    """A pencil (refId 1) in a pot (2) in a bucket (3) in a box; `pot` and `bucket` are
+    the picture options of each one's internal-space rule."""
 
-    def space(ref_id: int, side: float) -> Wire:
-        options = {
-            "boxType": {"dimensions": {"x": side, "y": side, "z": side}},
-            "origin": {"x": 1, "y": 0.5, "z": 0.5},
-            "display": True,
-            "displayChildren": True,
-        }
+    def space(ref_id: int, side: float, look: Wire) -> Wire:
+        box_type = {"dimensions": {"x": side, "y": side, "z": side}}
+        origin = {"x": 1, "y": 0.5, "z": 0.5}
+        options = {"boxType": box_type, "origin": origin, **look}
         return {"operation": "internal-space", "itemRefId": ref_id, "options": options}
 
     return {
@@ -85,10 +83,15 @@ def nested_spaces(**extra: Any) -> Wire:
             {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 3}, "weight": 0.5},
         ],
         "boxTypes": [{"refId": 7, "dimensions": {"x": 12, "y": 12, "z": 12}, "weightMax": 99}],
-        "rules": [space(2, 3), space(3, 9)],
-        "includeImages": True,
+        "rules": [space(2, 3, pot), space(3, 9, bucket)],
         **extra,
     }
+
+
+def nested_spaces_shown(**extra: Any) -> Wire:
+    """A pencil in a pot in a bucket in a box, every space and what it holds shown."""
+    look = {"display": True, "displayChildren": True}
+    return nested_spaces(look, look, includeImages=True, **extra)
 
 
 def sequenced(**extra: Any) -> Wire:
@@ -141,7 +144,7 @@ def requests() -> Iterator[tuple[str, Wire]]:
                         eye=dict(zip("xyz", eye, strict=True)),
                     ),
                 )
-        yield f"spaces {fmt}", nested_spaces(imageFormat=fmt, eye=UNIT)
+        yield f"spaces {fmt}", nested_spaces_shown(imageFormat=fmt, eye=UNIT)
         yield f"heat map {fmt}", sequenced(imageFormat=fmt, template="classic")
     for size in (16, 100, 1000, 4096):
         yield f"mixed png imgSize {size}", mixed_order(imageFormat="png", imgSize=size)

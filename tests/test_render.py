@@ -21,6 +21,7 @@ from falcon import testing
 from PIL import Image as PILImage
 
 from api.app import create_app
+from bench.render_ab import nested_spaces
 
 Wire = dict[str, Any]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -520,28 +521,6 @@ def test_render_from_several_threads_gives_identical_pictures() -> None:
 
 
 # ------------------------------------------------------------------ internal spaces
-
-
-def nested_spaces(pot: Wire, bucket: Wire, **extra: Any) -> Wire:
-    """A pencil (refId 1) in a pot (2) in a bucket (3) in a box; `pot` and `bucket` are
-    the picture options of each one's internal-space rule."""
-
-    def space(ref_id: int, side: float, look: Wire) -> Wire:
-        box_type = {"dimensions": {"x": side, "y": side, "z": side}}
-        origin = {"x": 1, "y": 0.5, "z": 0.5}
-        options = {"boxType": box_type, "origin": origin, **look}
-        return {"operation": "internal-space", "itemRefId": ref_id, "options": options}
-
-    return {
-        "itemSets": [
-            {"refId": 3, "dimensions": {"x": 10, "y": 10, "z": 10}, "weight": 3},
-            {"refId": 2, "dimensions": {"x": 4, "y": 4, "z": 4}, "weight": 2},
-            {"refId": 1, "dimensions": {"x": 1, "y": 1, "z": 3}, "weight": 0.5},
-        ],
-        "boxTypes": [{"refId": 7, "dimensions": {"x": 12, "y": 12, "z": 12}, "weightMax": 99}],
-        "rules": [space(2, 3, pot), space(3, 9, bucket)],
-        **extra,
-    }
 
 
 SHOW = {"display": True, "displayChildren": True}
