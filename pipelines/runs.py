@@ -404,8 +404,11 @@ def fail_lost_runs(
     for run in runs:
         if run.is_finished or not ({PROCESS_TAG, LAUNCHER_TAG} & set(run.tags)):
             continue
-        record = instance.get_run_record_by_id(run.run_id)
-        created = record.create_timestamp.timestamp() if record is not None else None
+        created = None
+        if PROCESS_TAG not in run.tags:
+            # Only a run no pull process took yet needs its age (read for every status poll).
+            record = instance.get_run_record_by_id(run.run_id)
+            created = record.create_timestamp.timestamp() if record is not None else None
         reason = _lost_reason(run, created)
         if reason is None:
             continue
