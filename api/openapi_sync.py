@@ -353,8 +353,14 @@ def _write(summary: str, description: str, post: bool, put: bool = False) -> dic
             **_errors(
                 "SyncError",
                 _400="Invalid JSON payload, or Invalid row_key format",
-                _401=_SECRET_401,
+                _401=_SECRET_401 + " (also when the secret was regenerated, or the "
+                "connection deleted, while the write was being prepared: nothing written)",
                 _403=_SECRET_403,
+                _409="Connection changed: the connection was edited (Resource Type, "
+                "Resource to Update, Schema Map, or the Unit Conversion the write used) "
+                "between the secret check and the write's transaction; nothing was "
+                "written (`details` names the settings; logged). Sent again, the write "
+                "uses the new settings",
                 _413="Payload too large",
                 _422="Repeated JSON key: an object of the body names a key more than once "
                 "with different values (`details` gives each key path and its values); "
