@@ -32,7 +32,7 @@ from cartonize.sync.connections import (
     connections_refusal,
 )
 from cartonize.sync.crypto import SecretBox
-from cartonize.sync.mapping import Conversions, map_records, repeat_reason
+from cartonize.sync.mapping import Conversions, map_records
 from cartonize.sync.writes import (
     Guard,
     WriteMode,
@@ -275,13 +275,11 @@ class _RepeatedKeys(ValueError):
 
 
 def _refuse_repeats(value: Any, root: str) -> None:
-    found = jsontext.repeated_key_paths(value, root)
-    if not found:
+    found = jsontext.repeats_details(value, root)
+    if found is None:
         return
-    shown = "; ".join(repeat_reason(path, values) for path, values in found[:5])
-    more = f"; and {len(found) - 5} more" if len(found) > 5 else ""
     raise _RepeatedKeys(
-        f"{shown}{more}: which value is meant is not clear, so nothing was written; send "
+        f"{found}: which value is meant is not clear, so nothing was written; send "
         "each key once in an object"
     )
 

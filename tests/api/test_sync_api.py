@@ -418,6 +418,32 @@ def test_a_key_repeated_with_one_value_is_taken(plan: Plan) -> None:
     assert [r["refId"] for r in plan.rows(result.json["packResourceId"])] == ["A"]
 
 
+def test_keys_differing_only_in_lone_surrogates_are_a_repeated_key(plan: Plan) -> None:
+    # Both became U+FFFD after the repeat check had seen two keys, so the record was
+    # stored with the last value, silently.
+    connection = plan.create_connection(schemaMap={**ITEM_MAP, "properties.note": "note\ufffd"})
+    record = '{"sku": "A", "size": {"h": 1, "w": 2, "l": 3}, "mass": 1, '
+    url = f"/sync-api/{connection['publicApiId']}/rest"
+    secret = {"X-Service-API-Secret": connection["apiSecret"]}
+    two = '{"payload": [' + record + '"note\\ud800": "x", "note\\udbff": "y"}]}'
+    result = plan.client.simulate_post(url, body=two.encode(), headers=secret)
+    assert result.status_code == 422, result.text
+    assert result.json["error"] == "Repeated JSON key"
+    assert result.json["details"] == (
+        '"payload[0].note\\ufffd" is named more than once, with different values ("x", '
+        '"y") (a lone surrogate in a key is read as U+FFFD, so keys that differ only in '
+        "their lone surrogates are one key): which value is meant is not clear, so nothing "
+        "was written; send each key once in an object"
+    )
+    assert plan.client.simulate_get("/resources", headers=plan.auth).json["resources"] == []
+    # One value under both: one key, as any repeat of one value.
+    one = '{"payload": [' + record + '"note\\ud800": "x", "note\\udbff": "x"}]}'
+    same = plan.client.simulate_post(url, body=one.encode(), headers=secret)
+    assert same.json["status"] == "success", same.text
+    (row,) = plan.rows(same.json["packResourceId"])
+    assert row["properties"] == {"note": "x"}
+
+
 # --------------------------------------------------------------------------- row_key forms
 
 
