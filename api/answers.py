@@ -224,5 +224,6 @@ class SyncError(BaseModel):
     details: str | None = Field(
         default=None,
         description="Where and how to fix it (422 Repeated JSON key: each key path named "
-        "twice with different values)",
+        "twice with different values; 409 Connection changed: the settings edited while "
+        "the write was being prepared)",
     )

@@ -105,8 +105,11 @@ def openapi_document(limits: Limits) -> dict[str, Any]:
             "Packs the request body. Without an API key a client address may send "
             "10 unique requests a day (identical requests count once). "
             f"Bodies above {limits.max_body_bytes} bytes are refused with 413 and requests of "
-            f"more than {limits.max_items} items (pre-packed ones included) with 422. The key "
-            "may also be sent as `key` in the body; it is never echoed or stored."
+            f"more than {limits.max_items} items (pre-packed ones included) with 422, as "
+            "are bodies in which an object names a key twice with different values "
+            "(`details` names each key path; a key repeated with the same value is read "
+            "once). The key may also be sent as `key` in the body; it is never echoed or "
+            "stored."
         ),
         security=_KEYED,
         requestBody={

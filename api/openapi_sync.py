@@ -166,7 +166,8 @@ def _library() -> dict[str, Any]:
                         _401=_KEY_401,
                         _404=_NO_RESOURCE,
                         _413=_CONTROL_413,
-                        _422='The body is not {"isDefault": true}',
+                        _422='The body is not {"isDefault": true} (or names a key twice '
+                        "with different values)",
                     ),
                 },
             },
@@ -214,7 +215,11 @@ def _connections() -> dict[str, Any]:
     plan_id = _path("plan_id", "The plan of the key's account")
     both = [plan_id, _path("connection_id", "Connection id", integer=True)]
     common = {"_401": _KEY_401, "_403": _PLAN_403, "_404": _PLAN_404}
-    invalid = "Invalid fields; `details` names each one and why"
+    invalid = (
+        "Invalid fields; `details` names each one and why (also a key named twice with "
+        "different values in the body, the schema map or the headers template, by its "
+        "key path; credential and header values are not shown)"
+    )
     return {
         plan: {
             "parameters": [plan_id],
@@ -353,8 +358,14 @@ def _write(summary: str, description: str, post: bool, put: bool = False) -> dic
             **_errors(
                 "SyncError",
                 _400="Invalid JSON payload, or Invalid row_key format",
-                _401=_SECRET_401,
+                _401=_SECRET_401 + " (also when the secret was regenerated, or the "
+                "connection deleted, while the write was being prepared: nothing written)",
                 _403=_SECRET_403,
+                _409="Connection changed: the connection was edited (Resource Type, "
+                "Resource to Update, Schema Map, or the Unit Conversion the write used) "
+                "between the secret check and the write's transaction; nothing was "
+                "written (`details` names the settings; logged). Sent again, the write "
+                "uses the new settings",
                 _413="Payload too large",
                 _422="Repeated JSON key: an object of the body names a key more than once "
                 "with different values (`details` gives each key path and its values); "

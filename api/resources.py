@@ -43,6 +43,7 @@ __all__ = [
     "prefers_html",
     "read_body",
     "read_limited",
+    "refuse_repeats",
 ]
 
 MAX_PAGE_SIZE = 100
@@ -78,14 +79,35 @@ def authenticate(req: falcon.Request, keys: KeyRing, body_key: str | None) -> Ap
     return key
 
 
+#: Top-level keys of a body (a pack's API key; a connection's credentials and headers
+#: template) whose values a repeated-key answer leaves out.
+_SECRET_PATHS = frozenset({"key", "thirdPartyApiKey", "thirdPartyApiToken", "apiHeadersTemplate"})
+
+
 def decode_body(raw: bytes) -> object:
-    """The JSON of a request body (empty means `{}`); 400 when it is not JSON."""
+    """The JSON of a request body (empty means `{}`); 400 when it is not JSON, 422 when
+    an object names a key twice with different values (`refuse_repeats`)."""
     if not raw.strip():
         return {}
     try:
-        return jsontext.loads(raw)
+        data = jsontext.loads(raw, repeats="mark")
     except ValueError as exc:
         raise BadRequest("malformed JSON", details=str(exc)) from exc
+    refuse_repeats(data)
+    return data
+
+
+def refuse_repeats(data: object, root: str = "") -> None:
+    """422 (`invalid request`, as every 422 of the pack error body) when an object of
+    `data` (decoded with repeats="mark") names a key more than once with different
+    values, naming each key path: Python's json kept the last value silently, so
+    `{"quantity": 1, "quantity": 100}` packed 100. A key repeated with one value passes.
+    Values of secrets (`_SECRET_PATHS`) are not shown."""
+    found = jsontext.repeats_details(data, root, withheld=_SECRET_PATHS)
+    if found is not None:
+        raise InvalidRequest(
+            details=f"{found}: which value is meant is not clear; send each key once in an object",
+        )
 
 
 def prefers_html(req: falcon.Request) -> bool:
@@ -448,9 +470,11 @@ def read_body(req: falcon.Request, limit: int) -> bytes:
 
 def json_body(req: falcon.Request, limit: int = CONTROL_BODY_BYTES) -> Any:
     """The body of a control request as JSON (`{}` when empty): 413 above `limit`,
-    400 when it is not JSON."""
+    400 when it is not JSON, 422 when it repeats a key with different values."""
     raw = read_body(req, limit)
     try:
-        return jsontext.loads(raw or b"{}")
+        data = jsontext.loads(raw or b"{}", repeats="mark")
     except ValueError as exc:
         raise BadRequest("malformed JSON", details=str(exc)) from None
+    refuse_repeats(data)
+    return data

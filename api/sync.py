@@ -28,11 +28,19 @@ from cartonize.sync.connections import (
     Connection,
     Trigger,
     authenticate_secret,
+    connection_by_id,
     connections_refusal,
 )
 from cartonize.sync.crypto import SecretBox
-from cartonize.sync.mapping import Conversions, map_records, repeat_reason
-from cartonize.sync.writes import WriteMode, WriteResult, log_result, none_usable, write_batch
+from cartonize.sync.mapping import Conversions, map_records
+from cartonize.sync.writes import (
+    Guard,
+    WriteMode,
+    WriteResult,
+    log_result,
+    none_usable,
+    write_batch,
+)
 
 from api.resources import read_limited
 
@@ -163,7 +171,8 @@ class SyncRestResource:
         except ValueError as exc:
             result = _refuse(self._store, connection, trigger, now, len(payload), str(exc))
         else:
-            if not (conversions.dim or conversions.weight):
+            conversions_of_connection = not (conversions.dim or conversions.weight)
+            if conversions_of_connection:
                 conversions = connection.conversions
             if method == "PUT" and single:
                 result = _refuse(
@@ -187,9 +196,69 @@ class SyncRestResource:
                     _answer(resp, 200, _result_body(method, refused))
                     return
                 result = write_batch(
-                    self._store, connection, batch, mode, trigger=trigger, now=now, row_key=row_key
+                    self._store,
+                    connection,
+                    batch,
+                    mode,
+                    trigger=trigger,
+                    now=now,
+                    row_key=row_key,
+                    guard=_prepared_with(
+                        connection, uses_its_conversions=conversions_of_connection
+                    ),
                 )
+                if self._refused_by_guard(resp, connection, result):
+                    return
         _answer(resp, 200, _result_body(method, result))
+
+    def _refused_by_guard(
+        self, resp: falcon.Response, connection: Connection, result: WriteResult
+    ) -> bool:
+        """Answer a write its guard refused (nothing was written): 401 or 403 as the
+        request would have been answered had it come after the edit, 409 naming the
+        settings that changed otherwise. False when the guard let the write go ahead."""
+        if result.connection_gone:
+            account = self._store.account_by_id(connection.account_id)
+            if connection_by_id(self._store, connection.id) is not None and connections_refusal(
+                self._store, account
+            ):
+                _answer(resp, 403, {"error": "Forbidden", "details": FORBIDDEN_DETAILS})
+            else:
+                _answer(resp, 401, {"error": "Unauthorized", "details": UNAUTHORIZED_DETAILS})
+            return True
+        if SECRET_SETTING in result.changed:
+            _answer(resp, 401, {"error": "Unauthorized", "details": UNAUTHORIZED_DETAILS})
+            return True
+        if result.changed:
+            _answer(resp, 409, {"error": "Connection changed", "details": result.messages[0]})
+            return True
+        return False
+
+
+#: The name `_prepared_with` gives a regenerated API secret.
+SECRET_SETTING = "API secret"
+
+
+def _prepared_with(prepared: Connection, *, uses_its_conversions: bool) -> Guard:
+    """The guard of a REST write: the settings its payload was mapped and its target
+    chosen with (`prepared`, the connection its secret authenticated) that differ in the
+    connection as the write's transaction reads it. The secret too: regenerating it
+    invalidates the old one at once, a write it authenticated included."""
+
+    def changed(current: Connection) -> list[str]:
+        changes = [
+            (SECRET_SETTING, current.secret_hash != prepared.secret_hash),
+            ("Resource Type", current.resource_type != prepared.resource_type),
+            ("Resource to Update", current.resource_to_update != prepared.resource_to_update),
+            ("Schema Map", current.schema_map != prepared.schema_map),
+            (
+                "Unit Conversion",
+                uses_its_conversions and current.conversions != prepared.conversions,
+            ),
+        ]
+        return [name for name, differs in changes if differs]
+
+    return changed
 
 
 def _mode(method: str, connection: Connection, row_key: list[str] | None) -> WriteMode:
@@ -206,13 +275,11 @@ class _RepeatedKeys(ValueError):
 
 
 def _refuse_repeats(value: Any, root: str) -> None:
-    found = jsontext.repeated_key_paths(value, root)
-    if not found:
+    found = jsontext.repeats_details(value, root)
+    if found is None:
         return
-    shown = "; ".join(repeat_reason(path, values) for path, values in found[:5])
-    more = f"; and {len(found) - 5} more" if len(found) > 5 else ""
     raise _RepeatedKeys(
-        f"{shown}{more}: which value is meant is not clear, so nothing was written; send "
+        f"{found}: which value is meant is not clear, so nothing was written; send "
         "each key once in an object"
     )
 

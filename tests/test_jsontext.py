@@ -144,3 +144,45 @@ def test_mark_keeps_the_last_value_and_names_only_conflicting_repeats(
     plain = jsontext.loads('{"a": 1, "b": [{"c": 2}]}', repeats="mark")
     assert type(plain) is dict and jsontext.repeated_key_paths(plain) == []
     assert type(jsontext.loads('{"a": 1, "a": 2}')) is dict  # "last", the default
+
+
+def test_keys_differing_only_in_lone_surrogates_are_one_key_named_twice() -> None:
+    # Read leniently, both became U+FFFD and the dict kept the last value silently: a
+    # repeat the hook never saw, since the keys differed while it ran.
+    value = jsontext.loads('{"a": [{"k\\ud800": 1, "k\\ud801": 2}]}', strict=False, repeats="mark")
+    assert value == {"a": [{"k\ufffd": 2}]}
+    assert jsontext.repeated_key_paths(value) == [("a[0].k\ufffd", [1, 2])]
+    details = jsontext.repeats_details(value)
+    assert details is not None
+    assert details.startswith('"a[0].k\\ufffd" is named more than once, with different values')
+    assert "a lone surrogate in a key is read as U+FFFD" in details
+    # A literal U+FFFD and a lone surrogate (UTF-8 encoded); a dropped value is replaced too.
+    mixed = jsontext.loads(
+        b'{"\\ufffd": "x", "\xed\xb0\x80": "y\\ud800"}', strict=False, repeats="mark"
+    )
+    assert jsontext.repeated_key_paths(mixed) == [("\ufffd", ["x", "y\ufffd"])]
+    # One value: one key, as for any repeat of one value; "last" keeps the last.
+    same = jsontext.loads('{"k\\ud800": [1], "k\\udc01": [1.0]}', strict=False, repeats="mark")
+    assert type(same) is dict and same == {"k\ufffd": [1]}
+    assert jsontext.loads('{"k\\ud800": 1, "k\\ud801": 2}', strict=False) == {"k\ufffd": 2}
+    # Strict reading refuses them, as any lone surrogate.
+    with pytest.raises(ValueError, match="lone surrogate"):
+        jsontext.loads('{"k\\ud800": 1, "k\\ud801": 2}', repeats="mark")
+
+
+def test_repeats_details_names_paths_and_withholds_secret_values() -> None:
+    value = jsontext.loads(
+        '{"key": "s1", "key": "s2", "rows": [{"n": 1, "n": 2}], "h": {"a": "t1", "a": "t2"}}',
+        repeats="mark",
+    )
+    assert jsontext.repeats_details(value, withheld=frozenset({"key", "h"})) == (
+        '"key" is named more than once, with different values; '
+        '"rows[0].n" is named more than once, with different values (1, 2); '
+        '"h.a" is named more than once, with different values'
+    )
+    assert jsontext.repeats_details(jsontext.loads('{"a": 1, "a": 1}', repeats="mark")) is None
+    many = "{" + ", ".join(f'"k{i}": 1, "k{i}": 2' for i in range(7)) + "}"
+    found = jsontext.repeats_details(jsontext.loads(many, repeats="mark"))
+    assert found is not None and found.endswith(
+        '"k4" is named more than once, with different values (1, 2); and 2 more'
+    )

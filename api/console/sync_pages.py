@@ -241,9 +241,15 @@ def _wire_from_form(
             wire[name] = None if name == "apiHeadersTemplate" else {}
             continue
         try:
-            wire[name] = jsontext.loads(text)
+            wire[name] = jsontext.loads(text, repeats="mark")
         except ValueError as exc:
             errors[name] = f"not valid JSON: {exc}"
+            continue
+        # As the JSON API answers 422: a key named twice with different values is not
+        # read as its last one. Header values may be credentials: not shown.
+        repeats = jsontext.repeats_details(wire[name], show_values=name != "apiHeadersTemplate")
+        if repeats is not None:
+            errors[name] = f"{repeats}: which value is meant is not clear; name each key once"
     for name, clear in (
         ("thirdPartyApiKey", "clearApiKey"),
         ("thirdPartyApiToken", "clearApiToken"),

@@ -21,7 +21,13 @@ different values, or holds such an object at any depth, comes back as a `Repeate
 `repeated_key_paths` lists where they are. Repeats of one identical value pass unmarked.
 Finding them takes a Python hook per object (a fifth slower on large documents), so the
 compiled scan `_core.json_repeats_a_key` first tells whether any object repeats a key at
-all; only then is the text decoded again with the hook.
+all; only then is the text decoded again with the hook. `repeats_details` says where, for
+a 422's `details`.
+
+Read leniently with repeats="mark", two keys that differ only in their lone surrogates
+(`"\ud800"` and `"\ud801"`) both become U+FFFD: they are one key then, named twice, and
+marked as any repeat when their values differ (with "last" the last value is kept, as
+for any repeat).
 """
 
 from __future__ import annotations
@@ -35,7 +41,15 @@ from typing import Any, Literal
 
 from cartonize import _core
 
-__all__ = ["JsonTextError", "RepeatedKeys", "loads", "repeated_key_paths"]
+__all__ = [
+    "JsonTextError",
+    "RepeatedKeys",
+    "holds_repeats",
+    "loads",
+    "repeat_reason",
+    "repeated_key_paths",
+    "repeats_details",
+]
 
 #: Python refuses to convert longer digit strings to int.
 _INT_DIGITS = sys.get_int_max_str_digits() or 4300
@@ -80,6 +94,9 @@ def loads(
             text = text.decode(json.detect_encoding(text), "surrogatepass")
         if _may_repeat(text):
             hook = _mark_repeats
+            if not strict and _may_hold_surrogate(text):
+                # Keys are compared as they will be kept: with U+FFFD for lone surrogates.
+                hook = _mark_repeats_replacing
     try:
         value = json.loads(text, parse_constant=constant, object_pairs_hook=hook)
     except RecursionError:
@@ -93,9 +110,7 @@ def loads(
         value = json.loads(
             text, parse_constant=constant, parse_int=_read_int, object_pairs_hook=hook
         )
-    if not isinstance(raw, bytes):
-        raw = raw.encode("utf-8", "surrogatepass")
-    if (b"\\u" in raw or b"\xed" in raw) and _MAY_HOLD_SURROGATE.search(raw):
+    if _may_hold_surrogate(raw):
         if strict:
             _refuse_lone_surrogates(value, _as_str(text))
         else:
@@ -108,6 +123,12 @@ def loads(
 _MAY_HOLD_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
 #: A surrogate left in a decoded string: pairs were combined, so it is a lone one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _may_hold_surrogate(text: str | bytes) -> bool:
+    """Whether a string decoded from `text` may hold a lone surrogate."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    return (b"\\u" in raw or b"\xed" in raw) and _MAY_HOLD_SURROGATE.search(raw) is not None
 
 
 def _strings(value: Any) -> list[str]:
@@ -193,6 +214,21 @@ def _mark_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return marked
 
 
+def _mark_repeats_replacing(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`_mark_repeats` on keys with U+FFFD for each lone surrogate (values are replaced
+    after decoding; those a repeat dropped, kept in `own`, here)."""
+    obj = _mark_repeats([(_SURROGATE.sub("\ufffd", key), value) for key, value in pairs])
+    if type(obj) is RepeatedKeys:
+        obj.own = {k: [_replace_lone_surrogates(v) for v in vs] for k, vs in obj.own.items()}
+    return obj
+
+
+def holds_repeats(value: Any) -> bool:
+    """Whether `value` (decoded with repeats="mark") repeats a key with different values
+    anywhere: cheap on a value without repeats (a look at its top)."""
+    return _holds_repeats(value)
+
+
 def _holds_repeats(value: Any) -> bool:
     if type(value) is RepeatedKeys:
         return True
@@ -234,6 +270,55 @@ def repeated_key_paths(value: Any, root: str = "") -> list[tuple[str, list[Any]]
             children = [(f"{path}[{i}]", item) for i, item in enumerate(node)]
         stack.extend((p, child) for p, child in reversed(children) if _holds_repeats(child))
     return found
+
+
+def repeat_reason(path: str, values: list[Any], *, show: bool = True) -> str:
+    """`"sku" is named more than once, with different values ("A", "B")`; without `show`
+    (a secret's path) the values are left out."""
+    reason = f"{json.dumps(path)} is named more than once, with different values"
+    if show:
+        shown = ", ".join(_show(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+        reason += f" ({shown})"
+    if "\ufffd" in path:
+        reason += (
+            " (a lone surrogate in a key is read as U+FFFD, so keys that differ only in "
+            "their lone surrogates are one key)"
+        )
+    return reason
+
+
+def repeats_details(
+    value: Any,
+    root: str = "",
+    *,
+    withheld: frozenset[str] = frozenset(),
+    show_values: bool = True,
+) -> str | None:
+    """Where `value` (decoded with repeats="mark") repeats a key with different values,
+    as a 422's `details` begins (the first 5 key paths, each with its values unless the
+    path lies under a `withheld` top-level key or `show_values` is False, then how many
+    more), or None when it does not."""
+    if not _holds_repeats(value):
+        return None
+    found = repeated_key_paths(value, root)
+    shown = "; ".join(
+        repeat_reason(path, values, show=show_values and _top_key(path) not in withheld)
+        for path, values in found[:5]
+    )
+    return shown + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
+
+
+def _top_key(path: str) -> str:
+    return path.split(".", 1)[0].split("[", 1)[0]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _join(path: str, key: str) -> str:

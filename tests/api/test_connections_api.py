@@ -3,6 +3,7 @@ credentials never returned in clear; regeneration; the CLI switch."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -230,3 +231,66 @@ def test_control_bodies_above_the_limit_are_refused_and_change_nothing(plan: Pla
         assert_documented(plan.client, method, template, answer)
     listed = plan.client.simulate_get(base, headers=plan.auth).json["connections"]
     assert [c["name"] for c in listed] == ["kept"]
+
+
+def test_a_key_repeated_with_different_values_is_a_422_naming_its_path(plan: Plan) -> None:
+    # Python's json kept the last value, so the connection mapped refId from "id" although
+    # the body also said "sku"; a schema map given as text, or a headers template naming
+    # a header twice, likewise.
+    url = f"/plans/{plan.plan_id}/connections"
+    head = '{"name": "feed", "resourceType": "items", '
+    mapped = '"dimensions_x": "h", "dimensions_y": "w", "dimensions_z": "l", "weight": "m"'
+    cases = [
+        (
+            head + '"schemaMap": {"refId": "sku", "refId": "id", ' + mapped + "}}",
+            '"schemaMap.refId" is named more than once, with different values ("sku", "id"): '
+            "which value is meant is not clear; send each key once in an object",
+        ),
+        (
+            head + '"thirdPartyApiToken": "t-1", "thirdPartyApiToken": "t-2"}',
+            '"thirdPartyApiToken" is named more than once, with different values: which '
+            "value is meant is not clear; send each key once in an object",
+        ),
+        (
+            head
+            + '"schemaMap": '
+            + json.dumps('{"refId": "sku", "refId": "id", ' + mapped + "}")
+            + "}",
+            'schemaMap: "refId" is named more than once, with different values ("sku", '
+            '"id"): which source field is meant is not clear; name each property once',
+        ),
+        (
+            head + '"apiHeadersTemplate": ' + json.dumps('{"X-Key": "t-1", "X-Key": "t-2"}') + "}",
+            "apiHeadersTemplate: header 'X-Key' is named more than once, with different "
+            "values; name each header once",
+        ),
+    ]
+    for body, details in cases:
+        answer = plan.client.simulate_post(
+            url, body=body.encode(), headers={**plan.auth, "Content-Type": "application/json"}
+        )
+        assert answer.status_code == 422, answer.text
+        assert answer.json["details"] == details
+        assert "t-1" not in answer.text and "t-2" not in answer.text
+        assert_documented(plan.client, "POST", "/plans/{plan_id}/connections", answer)
+    assert plan.client.simulate_get(url, headers=plan.auth).json["connections"] == []
+    created = plan.create_connection()
+    patched = plan.client.simulate_patch(
+        f"{url}/{created['id']}",
+        body=b'{"name": "a", "name": "b"}',
+        headers={**plan.auth, "Content-Type": "application/json"},
+    )
+    assert patched.status_code == 422, patched.text
+    assert patched.json["details"].startswith('"name" is named more than once')
+    kept = plan.client.simulate_get(f"{url}/{created['id']}", headers=plan.auth).json
+    assert kept["name"] == "feed"
+    # One value named twice is that value, as before.
+    same = plan.client.simulate_post(
+        url,
+        body=(
+            head + '"name": "feed", "schemaMap": {"refId": "sku", "refId": "sku", ' + mapped + "}}"
+        ).encode(),
+        headers={**plan.auth, "Content-Type": "application/json"},
+    )
+    assert same.status_code == 201, same.text
+    assert same.json["schemaMap"]["refId"] == "sku"

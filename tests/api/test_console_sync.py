@@ -140,6 +140,19 @@ def test_a_frequency_without_a_start_is_shown_as_manual(browser: Browser, plan: 
         ("schemaMap", json.dumps({"colour": "c"}), "colour"),
         ("timeZone", "Mars/Olympus", "unknown time zone"),
         ("thirdPartyApiUrl", "ftp://x", "http"),
+        # Kept as their last value before; the JSON API answers 422 for them too.
+        (
+            "schemaMap",
+            '{"refId": "sku", "refId": "id", "dimensions_x": "h", "dimensions_y": "w",'
+            ' "dimensions_z": "l", "weight": "m"}',
+            "refId&#34; is named more than once, with different values (&#34;sku&#34;, "
+            "&#34;id&#34;): which value is meant is not clear; name each key once",
+        ),
+        (
+            "apiHeadersTemplate",
+            '{"X-Key": "{{ api_key }}", "X-Key": "token-t2"}',
+            "X-Key&#34; is named more than once, with different values: which value",
+        ),
     ],
 )
 def test_invalid_fields_show_inline_next_to_the_field_and_nothing_is_saved(
@@ -157,6 +170,29 @@ def test_invalid_fields_show_inline_next_to_the_field_and_nothing_is_saved(
         )[0][0]
         == 0
     )
+
+
+def test_an_edit_repeating_a_schema_map_key_is_refused_and_changes_nothing(
+    browser: Browser, plan: Plan
+) -> None:
+    # The editor read the schema map's text keeping the last of a repeated key, so the
+    # connection was saved mapping refId from "id" while the text also said "sku".
+    created = plan.create_connection()
+    path = f"{base(plan)}/connections/{created['id']}"
+    text = json.dumps(ITEM_MAP)[:-1] + ', "refId": "id"}'
+    result = browser.post(path, form_of(browser, path, **{**GOOD, "schemaMap": text}))
+    assert result.status_code == 422
+    error = re.search(r'<p class="field-error" id="e-schemaMap"[^>]*>([^<]*)</p>', result.text)
+    assert error and error.group(1).startswith("&#34;refId&#34; is named more than once"), (
+        result.text
+    )
+    connection = connection_by_public_id(plan.store, created["publicApiId"])
+    assert connection is not None and connection.schema_map == ITEM_MAP
+    assert connection.name == "feed" and connection.url is None
+    # The same value twice is one key, as before.
+    same = json.dumps(ITEM_MAP)[:-1] + ', "refId": "sku"}'
+    saved = browser.post(path, form_of(browser, path, **{**GOOD, "schemaMap": same}))
+    assert saved.status_code == 303, saved.text
 
 
 def test_edit_keeps_the_stored_key_unless_replaced_and_regenerate_replaces_the_secret(

@@ -160,6 +160,56 @@ def test_invalid_parameters_are_422_naming_the_field(
     assert pack.requests == []
 
 
+ITEM = '"refId": 1, "dimensions": {"x": 1, "y": 2, "z": 3}, "weight": 1'
+
+
+@pytest.mark.parametrize(
+    ("body", "details"),
+    [
+        (
+            '{"itemSets": [{' + ITEM + ', "quantity": 2, "quantity": 200}]}',
+            '"itemSets[0].quantity" is named more than once, with different values (2, 200)',
+        ),
+        (
+            '{"itemSets": [{' + ITEM + ', "quantity": 2}], "boxTypes": [{"refId": 1,'
+            ' "dimensions": {"x": 9, "y": 9, "z": 9, "x": 1}}], "orderId": "a", "orderId": "b"}',
+            # An object's own repeats first, then those inside it.
+            '"orderId" is named more than once, with different values ("a", "b"); '
+            '"boxTypes[0].dimensions.x" is named more than once, with different values (9, 1)',
+        ),
+        # An API key's values are not echoed.
+        (
+            '{"key": "k-one", "key": "k-two"}',
+            '"key" is named more than once, with different values',
+        ),
+    ],
+)
+def test_a_key_repeated_with_different_values_is_422_naming_its_path(
+    body: str, details: str, store: Store
+) -> None:
+    """Python's json kept the last value silently: `"quantity": 2, "quantity": 200`
+    packed 200 units. The sync REST writes already answered 422 for the same thing."""
+    pack = RecordingPack()
+    answer = assert_error(post(client_with(store, pack), body.encode()), 422, "invalid request")
+    assert answer["details"] == (
+        f"{details}: which value is meant is not clear; send each key once in an object"
+    )
+    assert pack.requests == []
+
+
+def test_a_key_repeated_with_the_same_value_packs_as_before(store: Store) -> None:
+    pack = RecordingPack()
+    client = client_with(store, pack)
+    once = '{"itemSets": [{' + ITEM + ', "quantity": 2}], "orderId": "a"}'
+    twice = (
+        '{"itemSets": [{' + ITEM + ', "quantity": 2, "quantity": 2.0}], "orderId": "a",'
+        ' "itemSets": [{' + ITEM + ', "quantity": 2}]}'
+    )
+    for body in (once, twice):
+        assert post(client, body.encode()).status_code == 200
+    assert pack.requests[0] == pack.requests[1]
+
+
 def test_contradiction_raised_by_pack_is_422(store: Store) -> None:
     def contradicting(request: PackRequest) -> PackResponse:
         raise InvalidRequest(details="boxesMax: 1 box cannot hold the pre-packed 2")

@@ -418,6 +418,32 @@ def test_a_key_repeated_with_one_value_is_taken(plan: Plan) -> None:
     assert [r["refId"] for r in plan.rows(result.json["packResourceId"])] == ["A"]
 
 
+def test_keys_differing_only_in_lone_surrogates_are_a_repeated_key(plan: Plan) -> None:
+    # Both became U+FFFD after the repeat check had seen two keys, so the record was
+    # stored with the last value, silently.
+    connection = plan.create_connection(schemaMap={**ITEM_MAP, "properties.note": "note\ufffd"})
+    record = '{"sku": "A", "size": {"h": 1, "w": 2, "l": 3}, "mass": 1, '
+    url = f"/sync-api/{connection['publicApiId']}/rest"
+    secret = {"X-Service-API-Secret": connection["apiSecret"]}
+    two = '{"payload": [' + record + '"note\\ud800": "x", "note\\udbff": "y"}]}'
+    result = plan.client.simulate_post(url, body=two.encode(), headers=secret)
+    assert result.status_code == 422, result.text
+    assert result.json["error"] == "Repeated JSON key"
+    assert result.json["details"] == (
+        '"payload[0].note\\ufffd" is named more than once, with different values ("x", '
+        '"y") (a lone surrogate in a key is read as U+FFFD, so keys that differ only in '
+        "their lone surrogates are one key): which value is meant is not clear, so nothing "
+        "was written; send each key once in an object"
+    )
+    assert plan.client.simulate_get("/resources", headers=plan.auth).json["resources"] == []
+    # One value under both: one key, as any repeat of one value.
+    one = '{"payload": [' + record + '"note\\ud800": "x", "note\\udbff": "x"}]}'
+    same = plan.client.simulate_post(url, body=one.encode(), headers=secret)
+    assert same.json["status"] == "success", same.text
+    (row,) = plan.rows(same.json["packResourceId"])
+    assert row["properties"] == {"note": "x"}
+
+
 # --------------------------------------------------------------------------- row_key forms
 
 
@@ -612,3 +638,140 @@ def test_every_write_is_logged_with_its_counts(plan: Plan) -> None:
         "rejected": 0,
     }
     assert ITEM_MAP  # the map the log's counts refer to
+
+
+# --------------------------------------------------------------------------- edits meanwhile
+
+
+#: Edits of the connection injected between a REST write's secret check (and mapping) and
+#: its write, made through the management API; the answer each write then gets.
+EDITS_DURING_A_WRITE = {
+    "retarget": (409, "Resource to Update"),
+    "set target": (409, "Resource to Update"),
+    "schema map": (409, "Schema Map"),
+    "conversion": (409, "Unit Conversion"),
+    "resource type": (409, "Resource Type, Resource to Update, Schema Map"),
+    "regenerate secret": (401, None),
+    "delete": (401, None),
+    "downgrade": (403, None),
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "method"),
+    [
+        (edit, method)
+        for edit in EDITS_DURING_A_WRITE
+        for method in ("POST", "PUT", "PATCH")
+        # PUT and PATCH need a Resource to Update.
+        if edit != "set target" or method == "POST"
+    ],
+)
+def test_a_connection_edited_while_a_rest_write_is_prepared_gets_no_write(
+    plan: Plan, monkeypatch: pytest.MonkeyPatch, edit: str, method: str
+) -> None:
+    """The secret check read the connection, the payload was mapped with its schema map
+    and conversions for its Resource to Update, and the write went there even when the
+    connection had been edited meanwhile (a large payload maps for a good part of a
+    second): the old list got the rows of a write meant for the new settings, or the new
+    list rows mapped with the old map. The write's transaction now reads the connection
+    again and writes nothing when what it was prepared with changed. The edit is injected
+    deterministically between mapping and write."""
+    import api.sync
+
+    # A connection with a Resource to Update (blank for "set target": POST creates).
+    first = plan.write("POST", plan.create_connection(name="a"), {"payload": [item("a-1")]})
+    chosen = plan.write("POST", plan.create_connection(name="b"), {"payload": [item("keep")]})
+    first_id, chosen_id = first.json["packResourceId"], chosen.json["packResourceId"]
+    target = None if edit == "set target" else first_id
+    connection = plan.create_connection(resourceToUpdate=target, dimConv="in_to_mm")
+    url = f"/plans/{plan.plan_id}/connections/{connection['id']}"
+    changes: dict[str, Any] = {
+        "retarget": {"resourceToUpdate": chosen_id},
+        "set target": {"resourceToUpdate": chosen_id},
+        "schema map": {"schemaMap": {**ITEM_MAP, "name": "label"}},
+        "conversion": {"dimConv": "mm_to_in"},
+        "resource type": {"resourceType": "cartons", "resourceToUpdate": None, "schemaMap": {}},
+    }.get(edit, {})
+    resources_before = plan.client.simulate_get("/resources", headers=plan.auth).json
+    rows_before = {rid: plan.rows(rid) for rid in (first_id, chosen_id)}
+    real_write = api.sync.write_batch
+    edited: list[int] = []
+
+    def edit_then_write(*args: Any, **kwargs: Any) -> Any:
+        # Authenticated and mapped; the edit commits before the write's transaction.
+        if edit == "regenerate secret":
+            done = plan.client.simulate_post(f"{url}/credentials", headers=plan.auth)
+        elif edit == "delete":
+            done = plan.client.simulate_delete(url, headers=plan.auth)
+        elif edit == "downgrade":
+            plan.store.set_tier("acme", "free")
+            done = None
+        else:
+            done = plan.client.simulate_patch(url, json=changes, headers=plan.auth)
+        assert done is None or done.status_code in (200, 204), done.text
+        edited.append(1)
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(api.sync, "write_batch", edit_then_write)
+    body = {"payload": [item("new-1"), item("new-2")], "row_key": ["refId"]}
+    result = plan.write(method, connection, body)
+    assert edited == [1]
+    status, named = EDITS_DURING_A_WRITE[edit]
+    assert result.status_code == status, result.text
+    # Nothing was written anywhere: no list changed, none was created.
+    if edit == "downgrade":
+        plan.store.set_tier("acme", "premium")
+    assert plan.client.simulate_get("/resources", headers=plan.auth).json == resources_before
+    assert {rid: plan.rows(rid) for rid in (first_id, chosen_id)} == rows_before
+    if status == 409:
+        assert result.json["error"] == "Connection changed"
+        assert result.json["details"] == (
+            f"the connection changed while this write was being prepared ({named}), so "
+            "nothing was written; send it again to write with the connection's current "
+            "settings"
+        )
+        (entry,) = plan.log(connection)
+        assert (entry["trigger"], entry["status"], entry["inserted"]) == (
+            f"rest {method}",
+            "failure",
+            0,
+        )
+        assert entry["messages"][0] == result.json["details"]
+        if edit != "resource type":  # (an items payload, a cartons connection now)
+            # Sent again, it is written with the new settings.
+            again = plan.write(method, connection, body)
+            assert (again.status_code, again.json["status"]) == (200, "success"), again.text
+    else:
+        assert result.json["error"] == ("Forbidden" if status == 403 else "Unauthorized")
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"name": "renamed", "syncFrequency": "Daily"},
+        {"thirdPartyApiUrl": "https://example.com/items", "schemaRootPath": "data"},
+        # The write names its own conversion: the connection's is not what it used.
+        {"dimConv": "mm_to_in"},
+    ],
+)
+def test_an_edit_that_does_not_change_a_rest_write_lets_it_through(
+    plan: Plan, monkeypatch: pytest.MonkeyPatch, changes: dict[str, Any]
+) -> None:
+    import api.sync
+
+    connection, resource_id = updating(plan, dimConv="in_to_mm")
+    url = f"/plans/{plan.plan_id}/connections/{connection['id']}"
+    real_write = api.sync.write_batch
+
+    def edit_then_write(*args: Any, **kwargs: Any) -> Any:
+        done = plan.client.simulate_patch(url, json=changes, headers=plan.auth)
+        assert done.status_code == 200, done.text
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(api.sync, "write_batch", edit_then_write)
+    result = plan.write(
+        "PATCH", connection, {"payload": [item(3, h=25.4)]}, params={"dim_conv": "mm_to_in"}
+    )
+    assert (result.status_code, result.json["status"]) == (200, "success"), result.text
+    assert [(r["refId"], r["dimensions_x"]) for r in plan.rows(resource_id)][-1] == ("3", 1.0)

@@ -187,9 +187,15 @@ class ConnectionFields(BaseModel):
     def _map_object(cls, value: object) -> object:
         if isinstance(value, str):
             try:
-                return jsontext.loads(value)
+                decoded = jsontext.loads(value, repeats="mark")
             except ValueError:
                 raise ValueError("must be a JSON object") from None
+            repeats = jsontext.repeats_details(decoded)
+            if repeats is not None:
+                raise ValueError(
+                    f"{repeats}: which source field is meant is not clear; name each property once"
+                )
+            return decoded
         return value
 
     def checked(self) -> ConnectionFields:

@@ -67,7 +67,7 @@ def parse_headers_template(text: str | None) -> dict[str, str]:
     if text is None or not text.strip():
         return {}
     try:
-        parsed = jsontext.loads(text, strict=False)
+        parsed = jsontext.loads(text, strict=False, repeats="mark")
     except json.JSONDecodeError as exc:
         raise HeadersTemplateError(
             f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
@@ -75,6 +75,12 @@ def parse_headers_template(text: str | None) -> dict[str, str]:
     if not isinstance(parsed, dict):
         raise HeadersTemplateError(
             f"must be a JSON object of header names to strings, not {_json_kind(parsed)}"
+        )
+    if isinstance(parsed, jsontext.RepeatedKeys) and parsed.own:
+        # json kept the last value silently; the values may be credentials: not shown.
+        name = next(iter(parsed.own))
+        raise HeadersTemplateError(
+            f"header {name!r} is named more than once, with different values; name each header once"
         )
     template: dict[str, str] = {}
     seen: dict[str, str] = {}

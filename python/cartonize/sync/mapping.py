@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 
 import polars as pl
 
-from cartonize.jsontext import RepeatedKeys, repeated_key_paths
+from cartonize.jsontext import RepeatedKeys, repeat_reason, repeated_key_paths
 from cartonize.models import MAX_AMOUNT, MAX_LENGTH, MAX_QUANTITY
 from cartonize.sync.resources import PROPERTIES, Property, ResourceType, property_names
 
@@ -584,12 +584,6 @@ def _getter(path: str) -> Callable[[Mapping[str, Any]], Any]:
 
         return nested
     return lambda record: _resolve(record, path, parts)
-
-
-def repeat_reason(path: str, values: Sequence[Any]) -> str:
-    """`"sku" is named more than once, with different values ("A", "B")`."""
-    shown = ", ".join(_show(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
-    return f"{json.dumps(path)} is named more than once, with different values ({shown})"
 
 
 def _repeat_reasons(record: RepeatedKeys) -> list[str]:

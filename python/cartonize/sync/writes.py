@@ -44,6 +44,8 @@ from cartonize.sync.resources import (
 
 __all__ = [
     "CHANGED_DURING_PULL",
+    "CHANGED_DURING_WRITE",
+    "ConnectionChanged",
     "ConnectionGone",
     "Guard",
     "RunInfo",
@@ -73,15 +75,28 @@ class ConnectionGone(WriteFailure):
     write's transaction: nothing is written, and there is no log to write to."""
 
 
+class ConnectionChanged(WriteFailure):
+    """A guarded write found the connection edited since the write was prepared."""
+
+    def __init__(self, message: str, changed: list[str]) -> None:
+        super().__init__(message)
+        #: The names of the settings that changed, as the guard gave them.
+        self.changed = changed
+
+
 #: Checked inside a write's transaction, before anything is written, against the
 #: connection as that transaction reads it: the names of the settings that differ from
 #: those the write was prepared with (empty: go ahead). A pull passes one: its records
 #: were read from one source and mapped for one list, and an edit of the connection
-#: during the pull must not let them overwrite the list the user has just chosen.
+#: during the pull must not let them overwrite the list the user has just chosen. A
+#: REST write passes one too: its payload was mapped (and its target chosen) with the
+#: connection it authenticated, and an edit since must not send it to the old list.
 Guard = Callable[[Connection], list[str]]
 
 #: Why a guarded write wrote nothing after an edit; the changed settings follow in brackets.
 CHANGED_DURING_PULL = "the connection changed during the pull"
+#: The same for a REST write (its payload was mapped before the edit).
+CHANGED_DURING_WRITE = "the connection changed while this write was being prepared"
 
 
 @dataclass
@@ -96,6 +111,11 @@ class WriteResult:
     unchanged: int = 0
     rejected: int = 0
     messages: list[str] = field(default_factory=list)
+    #: A guarded write refused by its guard: the settings that changed (nothing written).
+    changed: list[str] = field(default_factory=list)
+    #: A guarded write whose connection was gone (deleted, or its account's connections
+    #: disabled) when its transaction began: nothing written, nothing logged.
+    connection_gone: bool = False
 
 
 class _ArrowStream:
@@ -160,7 +180,9 @@ def write_batch(
     With a `guard`, the write's own transaction first reads the connection and asks the
     guard what changed; anything did (or the connection is gone), and nothing is written.
     Check and write are one transaction under the store's lock, so no edit can land
-    between them, however the timing falls."""
+    between them, however the timing falls. The result then says why: `changed` names
+    the settings (logged as a failure), `connection_gone` a connection that is no more
+    (not logged: there is no log left)."""
     target = connection.resource_to_update if mode != "create" else None
     result = WriteResult("failure", target, received=batch.received, rejected=batch.rejected_rows)
     result.messages = list(iter_messages(batch))
@@ -177,8 +199,11 @@ def write_batch(
         result.status = "failure"
         result.inserted = result.updated = result.unchanged = 0
         result.messages.insert(0, str(exc))
+        result.connection_gone = True
         return result
     except Exception as exc:
+        if isinstance(exc, ConnectionChanged):
+            result.changed = list(exc.changed)
         if isinstance(exc, WriteFailure):
             reason = str(exc)
         else:
@@ -299,7 +324,7 @@ def _write(
     guard: Guard | None = None,
 ) -> WriteResult:
     if guard is not None:
-        _check_guard(con, connection, guard)
+        _check_guard(con, connection, guard, trigger)
     rtype = connection.resource_type
     frame = batch.frame
     if mode == "create":
@@ -345,21 +370,30 @@ def _write(
     return result
 
 
-def _check_guard(con: duckdb.DuckDBPyConnection, connection: Connection, guard: Guard) -> None:
+def _check_guard(
+    con: duckdb.DuckDBPyConnection, connection: Connection, guard: Guard, trigger: Trigger
+) -> None:
     """Raise when the connection, as this transaction reads it, is gone or has changed."""
+    rest = trigger.startswith("rest ")
     current = connection_in_transaction(con, connection.id)
     if current is None:
+        during = "while this write was being prepared" if rest else "during the pull"
         raise ConnectionGone(
             f"connection {connection.id} was deleted, or its account's connections were "
-            "disabled, during the pull; nothing was written"
+            f"disabled, {during}; nothing was written"
         )
     changed = guard(current)
     if changed:
         # The records came from the old source, or were mapped for the old list; written,
         # they would overwrite the list just chosen.
-        raise WriteFailure(
-            f"{CHANGED_DURING_PULL} ({', '.join(changed)}), so its records were not "
-            "written; the next pull uses the new settings"
+        names = ", ".join(changed)
+        raise ConnectionChanged(
+            f"{CHANGED_DURING_WRITE} ({names}), so nothing was written; send it again "
+            "to write with the connection's current settings"
+            if rest
+            else f"{CHANGED_DURING_PULL} ({names}), so its records were not written; the "
+            "next pull uses the new settings",
+            changed,
         )
 
 
