@@ -97,18 +97,22 @@ def test_playground_packs_and_shows_pictures(page: Page, service: Service) -> No
     assert page.evaluate(fits), "the overview is wider than the 1366 px screen"
 
 
-def test_a_reload_after_packing_packs_nothing_again(page: Page, service: Service) -> None:
+def test_a_reload_after_packing_packs_nothing_again_and_keeps_the_result(
+    page: Page, service: Service
+) -> None:
     # The playground answered its form's POST with the result, so reloading the result
     # (or coming back to it) posted the form again: another pack stored, another request
-    # against the key's rate limit. The POST redirects now; the editor shows the request
-    # as typed and its result once.
+    # against the key's rate limit. The POST redirects now. Then the result showed once:
+    # a second reload showed the sample request, and the user's request and answer were
+    # lost. Now every reload shows them, until the user packs again or starts over.
     plan = sign_in(page, service, "E2E-RELOAD")
     account = service.store.account_by_id(service.store.list_keys("E2E-RELOAD")[0].account_id)
     assert account is not None
     page.goto(f"{service.base_url}/plans/{plan}/console/playground")
+    sample = page.get_by_label(re.compile("Pack request")).input_value()
     typed = json.dumps({**ORDER, "orderId": "E2E-RELOAD-1"}, indent=1)
     page.get_by_label(re.compile("Pack request")).fill(typed)
-    page.get_by_role("button", name="Pack").click()
+    page.get_by_role("button", name="Pack", exact=True).click()
     expect(page.locator("#total-units")).to_have_text("5")
     expect(page.get_by_label(re.compile("Pack request"))).to_have_value(typed)
 
@@ -119,12 +123,23 @@ def test_a_reload_after_packing_packs_nothing_again(page: Page, service: Service
         return len(found)
 
     assert stored() == 1
-    page.reload()
-    expect(page.get_by_role("heading", name="Pack playground")).to_be_visible()
-    expect(page.locator("#total-units")).to_have_count(0)
+    for _ in range(2):
+        page.reload()
+        expect(page.get_by_role("heading", name="Pack playground")).to_be_visible()
+        expect(page.locator("#total-units")).to_have_text("5")
+        expect(page.get_by_label(re.compile("Pack request"))).to_have_value(typed)
     page.get_by_role("navigation").get_by_role("link", name="Overview").click()
     page.go_back()
-    expect(page.get_by_role("heading", name="Pack playground")).to_be_visible()
+    expect(page.get_by_label(re.compile("Pack request"))).to_have_value(typed)
+    page.get_by_role("navigation").get_by_role("link", name="Pack playground").click()
+    expect(page.locator("#total-units")).to_have_text("5")
+    assert stored() == 1
+    page.get_by_role("button", name="Start over").click()
+    expect(page.get_by_label(re.compile("Pack request"))).to_have_value(sample)
+    expect(page.locator("#total-units")).to_have_count(0)
+    page.reload()
+    expect(page.get_by_label(re.compile("Pack request"))).to_have_value(sample)
+    expect(page.locator("#total-units")).to_have_count(0)
     assert stored() == 1
 
 
