@@ -53,6 +53,7 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunSta
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
+from sqlalchemy.exc import OperationalError
 
 from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG, pull_trigger
 
@@ -64,6 +65,7 @@ __all__ = [
     "PullStatus",
     "fail_lost_runs",
     "process_token",
+    "sweep_lost_runs",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -421,6 +423,37 @@ def fail_lost_runs(
     return failed
 
 
+#: How long the start-up sweep retries a storage another process holds, in seconds.
+SWEEP_RETRY_S = 60.0
+
+
+def _storage_busy(error: OperationalError) -> bool:
+    """Whether SQLite refused because another process holds or is creating the storage:
+    its write lock ("database is locked", past the driver's 5 s busy timeout) or a table
+    another process's setup created a moment earlier ("already exists")."""
+    text = str(error.orig)
+    return "database is locked" in text or "already exists" in text
+
+
+def sweep_lost_runs(store: Store, retry_s: float = SWEEP_RETRY_S) -> list[str]:
+    """At service start: open the instance (creating its storage when new) and fail the
+    runs whose processes went with the last service run. Retries, with growing pauses,
+    while SQLite says another process holds or is creating the storage; any other error,
+    or the same after `retry_s`, is raised."""
+    deadline = time.monotonic() + retry_s
+    pause = 0.2
+    while True:
+        try:
+            with DagsterInstance.get() as instance:
+                return fail_lost_runs(instance, store)
+        except OperationalError as error:
+            if not _storage_busy(error) or time.monotonic() + pause > deadline:
+                raise
+            print(f"Dagster's storage is busy ({error.orig}); again in {pause:.1f} s", flush=True)
+            time.sleep(pause)
+            pause = min(2 * pause, 5.0)
+
+
 def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -> None:
     """A connection log entry for a run that ended without writing one (none when it did:
     its rows and entry committed together, so it imported)."""
@@ -474,12 +507,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m pipelines.runs RUN_ID | --fail-lost", file=sys.stderr)
         return 2
-    instance = DagsterInstance.get()
     if args[0] == "--fail-lost":
         # At service start: runs whose processes went with the last service run.
-        for run_id in fail_lost_runs(instance, Store.from_env()):
+        for run_id in sweep_lost_runs(Store.from_env()):
             print(f"pull run {run_id} had lost its process: marked failed", flush=True)
         return 0
+    instance = DagsterInstance.get()
     run = instance.get_run_by_id(args[0])
     if run is None:
         print(f"no run {args[0]} in {os.environ.get('DAGSTER_HOME')}", file=sys.stderr)

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cartonize.serve import free_port
 from cartonize.store import Store
 from cartonize.sync.connections import read_log
 from dagster import DagsterRun, DagsterRunStatus
@@ -202,3 +203,100 @@ def test_a_dead_run_process_is_left_to_its_live_launcher() -> None:
     )
     reason = _lost_reason(dead_launcher, time.time() - 3600)
     assert reason is not None and "was gone too" in reason
+
+
+def test_the_service_fails_lost_runs_as_it_starts_before_dagster_opens_the_storage(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    # `cartonize.serve` swept lost runs a fixed 30 s after starting the Dagster processes
+    # (an earlier sweep had raced a new instance's setup), so a run lost across a restart
+    # answered `running` for half a minute. Now the sweep runs first, alone, and the UI
+    # and daemon start when it has ended.
+    runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
+    env = {
+        **os.environ,
+        "CARTONIZE_DATA_DIR": str(store.data_dir),
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+        "CARTONIZE_BIND": f"127.0.0.1:{free_port()}",
+        "CARTONIZE_DAGSTER_PORT": str(free_port()),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    log = tmp_path / "serve.log"
+    started = time.monotonic()
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "cartonize.serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+
+        def failed() -> bool:
+            run = runs.instance.get_run_by_id(run_id)
+            return run is not None and run.status == DagsterRunStatus.FAILURE
+
+        _wait(failed, "the lost run was not failed", timeout=60)
+        # The old fixed wait alone was 30 s; the sweep itself takes a few seconds.
+        assert time.monotonic() - started < 30, log.read_text()
+        _wait(lambda: "starting dagster-daemon" in log.read_text(), "no daemon", timeout=30)
+        text = log.read_text()
+        swept = text.index(f"pull run {run_id} had lost its process: marked failed")
+        assert (
+            swept < text.index("starting dagster-webserver") < text.index("starting dagster-daemon")
+        )
+        (entry,) = read_log(store, connection_id, limit=10, offset=0)
+        assert entry.status == "failure" and entry.run_id == run_id
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=60) == 0, log.read_text()
+
+
+#: Another process holding the run storage's write lock for `sys.argv[2]` seconds.
+LOCKER = textwrap.dedent(
+    """
+    import sqlite3, sys, time
+    db = sqlite3.connect(sys.argv[1], isolation_level=None)
+    db.execute("BEGIN EXCLUSIVE")
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+    db.execute("COMMIT")
+    """
+)
+
+
+def test_the_start_sweep_waits_out_a_locked_storage_and_fails_the_lost_run(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    # SQLite refuses a write after its 5 s busy timeout ("database is locked"): the sweep
+    # retries that (and a table another process's setup just created), nothing else.
+    runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
+    env = {
+        **os.environ,
+        "CARTONIZE_DATA_DIR": str(store.data_dir),
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    db = tmp_path / "dagster" / "history" / "runs.db"
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(db), "9"], stdout=subprocess.PIPE, cwd=ROOT
+    )
+    assert locker.stdout is not None and locker.stdout.readline() == b"locked\n"
+    sweep = subprocess.run(
+        [sys.executable, "-m", "pipelines.runs", "--fail-lost"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    locker.wait(timeout=30)
+    locker.stdout.close()
+    out = sweep.stdout.decode()
+    assert sweep.returncode == 0, (out, sweep.stderr.decode()[-2000:])
+    assert "storage is busy (database is locked)" in out, out
+    assert f"pull run {run_id} had lost its process: marked failed" in out, out
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.FAILURE
+    (entry,) = read_log(store, connection_id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == run_id
