@@ -220,9 +220,10 @@ def test_trigger_webhook_pulls_from_the_third_party_and_logs_it(
     page.get_by_role("button", name="Create connection").click()
     expect(page.locator("#api-secret")).to_be_visible()
     # The click waits for the answer, which waits at most the webhook wait (20 s) for the
-    # pull, then says it still runs and the page follows it. A worker's first pull starts
-    # its fork server (imports: 2.5-3.6 s on a quiet machine, up to 18 s at a load of 8 on
-    # 2 cores; later pulls 1.1-1.7 s and 3-4.6 s), past the 15 s default.
+    # pull, then says it still runs and the page follows it. A worker's first pull runs in
+    # a new interpreter (2.3-4.8 s on a quieter machine, up to 18 s at a load of 8 on 2
+    # cores; later ones fork from a preloaded server: 1.1-1.7 s, 2-4.6 s), past the 15 s
+    # default.
     page.get_by_role("button", name="Trigger Webhook").click(timeout=PULL_MS)
     expect(page.get_by_role("status").first).to_contain_text("25 received", timeout=PULL_MS)
     log = page.locator("#connection-log")
