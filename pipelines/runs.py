@@ -8,8 +8,9 @@ Used by `GET /sync-api/{public_api_id}/webhook` and by the console's Trigger Web
 
 `start` creates a run of the `pull_connection` job (partition = the connection id) on the
 instance, so it shows in Dagster's UI with its logs like any other run, then executes it in a
-process of its own (`python -m pipelines.runs RUN_ID`): the web worker is not blocked by the
-pull and a crash of the pull cannot take the worker down. That process is this module's own
+process of its own (what `python -m pipelines.runs RUN_ID` does, forked from a server process
+that imported Dagster and the pipelines once): the web worker is not blocked by the pull and
+a crash of the pull cannot take the worker down. That process is this module's own
 small run launcher; the instance's configured launcher (Celery, Kubernetes) serves runs the
 daemon launches, the scheduled ones (docs/sync-schedules.md).
 
@@ -30,16 +31,20 @@ service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`).
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.process
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +58,7 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunSta
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
+from sqlalchemy.exc import OperationalError
 
 from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG, pull_trigger
 
@@ -64,6 +70,7 @@ __all__ = [
     "PullStatus",
     "fail_lost_runs",
     "process_token",
+    "sweep_lost_runs",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -278,24 +285,47 @@ class PullRuns:
         logs = self.home / "pull-launcher"
         logs.mkdir(parents=True, exist_ok=True)
         log_path = logs / f"{run_id}.log"
-        with log_path.open("wb") as output:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "pipelines.runs", run_id],
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+        log_path.write_bytes(b"")
+        wait: Callable[[], int | None]
+        if _fork_server_ready():
+            # Forked from this process's fork server, which imported Dagster and the
+            # pipelines once (a new interpreter spends 2-3 s of CPU importing them).
+            forked = _FORKS.Process(
+                target=_run_forked, args=(run_id, env, str(log_path)), name=f"pull {run_id}"
             )
-        # The run process tags itself too, once started; this covers the seconds before.
-        self.instance.add_run_tags(run_id, {PROCESS_TAG: process_token(process.pid)})
-        threading.Thread(target=self._reap, args=(process, run_id, log_path), daemon=True).start()
+            forked.start()
+            # A run outlives the process that launched it (a worker restarting must not
+            # wait for it at exit, as multiprocessing does for its children).
+            _children().discard(forked)
+            pid = forked.pid
+            assert pid is not None
 
-    def _reap(self, process: subprocess.Popen[bytes], run_id: str, log_path: Path) -> None:
+            def wait() -> int | None:
+                forked.join()
+                return forked.exitcode
+
+        else:
+            # The first pull of this process: the server is being started beside it
+            # (its imports would otherwise hold up this request), so a new interpreter.
+            with log_path.open("wb") as output:
+                spawned = subprocess.Popen(
+                    [sys.executable, "-m", "pipelines.runs", run_id],
+                    cwd=ROOT,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            pid, wait = spawned.pid, spawned.wait
+        # The run process tags itself too, once started; this covers the moments before.
+        self.instance.add_run_tags(run_id, {PROCESS_TAG: process_token(pid)})
+        threading.Thread(target=self._reap, args=(wait, run_id, log_path), daemon=True).start()
+
+    def _reap(self, wait: Callable[[], int | None], run_id: str, log_path: Path) -> None:
         """Wait for the run process; a run it left unfinished is marked failed, with a
         connection log entry (the console shows the log, not Dagster's)."""
-        code = process.wait()
+        code = wait()
         run = self.instance.get_run_by_id(run_id)
         if run is not None and not run.is_finished:
             reason = (
@@ -421,6 +451,37 @@ def fail_lost_runs(
     return failed
 
 
+#: How long the start-up sweep retries a storage another process holds, in seconds.
+SWEEP_RETRY_S = 60.0
+
+
+def _storage_busy(error: OperationalError) -> bool:
+    """Whether SQLite refused because another process holds or is creating the storage:
+    its write lock ("database is locked", past the driver's 5 s busy timeout) or a table
+    another process's setup created a moment earlier ("already exists")."""
+    text = str(error.orig)
+    return "database is locked" in text or "already exists" in text
+
+
+def sweep_lost_runs(store: Store, retry_s: float = SWEEP_RETRY_S) -> list[str]:
+    """At service start: open the instance (creating its storage when new) and fail the
+    runs whose processes went with the last service run. Retries, with growing pauses,
+    while SQLite says another process holds or is creating the storage; any other error,
+    or the same after `retry_s`, is raised."""
+    deadline = time.monotonic() + retry_s
+    pause = 0.2
+    while True:
+        try:
+            with DagsterInstance.get() as instance:
+                return fail_lost_runs(instance, store)
+        except OperationalError as error:
+            if not _storage_busy(error) or time.monotonic() + pause > deadline:
+                raise
+            print(f"Dagster's storage is busy ({error.orig}); again in {pause:.1f} s", flush=True)
+            time.sleep(pause)
+            pause = min(2 * pause, 5.0)
+
+
 def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -> None:
     """A connection log entry for a run that ended without writing one (none when it did:
     its rows and entry committed together, so it imported)."""
@@ -437,6 +498,72 @@ def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -
     log_result(
         store, connection, result, trigger=pull_trigger(tags), now=now, run=RunInfo(run_id, now)
     )
+
+
+_FORKS = multiprocessing.get_context("forkserver")
+#: Run processes fork from a server process that imported these modules once: the
+#: pipelines with Dagster, and what opening the instance's SQLite storage and executing a
+#: run import lazily (0.5 s of CPU more per run otherwise). A name that stops existing is
+#: skipped by the server (tests/pipelines/test_pull_asset.py imports each).
+_PRELOAD = (
+    "pipelines.runs",
+    "pipelines.definitions",
+    "dagster._core.storage.sqlite_storage",
+    "dagster._core.storage.event_log.sqlite.sqlite_event_log",
+    "dagster._core.storage.runs.sqlite.sqlite_run_storage",
+    "dagster._core.storage.schedules.sqlite.sqlite_schedule_storage",
+    "dagster._core.execution.api",
+    "alembic.command",
+    "sqlalchemy.dialects.sqlite",
+    "fsspec.implementations.local",
+    "upath",
+    "dotenv",
+)
+
+
+_server_lock = threading.Lock()
+_server_started = threading.Event()
+_server_ready = threading.Event()
+
+
+def _fork_server_ready() -> bool:
+    """Whether this process's fork server is up; the first call starts it in a thread."""
+    with _server_lock:
+        if not _server_started.is_set():
+            _server_started.set()
+            threading.Thread(target=_start_fork_server, daemon=True).start()
+    return _server_ready.is_set()
+
+
+def _start_fork_server() -> None:
+    _FORKS.set_forkserver_preload(list(_PRELOAD))
+    multiprocessing.forkserver.ensure_running()
+    _server_ready.set()
+
+
+def _children() -> set[BaseProcess]:
+    """multiprocessing's set of this process's children, which it joins at exit."""
+    children: set[BaseProcess] = getattr(multiprocessing.process, "_children")  # noqa: B009
+    return children
+
+
+def _run_forked(run_id: str, env: dict[str, str], log_path: str) -> None:
+    """A run process (forked from `_FORKS`' server): what `python -m pipelines.runs RUN_ID`
+    does, in the launching process's environment at launch, with its output in `log_path`,
+    in a session of its own (signals to the web server's process group do not reach it)."""
+    os.setsid()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(ROOT)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    code = main([run_id])
+    if code:
+        sys.exit(code)
 
 
 @cache
@@ -474,12 +601,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m pipelines.runs RUN_ID | --fail-lost", file=sys.stderr)
         return 2
-    instance = DagsterInstance.get()
     if args[0] == "--fail-lost":
         # At service start: runs whose processes went with the last service run.
-        for run_id in fail_lost_runs(instance, Store.from_env()):
+        for run_id in sweep_lost_runs(Store.from_env()):
             print(f"pull run {run_id} had lost its process: marked failed", flush=True)
         return 0
+    instance = DagsterInstance.get()
     run = instance.get_run_by_id(args[0])
     if run is None:
         print(f"no run {args[0]} in {os.environ.get('DAGSTER_HOME')}", file=sys.stderr)

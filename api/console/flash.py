@@ -7,11 +7,8 @@ page. "Once" is kept on the server: issuing a message creates an empty token fil
 `console-flash/<nonce>` in the data directory (shared by every worker, as the store is);
 showing it deletes that file, and only the request whose unlink succeeds shows it. A
 reload, the back button or a copied cookie finds no file and shows nothing.
-
-What is too large for a cookie (the playground's request and its pack result, up to
-the endpoint's body limit and more) is `stored`: encrypted with the same box into the token
-file itself, not the cookie, and read back with it; the cookie then only names the file.
-The file goes when it is shown (or after `2 * FLASH_SECONDS` unshown), as every token does.
+(The playground's last pack, too large for a cookie and shown on every reload, is kept
+apart: api/console/last_pack.py.)
 """
 
 from __future__ import annotations
@@ -51,17 +48,12 @@ class Flash:
         target: str,
         shown: dict[str, Any],
         now: float,
-        stored: dict[str, Any] | None = None,
     ) -> str:
-        """The cookie value carrying `shown` to `target` for `session`; `stored` (what may
-        be too large for a cookie) waits in the token file and joins `shown` there."""
+        """The cookie value carrying `shown` to `target` for `session`."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self._forget_stale()
         nonce = secrets.token_urlsafe(18)
-        fd = os.open(self.directory / nonce, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as token:
-            if stored is not None:
-                token.write(self._box.encrypt(json.dumps(stored, separators=(",", ":"))))
+        os.close(os.open(self.directory / nonce, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         payload = {
             "purpose": _PURPOSE,
             "nonce": nonce,
@@ -69,7 +61,6 @@ class Flash:
             "path": target,
             "expires": int(now) + FLASH_SECONDS,
             "shown": shown,
-            "stored": stored is not None,
         }
         return self._box.encrypt(json.dumps(payload, separators=(",", ":")))
 
@@ -96,21 +87,12 @@ class Flash:
             or not isinstance(shown, dict)
         ):
             return {}
-        path = self.directory / nonce
         try:
-            # Read before the unlink that claims it: the file is whole once the cookie
-            # naming it exists, and only the request whose unlink succeeds shows it.
-            content = path.read_text(encoding="ascii") if payload.get("stored") else ""
-            path.unlink()
+            # Only the request whose unlink succeeds shows it.
+            (self.directory / nonce).unlink()
         except FileNotFoundError:
             return {}  # shown already
-        if not content:
-            return shown
-        try:
-            stored = json.loads(self._box.decrypt(content))
-        except (CredentialError, ValueError):
-            return {}
-        return {**shown, **stored} if isinstance(stored, dict) else {}
+        return shown
 
     def _forget_stale(self) -> None:
         # Messages whose redirect was never followed; there are only as many files as

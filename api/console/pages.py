@@ -26,6 +26,7 @@ from cartonize.sync.crypto import SecretBox
 from cartonize.sync.resources import library_resource, list_resources
 
 from api.console.flash import FLASH_COOKIE, FLASH_SECONDS, Flash
+from api.console.last_pack import LastPack, LastPacks
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, Session, SessionSigner
 from api.resources import CONTROL_BODY_BYTES, PackResource, read_body
 
@@ -242,13 +243,11 @@ class Console:
         resp: falcon.Response,
         session: Session,
         target: str,
-        stored: dict[str, Any] | None = None,
         **shown: Any,
     ) -> NoReturn:
         """Post/Redirect/Get: answer 303 to `target`, whose next GET shows `shown` (a
-        notice, a new API secret, a run's progress) once (api/console/flash.py); what is
-        too large for a cookie goes in `stored`, kept on the server until shown."""
-        value = self._flash().issue(session, target, shown, self.now(), stored)
+        notice, a new API secret, a run's progress) once (api/console/flash.py)."""
+        value = self._flash().issue(session, target, shown, self.now())
         self.set_cookie(req, resp, FLASH_COOKIE, value, max_age=FLASH_SECONDS, path=target)
         raise ConsoleRedirect(target)
 
@@ -269,6 +268,13 @@ class Console:
         if self.box is None:
             raise RuntimeError("the console was built without a secret box: no flash")
         return Flash(self.box, Path(self.store.data_dir) / "console-flash")
+
+    def last_packs(self) -> LastPacks:
+        """Each session's last playground pack, kept for reloads (api/console/last_pack.py)."""
+        if self.box is None:
+            raise RuntimeError("the console was built without a secret box: no last packs")
+        directory = Path(self.store.data_dir) / "console-playground"
+        return LastPacks(self.box, directory, self.signer.lifetime_seconds)
 
 
 def handle_page_error(
@@ -367,6 +373,7 @@ class SignOutAction:
         session = self._c.signer.read(req.cookies.get(SESSION_COOKIE), self._c.now())
         if session is not None:
             self._c.checked_form(req, session)
+            self._c.last_packs().forget(session)
         resp.unset_cookie(SESSION_COOKIE, path=req.root_path + "/")
         raise ConsoleRedirect("/sign-in")
 
@@ -416,27 +423,32 @@ class PlaygroundPage:
         self._c = console
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
-        """Show the editor: once, after a pack redirected here, with the request packed
-        and its result; else with a sample request."""
+        """Show the editor with the session's last pack (the request as typed and its
+        result), on every reload until the session packs again or starts over; else
+        with a sample request."""
         session = self._c.session(req, plan_id)
-        shown = self._c.take_flash(req, resp, session)
-        text, answer = shown.get("request"), shown.get("response")
-        if isinstance(text, str) and isinstance(answer, str):
-            result = _result_view(PackResponse.model_validate_json(answer))
-            self._show(req, resp, session, text, result, None)
+        last = self._c.last_packs().recall(session, self._c.now())
+        if last is not None:
+            result = _result_view(PackResponse.model_validate_json(last.response))
+            self._show(req, resp, session, last.request, result, None)
             return
         self._show(req, resp, session, json.dumps(SAMPLE_REQUEST, indent=2), None, None)
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, plan_id: str) -> None:
-        """Pack the posted request under the session's key, then redirect to the editor,
-        which shows it and its result once (Post/Redirect/Get: a reload packs nothing).
+        """Pack the posted request under the session's key, keep it and its result as
+        the session's last pack, then redirect to the editor, which shows them
+        (Post/Redirect/Get: a reload packs nothing). "Start over" forgets the last pack.
         A refused request is shown at once, with the endpoint's status: nothing was
-        packed, so sending it again changes nothing."""
+        packed, so sending it again changes nothing (and the last pack is kept)."""
         session = self._c.session(req, plan_id)
         # The request may be as long as the endpoint's body limit, and three times that
         # once percent-encoded; the other fields are short.
         form_limit = 3 * self._c.packer.max_body_bytes + CONTROL_BODY_BYTES
         fields = self._c.checked_form(req, session, form_limit)
+        target = f"/plans/{session.plan_id}/console/playground"
+        if fields.get("action") == "start-over":
+            self._c.last_packs().forget(session)
+            raise ConsoleRedirect(target)
         text = fields.get("request", "")
         order = fields.get("orderId", "").strip()
         if fields.get("action") == "pack-order" and order:
@@ -452,14 +464,9 @@ class PlaygroundPage:
             self._show(req, resp, session, text, None, problem, status=error.status)
             return
         # The request and the response (pictures included: megabytes) wait on the server,
-        # not in the cookie (api/console/flash.py).
-        self._c.redirect_with(
-            req,
-            resp,
-            session,
-            f"/plans/{session.plan_id}/console/playground",
-            stored={"request": text, "response": answer},
-        )
+        # not in a cookie (api/console/last_pack.py).
+        self._c.last_packs().keep(session, LastPack(text, answer))
+        raise ConsoleRedirect(target)
 
     def _order_request(self, session: Session, order_id: str) -> dict[str, Any]:
         """A request packing a library order into the account's cartons (when it has some)."""

@@ -162,9 +162,6 @@ def commands(env: Mapping[str, str], bin_dir: Path) -> list[tuple[str, list[str]
     return procs
 
 
-#: Seconds after start before pull runs lost with the last service run are failed.
-SWEEP_DELAY_S = 30.0
-
 #: Bind hosts that name every interface, not one a browser can be sent to.
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]"}
 
@@ -204,15 +201,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["CARTONIZE_DAGSTER_UI_URL"] = ui_url
     bin_dir = Path(sys.executable).parent
     # Pull runs whose processes went with the last service run are marked failed
-    # (pipelines/runs.py): nothing else would, as no daemon monitors them. Once the
-    # Dagster processes are up: opening a fresh instance alongside them raced its setup.
-    sweep: subprocess.Popen[bytes] | None = None
-    dagster = env.get("CARTONIZE_DAGSTER", "1") != "0"
-    sweep_at = time.monotonic() + SWEEP_DELAY_S if dagster else None
+    # (pipelines/runs.py): nothing else would, as no daemon monitors them. The sweep opens
+    # the Dagster instance first, alone: on a new DAGSTER_HOME that creates its SQLite
+    # storage, which processes opening it together race to create (with the sweep, the UI
+    # and the daemon started at once, 1 trial in 3 left the schedule storage with two
+    # alembic heads, which no process can open again). The UI and the daemon start when
+    # the sweep has ended; the API, which opens the instance only for a pull, at once.
     running: list[tuple[str, subprocess.Popen[bytes]]] = []
-    for name, command in commands(env, bin_dir):
+    waiting = commands(env, bin_dir)
+    sweep: subprocess.Popen[bytes] | None = None
+    if len(waiting) > 1:
+        print("cartonize.serve: failing lost pull runs; Dagster starts after", flush=True)
+        sweep = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.runs", "--fail-lost"], cwd=ROOT, env=env
+        )
+
+    def start(name: str, command: list[str]) -> None:
         print(f"cartonize.serve: starting {name}: {' '.join(command)}", flush=True)
         running.append((name, subprocess.Popen(command, cwd=ROOT, env=env)))
+
+    start(*waiting.pop(0))
 
     stopping = False
 
@@ -226,20 +234,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     code = 0
     while not stopping:
-        if sweep_at is not None and time.monotonic() >= sweep_at:
-            sweep_at = None
-            sweep = subprocess.Popen(
-                [sys.executable, "-m", "pipelines.runs", "--fail-lost"], cwd=ROOT, env=env
-            )
         if sweep is not None and sweep.poll() is not None:
+            if sweep.returncode != 0:
+                print(
+                    f"cartonize.serve: the lost-run sweep exited with {sweep.returncode}; "
+                    "starting Dagster anyway",
+                    flush=True,
+                )
             sweep = None
+            while waiting:
+                start(*waiting.pop(0))
         exited = [(name, p) for name, p in running if p.poll() is not None]
         if exited:
             name, proc = exited[0]
             code = proc.returncode or 0
             print(f"cartonize.serve: {name} exited with {code}; stopping the rest", flush=True)
             break
-        time.sleep(0.5)
+        time.sleep(0.1 if sweep is not None else 0.5)
     for proc in [p for _, p in running] + ([sweep] if sweep is not None else []):
         if proc.poll() is None:
             proc.terminate()

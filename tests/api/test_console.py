@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from cartonize.store import Store
 
-from api.console.flash import FLASH_COOKIE
 from api.console.session import SESSION_COOKIE, SIGN_IN_COOKIE, SessionSigner
 from tests.api.console_browser import Browser, hidden
 
@@ -184,7 +183,7 @@ def test_the_playground_redirects_after_packing_and_a_reload_packs_nothing(
     # The playground answered its POST with the result: a reload (or the back button)
     # sent the form again and packed again, a second stored pack and another request
     # against the key's rate limit. It redirects now (303) to the editor, which shows the
-    # request as typed and its result once; they wait on the server, not in the cookie.
+    # request as typed and its result; they wait on the server, not in a cookie.
     plan, key = account
     browser = Browser(store)
     browser.sign_in(key)
@@ -196,23 +195,61 @@ def test_the_playground_redirects_after_packing_and_a_reload_packs_nothing(
         f"/plans/{plan}/console/playground", {"request": typed, "csrf_token": csrf}
     )
     assert posted.status_code == 303, posted.text
-    flash = posted.cookies[FLASH_COOKIE]
-    assert len(flash.value) < 1000 and flash.path == f"/plans/{plan}/console/playground"
-    # They wait in the token file, encrypted: neither the request nor the result in clear.
-    (token,) = (store.data_dir / "console-flash").iterdir()
-    assert token.stat().st_size > 100_000
-    assert b"PLAY-1" not in token.read_bytes() and b"lenBoxes" not in token.read_bytes()
+    assert all(len(c.value) < 1000 for c in posted.cookies.values())
+    # They wait in the session's file, encrypted: neither the request nor the result in clear.
+    (kept,) = (store.data_dir / "console-playground").iterdir()
+    assert kept.stat().st_size > 100_000
+    assert b"PLAY-1" not in kept.read_bytes() and b"lenBoxes" not in kept.read_bytes()
     shown = browser.follow(posted)
     assert shown.status_code == 200
     assert len(shown.text) > 100_000
     assert re.search(r'id="total-boxes">40<', shown.text)
     assert editor_text(shown.text) == typed
-    reloaded = browser.get(f"/plans/{plan}/console/playground")
-    assert 'id="total-boxes"' not in reloaded.text
-    assert editor_text(reloaded.text) != typed
     assert len(store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)) == 1
-    # The token file that held the result went with its showing.
-    assert list((store.data_dir / "console-flash").iterdir()) == []
+
+
+def test_the_playground_shows_the_last_pack_on_every_reload_until_packing_or_starting_over(
+    store: Store, account: tuple[str, str]
+) -> None:
+    # The result showed once: a second reload showed the sample request, and the user's
+    # request and answer were gone. Now the session's last pack shows on every reload.
+    plan, key = account
+    url = f"/plans/{plan}/console/playground"
+    browser = Browser(store)
+    browser.sign_in(key)
+    csrf = hidden(browser.get(url).text, "csrf_token")
+    sample = editor_text(browser.get(url).text)
+    first = json.dumps(REQUEST, indent=1)
+    browser.follow(browser.post(url, {"request": first, "csrf_token": csrf}))
+    for _ in range(3):
+        reloaded = browser.get(url)
+        assert editor_text(reloaded.text) == first
+        assert re.search(r'id="total-units">3<', reloaded.text)
+    # Another browser (another session) of the same key sees its own sample.
+    other = Browser(store)
+    other.sign_in(key)
+    assert editor_text(other.get(url).text) == sample
+    # A refused request shows its problem and keeps the last pack for the next reload.
+    refused = browser.post(url, {"request": "{", "csrf_token": csrf})
+    assert refused.status_code == 400
+    assert editor_text(browser.get(url).text) == first
+    # Packing again replaces it: one file per session.
+    second = json.dumps({**REQUEST, "orderId": "PLAY-2"}, indent=2)
+    browser.follow(browser.post(url, {"request": second, "csrf_token": csrf}))
+    assert editor_text(browser.get(url).text) == second
+    assert len(list((store.data_dir / "console-playground").iterdir())) == 1
+    assert len(store.find_packs(1, order_id="PLAY-1", request_id=None, limit=5, offset=0)) == 1
+    # Start over: the sample again, on this and every later reload; the file is gone.
+    started = browser.post(url, {"action": "start-over", "csrf_token": csrf})
+    assert started.status_code == 303 and started.headers["location"] == url
+    assert editor_text(browser.follow(started).text) == sample
+    assert 'id="total-units"' not in browser.get(url).text
+    assert list((store.data_dir / "console-playground").iterdir()) == []
+    # Signing out forgets it too.
+    browser.follow(browser.post(url, {"request": first, "csrf_token": csrf}))
+    assert len(list((store.data_dir / "console-playground").iterdir())) == 1
+    assert browser.post("/sign-out", {"csrf_token": csrf}).status_code == 303
+    assert list((store.data_dir / "console-playground").iterdir()) == []
 
 
 def test_playground_shows_a_bad_request_with_its_details_and_keeps_the_text(

@@ -16,6 +16,10 @@ from tests.sync.third_party import ThirdPartyServer
 
 CHROMIUM = Path(os.environ.get("CARTONIZE_CHROMIUM", "/usr/bin/chromium"))
 DAGSTER_UI_URL = "http://127.0.0.1:3999"
+#: How long a test waits for a pull of a tiny loopback source to finish (ms): a worker's
+#: first pull took up to 18 s at a load of 8 on 2 cores (docs/decisions.md, "Pull
+#: processes fork"); a Trigger Webhook click is answered within the webhook wait (20 s).
+PULL_MS = 30_000
 
 
 @dataclass(frozen=True)

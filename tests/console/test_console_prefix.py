@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import httpx
 from playwright.sync_api import Page, Request, expect
 
-from tests.console.conftest import DAGSTER_UI_URL, ROOT_PATH, Service
+from tests.console.conftest import DAGSTER_UI_URL, PULL_MS, ROOT_PATH, Service
 from tests.console.test_console_e2e import ORDER
 from tests.sync.third_party import (
     API_KEY,
@@ -104,7 +104,7 @@ def test_the_console_keeps_to_the_prefix(
     page.get_by_role("button", name="Trigger Webhook").click()
     expect(page.locator("#run-running")).to_contain_text("is still running")
     # The page follows the run (its status URL under the prefix) and reloads when done.
-    expect(page.locator("#connection-log")).to_contain_text("success", timeout=60_000)
+    expect(page.locator("#connection-log")).to_contain_text("success", timeout=PULL_MS)
     expect(page).to_have_url(editor)
     page.get_by_role("button", name="Sign out").click()
     expect(page).to_have_url(f"{base}/sign-in")
@@ -147,6 +147,6 @@ def test_the_still_running_notice_links_the_run_to_dagster(
     expect(link).to_have_text(run_id)
     # The same run the log links once the pull is done.
     log = page.locator("#connection-log")
-    expect(log).to_contain_text("success", timeout=60_000)
+    expect(log).to_contain_text("success", timeout=PULL_MS)
     expect(log.locator("a.run").first).to_have_attribute("href", href)
     assert httpx.get(base + "/healthz").status_code == 200

@@ -5,6 +5,7 @@ are killed here: the launcher (standing in for the worker) and the run process."
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import subprocess
@@ -14,11 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
+from cartonize.serve import free_port
 from cartonize.store import Store
 from cartonize.sync.connections import read_log
 from dagster import DagsterRun, DagsterRunStatus
 
+import pipelines.runs as runs_module
 from pipelines.runs import (
+    _PRELOAD,
     LAUNCHER_TAG,
     PROCESS_TAG,
     PullRuns,
@@ -32,7 +36,10 @@ from tests.sync.third_party import ThirdPartyServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: A web worker's part: start a pull run, say its id, then wait to be killed.
+#: A web worker's part: start a pull run, say its id, then wait to be killed. Run
+#: processes fork from a server that imports the launcher's main module, as
+#: multiprocessing does: the guard keeps that import from starting a run (gunicorn's
+#: script has one too).
 LAUNCHER = textwrap.dedent(
     """
     import sys, time
@@ -40,11 +47,12 @@ LAUNCHER = textwrap.dedent(
     from cartonize.sync.connections import connection_by_id
     from pipelines.runs import PullRuns
 
-    data_dir, home, connection_id = sys.argv[1:4]
-    store = Store(data_dir)
-    runs = PullRuns(store, __import__("pathlib").Path(home))
-    print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
-    time.sleep(600)
+    if __name__ == "__main__":
+        data_dir, home, connection_id = sys.argv[1:4]
+        store = Store(data_dir)
+        runs = PullRuns(store, __import__("pathlib").Path(home))
+        print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
+        time.sleep(600)
     """
 )
 
@@ -202,3 +210,209 @@ def test_a_dead_run_process_is_left_to_its_live_launcher() -> None:
     )
     reason = _lost_reason(dead_launcher, time.time() - 3600)
     assert reason is not None and "was gone too" in reason
+
+
+def test_the_service_fails_lost_runs_as_it_starts_before_dagster_opens_the_storage(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    # `cartonize.serve` swept lost runs a fixed 30 s after starting the Dagster processes
+    # (an earlier sweep had raced a new instance's setup), so a run lost across a restart
+    # answered `running` for half a minute. Now the sweep runs first, alone, and the UI
+    # and daemon start when it has ended.
+    runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
+    env = {
+        **os.environ,
+        "CARTONIZE_DATA_DIR": str(store.data_dir),
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+        "CARTONIZE_BIND": f"127.0.0.1:{free_port()}",
+        "CARTONIZE_DAGSTER_PORT": str(free_port()),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    log = tmp_path / "serve.log"
+    started = time.monotonic()
+    with log.open("wb") as out:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "cartonize.serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+
+        def failed() -> bool:
+            run = runs.instance.get_run_by_id(run_id)
+            return run is not None and run.status == DagsterRunStatus.FAILURE
+
+        _wait(failed, "the lost run was not failed", timeout=60)
+        # The old fixed wait alone was 30 s; the sweep itself takes a few seconds.
+        assert time.monotonic() - started < 30, log.read_text()
+        _wait(lambda: "starting dagster-daemon" in log.read_text(), "no daemon", timeout=30)
+        text = log.read_text()
+        swept = text.index(f"pull run {run_id} had lost its process: marked failed")
+        assert (
+            swept < text.index("starting dagster-webserver") < text.index("starting dagster-daemon")
+        )
+        (entry,) = read_log(store, connection_id, limit=10, offset=0)
+        assert entry.status == "failure" and entry.run_id == run_id
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=60) == 0, log.read_text()
+
+
+#: Another process holding the run storage's write lock until its stdin closes.
+LOCKER = textwrap.dedent(
+    """
+    import sqlite3, sys
+    db = sqlite3.connect(sys.argv[1], isolation_level=None)
+    db.execute("BEGIN EXCLUSIVE")
+    print("locked", flush=True)
+    sys.stdin.read()
+    db.execute("COMMIT")
+    """
+)
+
+
+def test_the_start_sweep_waits_out_a_locked_storage_and_fails_the_lost_run(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    # SQLite refuses a write after its 5 s busy timeout ("database is locked"): the sweep
+    # retries that (and a table another process's setup just created), nothing else.
+    runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
+    env = {
+        **os.environ,
+        "CARTONIZE_DATA_DIR": str(store.data_dir),
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    db = tmp_path / "dagster" / "history" / "runs.db"
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert locker.stdin is not None and locker.stdout is not None
+    assert locker.stdout.readline() == b"locked\n"
+    sweep = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.runs", "--fail-lost"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert sweep.stdout is not None
+    try:
+        # The lock is let go only once the sweep has met it and said it will try again.
+        first = sweep.stdout.readline()
+        assert "storage is busy (database is locked)" in first, first
+    finally:
+        locker.stdin.close()
+        locker.wait(timeout=30)
+        locker.stdout.close()
+    rest = sweep.stdout.read()
+    sweep.stdout.close()
+    assert sweep.wait(timeout=120) == 0, first + rest
+    assert f"pull run {run_id} had lost its process: marked failed" in rest, first + rest
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.FAILURE
+    (entry,) = read_log(store, connection_id, limit=10, offset=0)
+    assert entry.status == "failure" and entry.run_id == run_id
+
+
+def test_the_fork_server_preloads_modules_that_exist() -> None:
+    # The server skips a name it cannot import: a rename in Dagster would silently cost
+    # every run its import time again.
+    for name in _PRELOAD:
+        importlib.import_module(name)
+
+
+def _parent_command(pid: int) -> str:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    ppid = int(stat.rsplit(")", 1)[1].split()[1])
+    return Path(f"/proc/{ppid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def test_run_processes_fork_from_a_preloaded_server_with_the_launch_time_environment(
+    store: Store,
+    account_id: int,
+    third_party: ThirdPartyServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A new interpreter per run spent 2-3 s of CPU importing Dagster and the pipelines;
+    # runs now fork from a server that imported them once. The first launch starts the
+    # server beside a run of its own (the request does not wait for the imports), yet
+    # each later run has the environment of its own launch, not the server's.
+    monkeypatch.delenv("CARTONIZE_SYNC_ALLOW_NETWORKS", raising=False)
+    monkeypatch.delenv("CARTONIZE_SYNC_ALLOW_HOSTS", raising=False)
+    connection, _ = connect(store, account_id, third_party, n=3)
+    runs = PullRuns(store, tmp_path / "dagster")
+    refused = runs.wait(runs.start(connection, "webhook"), 60)
+    assert refused is not None and refused.status == "failure", refused
+    assert refused.message is not None and "127.0.0.1" in refused.message, refused.message
+    assert runs_module._server_ready.wait(120), "the fork server did not start"
+    monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
+    run_id = runs.start(connection, "webhook")
+    run = runs.instance.get_run_by_id(run_id)
+    assert run is not None
+    pid = int(run.tags[PROCESS_TAG].split("|")[2])
+    assert "multiprocessing.forkserver" in _parent_command(pid)
+    assert "pipelines.runs" in _parent_command(pid)  # preloaded there
+    status = runs.wait(run_id, 60)
+    assert status is not None and status.status == "success" and status.received == 3, status
+
+
+#: A web worker that starts a pull of a slow source and then exits normally.
+EXITING_LAUNCHER = textwrap.dedent(
+    """
+    import sys
+    from cartonize.store import Store
+    from cartonize.sync.connections import connection_by_id
+    from pipelines.runs import PullRuns
+
+    if __name__ == "__main__":
+        data_dir, home, connection_id = sys.argv[1:4]
+        store = Store(data_dir)
+        runs = PullRuns(store, __import__("pathlib").Path(home))
+        print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
+        sys.exit(0)
+    """
+)
+
+
+def test_a_launcher_exits_without_waiting_for_its_runs(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    # multiprocessing joins a process's children when it exits: a gunicorn worker
+    # restarting would wait for every pull it started (up to the source's time limit).
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
+    )
+    script = tmp_path / "launcher.py"
+    script.write_text(EXITING_LAUNCHER)
+    env = {
+        **os.environ,
+        "CARTONIZE_SYNC_ALLOW_NETWORKS": "127.0.0.0/8",
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    home = tmp_path / "dagster"
+    launcher = subprocess.Popen(
+        [sys.executable, str(script), str(store.data_dir), str(home), str(connection.id)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+    )
+    assert launcher.stdout is not None
+    run_id = launcher.stdout.readline().decode().strip()
+    assert launcher.wait(timeout=30) == 0
+    launcher.stdout.close()
+    _wait(lambda: third_party.seen, "the run never read the source")
+    run = PullRuns(store, home).instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.STARTED
+    token = run.tags[PROCESS_TAG]
+    assert _process_alive(token) is True
+    os.kill(int(token.split("|")[2]), signal.SIGKILL)
