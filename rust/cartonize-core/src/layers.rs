@@ -180,18 +180,9 @@ struct Pool {
     /// depth), and each cell's range of them.
     by_cell: Vec<Member>,
     cell_ranges: Vec<std::ops::Range<usize>>,
-    /// The groups by depth, then width, length and group: the list of a
-    /// window that [`Cells`] do not serve (see [`Window`]).
-    flat: Vec<Flat>,
-    /// Each depth of `flat`, ascending, with where its groups begin.
-    depth_starts: Vec<(Len, usize)>,
-    /// At each position of `flat`, the shortest length of its depth's
-    /// groups up to it (so of those at most its width).
-    shortest_so_far: Vec<Len>,
-    /// `flat` by width and by length, then depth: a width's or a length's
-    /// groups in a depth window are one range of each.
-    flat_by_width: SideIndex,
-    flat_by_length: SideIndex,
+    /// The groups as the list of a window sees them, made when a window
+    /// first needs it (see [`Window`]).
+    list: std::cell::OnceCell<ListIndex>,
     /// [`CELL_SHARE`] (tests set others to try both ways of [`Footprints`]).
     cell_share: usize,
 }
@@ -229,11 +220,7 @@ impl Pool {
             cells: Vec::new(),
             by_cell: Vec::new(),
             cell_ranges: Vec::new(),
-            flat: Vec::new(),
-            depth_starts: Vec::new(),
-            shortest_so_far: Vec::new(),
-            flat_by_width: SideIndex::default(),
-            flat_by_length: SideIndex::default(),
+            list: std::cell::OnceCell::new(),
             cell_share: CELL_SHARE,
         };
         pool.group(order, ctx.kinds);
@@ -294,36 +281,7 @@ impl Pool {
                 from..to
             })
             .collect();
-        self.flat = (self.groups.iter().enumerate())
-            .map(|(group, e)| {
-                let kind = order[e.slot].kind;
-                Flat {
-                    group,
-                    kind,
-                    width: e.shape[self.axes.width],
-                    length: e.shape[self.axes.length],
-                    depth: self.depth(e),
-                    smallest: all[kind].sorted[2],
-                    shape_index: e.shape_index,
-                    weight: all[kind].weight,
-                }
-            })
-            .collect();
-        self.flat
-            .sort_unstable_by_key(|f| (f.depth, f.width, f.length, f.group));
-        self.depth_starts.clear();
-        self.shortest_so_far.clear();
-        for (at, f) in self.flat.iter().enumerate() {
-            let mut shortest = f.length;
-            if self.depth_starts.last().is_none_or(|(d, _)| *d != f.depth) {
-                self.depth_starts.push((f.depth, at));
-            } else if let Some(&before) = self.shortest_so_far.last() {
-                shortest = shortest.min(before);
-            }
-            self.shortest_so_far.push(shortest);
-        }
-        self.flat_by_width = SideIndex::new(&self.flat, |f| f.width);
-        self.flat_by_length = SideIndex::new(&self.flat, |f| f.length);
+        self.list = std::cell::OnceCell::new();
         self.kinds = vec![0..0; kinds];
         self.slots = Vec::with_capacity(by_kind.len());
         for (kind, slot) in by_kind {
@@ -335,6 +293,11 @@ impl Pool {
             range.end = at + 1;
             self.slots.push(slot);
         }
+    }
+
+    /// The groups as the list of a window sees them ([`ListIndex`]).
+    fn list(&self, order: &[UnitRef], all: &[crate::kinds::Kind]) -> &ListIndex {
+        self.list.get_or_init(|| ListIndex::new(self, order, all))
     }
 
     /// The cell (see `cells`) of a footprint.
@@ -771,14 +734,14 @@ impl Cells {
 ///
 /// When the pool has few footprints (width, length) for the groups of the
 /// window, by [`Cells`]; otherwise as a list scanned at every stretch.
-enum Footprints {
-    List(Window),
+enum Footprints<'p> {
+    List(Window<'p>),
     Cells(Cells),
 }
 
-impl Footprints {
+impl<'p> Footprints<'p> {
     /// The footprints of the groups with a depth in `low..=high`.
-    fn of(src: &Source<'_, '_>, low: Len, high: Len) -> Self {
+    fn of(src: &Source<'p, '_>, low: Len, high: Len) -> Self {
         if low > high {
             return Footprints::List(Window::empty());
         }
@@ -786,7 +749,7 @@ impl Footprints {
         if src.pool.cells.len().saturating_mul(src.pool.cell_share) <= groups.len() {
             return Footprints::Cells(Cells::of(src.pool, low, high));
         }
-        Footprints::List(Window::of(src.pool, low, high))
+        Footprints::List(Window::of(src, low, high))
     }
 
     /// The narrowest width and shortest length among the footprints left.
@@ -938,7 +901,69 @@ struct Flat {
     weight: f64,
 }
 
-/// The positions of [`Pool::flat`] by one side (width or length), then
+/// A pool's groups as the list of a window sees them (see [`Window`]).
+struct ListIndex {
+    /// The groups by depth, then width, length and group.
+    flat: Vec<Flat>,
+    /// Each depth of `flat`, ascending, with where its groups begin.
+    depth_starts: Vec<(Len, usize)>,
+    /// At each position of `flat`, the shortest length of its depth's
+    /// groups up to it (so of those at most its width).
+    shortest_so_far: Vec<Len>,
+    /// `flat` by width and by length, then depth: a width's or a length's
+    /// groups in a depth window are one range of each.
+    by_width: SideIndex,
+    by_length: SideIndex,
+}
+
+impl ListIndex {
+    fn new(pool: &Pool, order: &[UnitRef], all: &[crate::kinds::Kind]) -> Self {
+        let mut flat: Vec<Flat> = (pool.groups.iter().enumerate())
+            .map(|(group, e)| {
+                let kind = order[e.slot].kind;
+                Flat {
+                    group,
+                    kind,
+                    width: e.shape[pool.axes.width],
+                    length: e.shape[pool.axes.length],
+                    depth: pool.depth(e),
+                    smallest: all[kind].sorted[2],
+                    shape_index: e.shape_index,
+                    weight: all[kind].weight,
+                }
+            })
+            .collect();
+        flat.sort_unstable_by_key(|f| (f.depth, f.width, f.length, f.group));
+        let mut depth_starts: Vec<(Len, usize)> = Vec::new();
+        let mut shortest_so_far: Vec<Len> = Vec::with_capacity(flat.len());
+        for (at, f) in flat.iter().enumerate() {
+            let mut shortest = f.length;
+            if depth_starts.last().is_none_or(|(d, _)| *d != f.depth) {
+                depth_starts.push((f.depth, at));
+            } else if let Some(&before) = shortest_so_far.last() {
+                shortest = shortest.min(before);
+            }
+            shortest_so_far.push(shortest);
+        }
+        let by_width = SideIndex::new(&flat, |f| f.width);
+        let by_length = SideIndex::new(&flat, |f| f.length);
+        ListIndex {
+            flat,
+            depth_starts,
+            shortest_so_far,
+            by_width,
+            by_length,
+        }
+    }
+
+    /// The groups of depth `depth_starts[d]`, as positions in `flat`.
+    fn run(&self, d: usize) -> std::ops::Range<usize> {
+        let end = (self.depth_starts.get(d + 1)).map_or(self.flat.len(), |(_, at)| *at);
+        self.depth_starts[d].1..end
+    }
+}
+
+/// The positions of [`ListIndex::flat`] by one side (width or length), then
 /// depth, then position.
 #[derive(Default)]
 struct SideIndex {
@@ -1005,49 +1030,47 @@ impl SideIndex {
 /// each depth's by width up to the stretch's. The choice is the one a scan
 /// of every footprint makes: ranks (class, [`Order`]) differ between any
 /// two footprints (the order ends in the unit's slot and the shape's index).
-struct Window {
+struct Window<'p> {
+    list: Option<&'p ListIndex>,
     low: Len,
     high: Len,
     /// The window's depths, as positions in [`Pool::depth_starts`].
     depths: std::ops::Range<usize>,
 }
 
-impl Window {
+impl<'p> Window<'p> {
     fn empty() -> Self {
         Window {
+            list: None,
             low: 1,
             high: 0,
             depths: 0..0,
         }
     }
 
-    fn of(pool: &Pool, low: Len, high: Len) -> Self {
-        let from = pool.depth_starts.partition_point(|(d, _)| *d < low);
-        let to = pool.depth_starts.partition_point(|(d, _)| *d <= high);
+    fn of(src: &Source<'p, '_>, low: Len, high: Len) -> Self {
+        let list = src.pool.list(src.order, src.ctx.kinds);
+        let from = list.depth_starts.partition_point(|(d, _)| *d < low);
+        let to = list.depth_starts.partition_point(|(d, _)| *d <= high);
         Window {
+            list: Some(list),
             low,
             high,
             depths: from..to,
         }
     }
 
-    /// The groups of depth `depth_starts[d]`, as positions in `flat`.
-    fn run(pool: &Pool, d: usize) -> std::ops::Range<usize> {
-        let end = pool
-            .depth_starts
-            .get(d + 1)
-            .map_or(pool.flat.len(), |(_, at)| *at);
-        pool.depth_starts[d].1..end
-    }
-
     /// The narrowest width and shortest length among the footprints with a unit left.
     fn least(&self, src: &Source<'_, '_>, units: &mut KindSlots<'_>) -> (Len, Len) {
-        let pool = src.pool;
+        let Some(list) = self.list else {
+            return (Len::MAX, Len::MAX);
+        };
         let mut width = Len::MAX;
         for d in self.depths.clone() {
             // Each depth's groups come by width.
-            let first = Window::run(pool, d)
-                .map(|p| &pool.flat[p])
+            let first = list
+                .run(d)
+                .map(|p| &list.flat[p])
                 .take_while(|f| f.width < width)
                 .find(|f| src.slot(units, f.kind).is_some());
             if let Some(f) = first {
@@ -1055,10 +1078,10 @@ impl Window {
             }
         }
         // The lengths ascending, each one's groups in the window at once.
-        let index = &pool.flat_by_length;
+        let index = &list.by_length;
         let length = (0..index.values.len()).find(|&v| {
             (index.depth_range(v, self.low, self.high).iter())
-                .any(|&p| src.slot(units, pool.flat[p as usize].kind).is_some())
+                .any(|&p| src.slot(units, list.flat[p as usize].kind).is_some())
         });
         (width, length.map_or(Len::MAX, |v| index.values[v].0))
     }
@@ -1073,7 +1096,7 @@ impl Window {
         fits: impl Fn(f64) -> bool,
     ) -> Option<((u8, u8), Order, usize)> {
         type Best = Option<((u8, u8), Order, usize)>;
-        let pool = src.pool;
+        let list = self.list?;
         let mut consider = |best: &mut Best, f: &Flat| {
             if f.width > stretch.width || f.length > stretch.room || !fits(f.weight) {
                 return;
@@ -1102,16 +1125,16 @@ impl Window {
         let mut best: Best = None;
         // Width class 0 is exactly the stretch's width: the best of those is
         // the best of all.
-        for &p in (pool.flat_by_width).between(stretch.width, self.low, self.high) {
-            consider(&mut best, &pool.flat[p as usize]);
+        for &p in (list.by_width).between(stretch.width, self.low, self.high) {
+            consider(&mut best, &list.flat[p as usize]);
         }
         if best.is_some() {
             return best;
         }
         // None of width class 0: every one of class (1, 0) has a level length.
         for length in stretch.level_lengths() {
-            for &p in (pool.flat_by_length).between(length, self.low, self.high) {
-                consider(&mut best, &pool.flat[p as usize]);
+            for &p in (list.by_length).between(length, self.low, self.high) {
+                consider(&mut best, &list.flat[p as usize]);
             }
         }
         if best.as_ref().is_some_and(|(class, _, _)| *class == (1, 0)) {
@@ -1122,19 +1145,19 @@ impl Window {
         // shallower ones after it) rank below it.
         for d in self.depths.clone().rev() {
             if let Some(((1, 1), o, _)) = best {
-                if -(pool.depth_starts[d].0 / src.step) > o.0 {
+                if -(list.depth_starts[d].0 / src.step) > o.0 {
                     break;
                 }
             }
-            let run = Window::run(pool, d);
+            let run = list.run(d);
             // By width: the narrower ones first, and none at all when even
             // the shortest of the run's narrower ones is too long.
             let narrower =
-                run.start + (pool.flat[run.clone()]).partition_point(|f| f.width < stretch.width);
-            if narrower == run.start || pool.shortest_so_far[narrower - 1] > stretch.room {
+                run.start + (list.flat[run.clone()]).partition_point(|f| f.width < stretch.width);
+            if narrower == run.start || list.shortest_so_far[narrower - 1] > stretch.room {
                 continue;
             }
-            for f in &pool.flat[run.start..narrower] {
+            for f in &list.flat[run.start..narrower] {
                 consider(&mut best, f);
             }
         }
@@ -2065,9 +2088,14 @@ mod tests {
         let mut by_class = [0usize; 10];
         for case in 0..600 {
             let n_kinds = 1 + rng.below(if case % 2 == 0 { 60 } else { 12 });
+            // Whole sides, some a little more: depths a step of the layer
+            // apart rank alike by depth step.
             let kinds: Vec<Kind> = (0..n_kinds)
                 .map(|_| {
-                    let mut k = kind([0, 1, 2].map(|_| (1 + rng.below(9)) as f64));
+                    let mut k = kind(
+                        [0, 1, 2]
+                            .map(|_| (1 + rng.below(9)) as f64 + [0.0, 0.0, 0.01][rng.below(3)]),
+                    );
                     k.weight = (1 + rng.below(5)) as f64;
                     k
                 })
@@ -2101,7 +2129,7 @@ mod tests {
                 used: &used,
                 step,
             };
-            let window = Window::of(&pool, low, t);
+            let window = Window::of(&src, low, t);
             let mut units = KindSlots::new(&pool, kinds.len());
             let mut plain_units = KindSlots::new(&pool, kinds.len());
             let face = pool.face;
