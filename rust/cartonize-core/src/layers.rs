@@ -905,6 +905,8 @@ struct Flat {
 struct ListIndex {
     /// The groups by depth, then width, length and group.
     flat: Vec<Flat>,
+    /// Their widths, for a search by width within a depth's groups.
+    widths: Vec<Len>,
     /// Each depth of `flat`, ascending, with where its groups begin.
     depth_starts: Vec<(Len, usize)>,
     /// At each position of `flat`, the shortest length of its depth's
@@ -948,6 +950,7 @@ impl ListIndex {
         let by_width = SideIndex::new(&flat, |f| f.width);
         let by_length = SideIndex::new(&flat, |f| f.length);
         ListIndex {
+            widths: flat.iter().map(|f| f.width).collect(),
             flat,
             depth_starts,
             shortest_so_far,
@@ -1153,7 +1156,7 @@ impl<'p> Window<'p> {
             // By width: the narrower ones first, and none at all when even
             // the shortest of the run's narrower ones is too long.
             let narrower =
-                run.start + (list.flat[run.clone()]).partition_point(|f| f.width < stretch.width);
+                run.start + (list.widths[run.clone()]).partition_point(|w| *w < stretch.width);
             if narrower == run.start || list.shortest_so_far[narrower - 1] > stretch.room {
                 continue;
             }
