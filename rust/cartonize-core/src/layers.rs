@@ -1080,6 +1080,10 @@ impl<'p> Window<'p> {
                 width = f.width;
             }
         }
+        if width == Len::MAX {
+            // No footprint of the window has a unit left.
+            return (width, width);
+        }
         // The lengths ascending, each one's groups in the window at once.
         let index = &list.by_length;
         let length = (0..index.values.len()).find(|&v| {
