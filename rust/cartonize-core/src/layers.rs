@@ -180,6 +180,9 @@ struct Pool {
     /// depth), and each cell's range of them.
     by_cell: Vec<Member>,
     cell_ranges: Vec<std::ops::Range<usize>>,
+    /// The groups as the list of a window sees them, made when a window
+    /// first needs it (see [`Window`]).
+    list: std::cell::OnceCell<ListIndex>,
     /// [`CELL_SHARE`] (tests set others to try both ways of [`Footprints`]).
     cell_share: usize,
 }
@@ -217,6 +220,7 @@ impl Pool {
             cells: Vec::new(),
             by_cell: Vec::new(),
             cell_ranges: Vec::new(),
+            list: std::cell::OnceCell::new(),
             cell_share: CELL_SHARE,
         };
         pool.group(order, ctx.kinds);
@@ -277,6 +281,7 @@ impl Pool {
                 from..to
             })
             .collect();
+        self.list = std::cell::OnceCell::new();
         self.kinds = vec![0..0; kinds];
         self.slots = Vec::with_capacity(by_kind.len());
         for (kind, slot) in by_kind {
@@ -288,6 +293,11 @@ impl Pool {
             range.end = at + 1;
             self.slots.push(slot);
         }
+    }
+
+    /// The groups as the list of a window sees them ([`ListIndex`]).
+    fn list(&self, order: &[UnitRef], all: &[crate::kinds::Kind]) -> &ListIndex {
+        self.list.get_or_init(|| ListIndex::new(self, order, all))
     }
 
     /// The cell (see `cells`) of a footprint.
@@ -511,13 +521,8 @@ struct Footprint {
     /// An entry of the first unit it stands for (its slot is not kept up to date).
     entry: Entry,
     kind: usize,
-    depth: Len,
     width: Len,
     length: Len,
-    /// Depth in steps of the layer's thickness (see [`DEPTH_STEPS`]).
-    depth_step: Len,
-    smallest: Len,
-    weight: f64,
 }
 
 /// The next unit not taken of each kind, while a layer is built: the
@@ -570,31 +575,13 @@ impl<'p> KindSlots<'p> {
 type Order = (Len, Len, Len, Len, usize, usize);
 
 impl Footprint {
-    fn new(e: &Entry, order: &[UnitRef], ctx: &Context<'_>, axes: Axes, step: Len) -> Self {
-        let kind = order[e.slot].kind;
-        let k = &ctx.kinds[kind];
+    fn new(e: &Entry, order: &[UnitRef], axes: Axes) -> Self {
         Footprint {
             entry: *e,
-            kind,
-            depth: e.shape[axes.depth],
+            kind: order[e.slot].kind,
             width: e.shape[axes.width],
             length: e.shape[axes.length],
-            depth_step: e.shape[axes.depth] / step,
-            smallest: k.sorted[2],
-            weight: k.weight,
         }
-    }
-
-    /// Its [`Order`] when it stands for the unit at `slot`.
-    fn order(&self, slot: usize) -> Order {
-        (
-            -self.depth_step,
-            -self.smallest,
-            -self.width,
-            self.depth,
-            slot,
-            self.entry.shape_index,
-        )
     }
 }
 
@@ -611,7 +598,7 @@ struct Source<'s, 'c> {
 impl Source<'_, '_> {
     fn footprint(&self, group: usize) -> Footprint {
         let e = &self.pool.groups[group];
-        Footprint::new(e, self.order, self.ctx, self.pool.axes, self.step)
+        Footprint::new(e, self.order, self.pool.axes)
     }
 
     /// The slot of the next unit of `kind` not taken, if any.
@@ -747,42 +734,29 @@ impl Cells {
 ///
 /// When the pool has few footprints (width, length) for the groups of the
 /// window, by [`Cells`]; otherwise as a list scanned at every stretch.
-enum Footprints {
-    List(Vec<Footprint>),
+enum Footprints<'p> {
+    List(Window<'p>),
     Cells(Cells),
 }
 
-impl Footprints {
+impl<'p> Footprints<'p> {
     /// The footprints of the groups with a depth in `low..=high`.
-    fn of(src: &Source<'_, '_>, low: Len, high: Len, units: &mut KindSlots<'_>) -> Self {
+    fn of(src: &Source<'p, '_>, low: Len, high: Len) -> Self {
         if low > high {
-            return Footprints::List(Vec::new());
+            return Footprints::List(Window::empty());
         }
         let groups = src.pool.groups_between(low, high);
         if src.pool.cells.len().saturating_mul(src.pool.cell_share) <= groups.len() {
             return Footprints::Cells(Cells::of(src.pool, low, high));
         }
-        let mut list: Vec<Footprint> = Vec::with_capacity(groups.len());
-        for e in groups {
-            let f = Footprint::new(e, src.order, src.ctx, src.pool.axes, src.step);
-            if src.slot(units, f.kind).is_some() {
-                list.push(f);
-            }
-        }
-        Footprints::List(list)
+        Footprints::List(Window::of(src, low, high))
     }
 
     /// The narrowest width and shortest length among the footprints left.
     fn least(&mut self, src: &Source<'_, '_>, units: &mut KindSlots<'_>) -> (Len, Len) {
         let mut least = (Len::MAX, Len::MAX);
         match self {
-            Footprints::List(list) => {
-                for f in list.iter() {
-                    if units.get(f.kind).is_some() {
-                        least = (least.0.min(f.width), least.1.min(f.length));
-                    }
-                }
-            }
+            Footprints::List(list) => least = list.least(src, units),
             Footprints::Cells(cells) => {
                 for c in 0..cells.cells.len() {
                     if cells.fresh(c, src, units).is_some() {
@@ -795,35 +769,23 @@ impl Footprints {
         least
     }
 
-    /// The best footprint at most `width` wide and `room` long, by `class`
-    /// of its width and length and then by [`Order`], among those with a
-    /// unit left that `fit`; with the slot of that unit.
+    /// The best footprint at most the stretch's width wide and its room
+    /// long, by its [`Stretch::class`] and then by [`Order`], among those
+    /// with a unit left that `fit`; with the slot of that unit.
     fn best(
         &mut self,
         src: &Source<'_, '_>,
         units: &mut KindSlots<'_>,
-        (width, room): (Len, Len),
-        class: impl Fn(Len, Len) -> (u8, u8),
+        stretch: &Stretch,
         fits: impl Fn(f64) -> bool,
     ) -> Option<(Footprint, usize)> {
         let mut best: Option<((u8, u8), Order, Footprint)> = None;
+        let (width, room) = (stretch.width, stretch.room);
+        let class = |w: Len, l: Len| stretch.class(w, l);
         match self {
             Footprints::List(list) => {
-                for f in list.iter() {
-                    if f.width > width || f.length > room {
-                        continue;
-                    }
-                    let Some(slot) = units.get(f.kind) else {
-                        continue;
-                    };
-                    if !fits(f.weight) {
-                        continue;
-                    }
-                    let rank = (class(f.width, f.length), f.order(slot));
-                    if best.as_ref().is_none_or(|(b, o, _)| rank < (*b, *o)) {
-                        best = Some((rank.0, rank.1, *f));
-                    }
-                }
+                best = (list.best(src, units, stretch, fits))
+                    .map(|(class, order, at)| (class, order, src.footprint(at)));
             }
             Footprints::Cells(cells) => {
                 let mut found: Option<((u8, u8), Order, usize)> = None;
@@ -874,6 +836,342 @@ impl Footprints {
     }
 }
 
+/// The stretch a layer fills next, as the choice of a footprint sees it.
+#[derive(Debug, Clone, Copy)]
+struct Stretch {
+    width: Len,
+    height: Len,
+    /// The face's length left above it.
+    room: Len,
+    face_length: Len,
+    /// The heights of its neighbours.
+    left: Option<Len>,
+    right: Option<Len>,
+    /// The narrowest and shortest close footprints left.
+    min_w: Len,
+    min_l: Len,
+}
+
+impl Stretch {
+    /// The class of a footprint (at most the stretch's width and room) by
+    /// its width and length; then [`Order`] ranks within a class.
+    fn class(&self, width: Len, length: Len) -> (u8, u8) {
+        // Fills the stretch's width exactly, or leaves room a footprint fits.
+        let width_class = match self.width - width {
+            0 => 0,
+            r if r >= self.min_w => 1,
+            _ => 2,
+        };
+        // Ends level with a neighbour or the face's end, or leaves room.
+        let top = self.height + length;
+        let length_class =
+            if top == self.face_length || Some(top) == self.left || Some(top) == self.right {
+                0
+            } else if self.face_length - top >= self.min_l {
+                1
+            } else {
+                2
+            };
+        (width_class, length_class)
+    }
+
+    /// The lengths of class 0 (ending level with the face's end or a
+    /// neighbour) that fit the room, each once.
+    fn level_lengths(&self) -> impl Iterator<Item = Len> {
+        let [a, b, c] = [Some(self.face_length), self.left, self.right].map(|top| {
+            top.map(|t| t - self.height)
+                .filter(|&l| l > 0 && l <= self.room)
+        });
+        let b = b.filter(|&l| a != Some(l));
+        let c = c.filter(|&l| a != Some(l) && b != Some(l));
+        [a, b, c].into_iter().flatten()
+    }
+}
+
+/// A group as the list of a layer's window sees it ([`Pool::flat`]).
+#[derive(Debug, Clone, Copy)]
+struct Flat {
+    group: usize,
+    kind: usize,
+    width: Len,
+    length: Len,
+    depth: Len,
+    smallest: Len,
+    shape_index: usize,
+    weight: f64,
+}
+
+/// A pool's groups as the list of a window sees them (see [`Window`]).
+struct ListIndex {
+    /// The groups by depth, then width, length and group.
+    flat: Vec<Flat>,
+    /// Their widths, for a search by width within a depth's groups.
+    widths: Vec<Len>,
+    /// Each depth of `flat`, ascending, with where its groups begin.
+    depth_starts: Vec<(Len, usize)>,
+    /// At each position of `flat`, the shortest length of its depth's
+    /// groups up to it (so of those at most its width).
+    shortest_so_far: Vec<Len>,
+    /// `flat` by width and by length, then depth: a width's or a length's
+    /// groups in a depth window are one range of each.
+    by_width: SideIndex,
+    by_length: SideIndex,
+}
+
+impl ListIndex {
+    fn new(pool: &Pool, order: &[UnitRef], all: &[crate::kinds::Kind]) -> Self {
+        let mut flat: Vec<Flat> = (pool.groups.iter().enumerate())
+            .map(|(group, e)| {
+                let kind = order[e.slot].kind;
+                Flat {
+                    group,
+                    kind,
+                    width: e.shape[pool.axes.width],
+                    length: e.shape[pool.axes.length],
+                    depth: pool.depth(e),
+                    smallest: all[kind].sorted[2],
+                    shape_index: e.shape_index,
+                    weight: all[kind].weight,
+                }
+            })
+            .collect();
+        flat.sort_unstable_by_key(|f| (f.depth, f.width, f.length, f.group));
+        let mut depth_starts: Vec<(Len, usize)> = Vec::new();
+        let mut shortest_so_far: Vec<Len> = Vec::with_capacity(flat.len());
+        for (at, f) in flat.iter().enumerate() {
+            let mut shortest = f.length;
+            if depth_starts.last().is_none_or(|(d, _)| *d != f.depth) {
+                depth_starts.push((f.depth, at));
+            } else if let Some(&before) = shortest_so_far.last() {
+                shortest = shortest.min(before);
+            }
+            shortest_so_far.push(shortest);
+        }
+        let by_width = SideIndex::new(&flat, |f| f.width);
+        let by_length = SideIndex::new(&flat, |f| f.length);
+        ListIndex {
+            widths: flat.iter().map(|f| f.width).collect(),
+            flat,
+            depth_starts,
+            shortest_so_far,
+            by_width,
+            by_length,
+        }
+    }
+
+    /// The groups of depth `depth_starts[d]`, as positions in `flat`.
+    fn run(&self, d: usize) -> std::ops::Range<usize> {
+        let end = (self.depth_starts.get(d + 1)).map_or(self.flat.len(), |(_, at)| *at);
+        self.depth_starts[d].1..end
+    }
+}
+
+/// The positions of [`ListIndex::flat`] by one side (width or length), then
+/// depth, then position.
+#[derive(Default)]
+struct SideIndex {
+    /// Each value of the side, ascending, with where its positions begin.
+    values: Vec<(Len, usize)>,
+    /// The depth of each position below, for a search within a value's range.
+    depths: Vec<Len>,
+    positions: Vec<u32>,
+}
+
+impl SideIndex {
+    fn new(flat: &[Flat], side: impl Fn(&Flat) -> Len) -> Self {
+        let mut keyed: Vec<(Len, Len, u32)> = (flat.iter().enumerate())
+            .map(|(p, f)| (side(f), f.depth, p as u32))
+            .collect();
+        keyed.sort_unstable();
+        let mut values: Vec<(Len, usize)> = Vec::new();
+        for (at, (value, _, _)) in keyed.iter().enumerate() {
+            if values.last().is_none_or(|(v, _)| v != value) {
+                values.push((*value, at));
+            }
+        }
+        SideIndex {
+            values,
+            depths: keyed.iter().map(|k| k.1).collect(),
+            positions: keyed.iter().map(|k| k.2).collect(),
+        }
+    }
+
+    /// The positions of value number `v` (in `values`).
+    fn range_of(&self, v: usize) -> std::ops::Range<usize> {
+        let end = self
+            .values
+            .get(v + 1)
+            .map_or(self.positions.len(), |(_, at)| *at);
+        self.values[v].1..end
+    }
+
+    /// The positions of the side `value` with a depth in `low..=high`.
+    fn between(&self, value: Len, low: Len, high: Len) -> &[u32] {
+        let Ok(v) = self.values.binary_search_by_key(&value, |(v, _)| *v) else {
+            return &[];
+        };
+        self.depth_range(v, low, high)
+    }
+
+    /// The positions of value number `v` with a depth in `low..=high`.
+    fn depth_range(&self, v: usize, low: Len, high: Len) -> &[u32] {
+        let range = self.range_of(v);
+        let depths = &self.depths[range.clone()];
+        let from = depths.partition_point(|d| *d < low);
+        let to = depths.partition_point(|d| *d <= high).max(from);
+        &self.positions[range.start + from..range.start + to]
+    }
+}
+
+/// A layer window's footprints as a list (sizes that rarely repeat): the
+/// pool's groups of the window's depths, found through the pool's orders of
+/// them ([`Pool::flat`] and its indexes), so a layer builds nothing. A
+/// stretch's choice looks first where the best classes can only be: the
+/// footprints exactly its width (width class 0), then those of the lengths
+/// ending level (length class 0); only when neither has one with a unit
+/// left that fits does it scan the footprints narrower than the stretch,
+/// each depth's by width up to the stretch's. The choice is the one a scan
+/// of every footprint makes: ranks (class, [`Order`]) differ between any
+/// two footprints (the order ends in the unit's slot and the shape's index).
+struct Window<'p> {
+    list: Option<&'p ListIndex>,
+    low: Len,
+    high: Len,
+    /// The window's depths, as positions in [`Pool::depth_starts`].
+    depths: std::ops::Range<usize>,
+}
+
+impl<'p> Window<'p> {
+    fn empty() -> Self {
+        Window {
+            list: None,
+            low: 1,
+            high: 0,
+            depths: 0..0,
+        }
+    }
+
+    fn of(src: &Source<'p, '_>, low: Len, high: Len) -> Self {
+        let list = src.pool.list(src.order, src.ctx.kinds);
+        let from = list.depth_starts.partition_point(|(d, _)| *d < low);
+        let to = list.depth_starts.partition_point(|(d, _)| *d <= high);
+        Window {
+            list: Some(list),
+            low,
+            high,
+            depths: from..to,
+        }
+    }
+
+    /// The narrowest width and shortest length among the footprints with a unit left.
+    fn least(&self, src: &Source<'_, '_>, units: &mut KindSlots<'_>) -> (Len, Len) {
+        let Some(list) = self.list else {
+            return (Len::MAX, Len::MAX);
+        };
+        let mut width = Len::MAX;
+        for d in self.depths.clone() {
+            // Each depth's groups come by width.
+            let first = list
+                .run(d)
+                .map(|p| &list.flat[p])
+                .take_while(|f| f.width < width)
+                .find(|f| src.slot(units, f.kind).is_some());
+            if let Some(f) = first {
+                width = f.width;
+            }
+        }
+        if width == Len::MAX {
+            // No footprint of the window has a unit left.
+            return (width, width);
+        }
+        // The lengths ascending, each one's groups in the window at once.
+        let index = &list.by_length;
+        let length = (0..index.values.len()).find(|&v| {
+            (index.depth_range(v, self.low, self.high).iter())
+                .any(|&p| src.slot(units, list.flat[p as usize].kind).is_some())
+        });
+        (width, length.map_or(Len::MAX, |v| index.values[v].0))
+    }
+
+    /// See [`Footprints::best`]: the best footprint for `stretch` with its
+    /// rank and group, as a scan of every footprint of the window finds it.
+    fn best(
+        &self,
+        src: &Source<'_, '_>,
+        units: &mut KindSlots<'_>,
+        stretch: &Stretch,
+        fits: impl Fn(f64) -> bool,
+    ) -> Option<((u8, u8), Order, usize)> {
+        type Best = Option<((u8, u8), Order, usize)>;
+        let list = self.list?;
+        let mut consider = |best: &mut Best, f: &Flat| {
+            if f.width > stretch.width || f.length > stretch.room || !fits(f.weight) {
+                return;
+            }
+            let class = stretch.class(f.width, f.length);
+            let head = (-(f.depth / src.step), -f.smallest, -f.width, f.depth);
+            // Ranked below the best by what precedes the slot: it cannot win,
+            // whatever its slot (so its unit need not be looked up).
+            if best
+                .as_ref()
+                .is_some_and(|(b, o, _)| (*b, (o.0, o.1, o.2, o.3)) < (class, head))
+            {
+                return;
+            }
+            let Some(slot) = src.slot(units, f.kind) else {
+                return;
+            };
+            let order = (head.0, head.1, head.2, head.3, slot, f.shape_index);
+            if best
+                .as_ref()
+                .is_none_or(|(b, o, _)| (class, order) < (*b, *o))
+            {
+                *best = Some((class, order, f.group));
+            }
+        };
+        let mut best: Best = None;
+        // Width class 0 is exactly the stretch's width: the best of those is
+        // the best of all.
+        for &p in (list.by_width).between(stretch.width, self.low, self.high) {
+            consider(&mut best, &list.flat[p as usize]);
+        }
+        if best.is_some() {
+            return best;
+        }
+        // None of width class 0: every one of class (1, 0) has a level length.
+        for length in stretch.level_lengths() {
+            for &p in (list.by_length).between(length, self.low, self.high) {
+                consider(&mut best, &list.flat[p as usize]);
+            }
+        }
+        if best.as_ref().is_some_and(|(class, _, _)| *class == (1, 0)) {
+            return best;
+        }
+        // Deepest first: once the best is of class (1, 1), the least class
+        // left here, the footprints of a depth of a lower depth step (all
+        // shallower ones after it) rank below it.
+        for d in self.depths.clone().rev() {
+            if let Some(((1, 1), o, _)) = best {
+                if -(list.depth_starts[d].0 / src.step) > o.0 {
+                    break;
+                }
+            }
+            let run = list.run(d);
+            // By width: the narrower ones first, and none at all when even
+            // the shortest of the run's narrower ones is too long.
+            let narrower =
+                run.start + (list.widths[run.clone()]).partition_point(|w| *w < stretch.width);
+            if narrower == run.start || list.shortest_so_far[narrower - 1] > stretch.room {
+                continue;
+            }
+            for f in &list.flat[run.start..narrower] {
+                consider(&mut best, f);
+            }
+        }
+        best
+    }
+}
+
 /// [`Cells`] serve a window when the pool has at most one footprint (width,
 /// length) for this many of the window's groups; with more, most cells would
 /// hold one group and a plain list is as quick.
@@ -904,10 +1202,10 @@ fn build_layer(
         used,
         step,
     };
-    let mut close = Footprints::of(&src, low, t, &mut units);
+    let mut close = Footprints::of(&src, low, t);
     let mut loose = match recipe.fallback < recipe.share {
-        true => Footprints::of(&src, low_depth(t, recipe.fallback), low - 1, &mut units),
-        false => Footprints::List(Vec::new()),
+        true => Footprints::of(&src, low_depth(t, recipe.fallback), low - 1),
+        false => Footprints::List(Window::empty()),
     };
     // The narrowest and shortest footprints left among the close units (a
     // gap narrower is lost) and among all (a stretch narrower takes nothing).
@@ -931,32 +1229,22 @@ fn build_layer(
         let room = face[1] - seg.height;
         let left = i.checked_sub(1).map(|j| skyline[j].height);
         let right = skyline.get(i + 1).map(|s| s.height);
-        // The class of a footprint (at most the stretch's width and room) by
-        // its width and length; then [`Order`] ranks within a class.
-        let class = |width: Len, length: Len| -> (u8, u8) {
-            // Fills the stretch's width exactly, or leaves room a footprint fits.
-            let width_class = match seg.width - width {
-                0 => 0,
-                r if r >= min_w => 1,
-                _ => 2,
-            };
-            // Ends level with a neighbour or the face's end, or leaves room.
-            let top = seg.height + length;
-            let length_class = if top == face[1] || Some(top) == left || Some(top) == right {
-                0
-            } else if face[1] - top >= min_l {
-                1
-            } else {
-                2
-            };
-            (width_class, length_class)
+        let stretch = Stretch {
+            width: seg.width,
+            height: seg.height,
+            room,
+            face_length: face[1],
+            left,
+            right,
+            min_w,
+            min_l,
         };
         let fits = |weight: f64| layer.weight + weight <= payload_left + WEIGHT_SLACK;
         let reachable = seg.width >= min_w.min(loose_w) && room >= min_l.min(loose_l);
         let best = match reachable {
             true => [&mut close, &mut loose]
                 .into_iter()
-                .find_map(|list| list.best(&src, &mut units, (seg.width, room), class, fits)),
+                .find_map(|list| list.best(&src, &mut units, &stretch, fits)),
             false => None,
         };
         match best {
@@ -1793,6 +2081,138 @@ mod tests {
         assert!(
             placed > 1_500 && empty < 100,
             "{placed} placed, {empty} layers empty"
+        );
+    }
+
+    /// The list of a window ([`Window`]: by width, with the pool's orders by
+    /// width and length and the shortest lengths so far) against a scan of
+    /// every footprint of the window, as the list was before it: the same
+    /// choice for random stretches, units taken as a layer takes them.
+    #[test]
+    fn the_list_window_chooses_what_a_scan_of_every_footprint_does() {
+        let mut rng = Rng::new(11);
+        // Choices by class (9: none), so every branch of the search is met.
+        let mut by_class = [0usize; 10];
+        for case in 0..600 {
+            let n_kinds = 1 + rng.below(if case % 2 == 0 { 60 } else { 12 });
+            // Whole sides, some a little more: depths a step of the layer
+            // apart rank alike by depth step.
+            let kinds: Vec<Kind> = (0..n_kinds)
+                .map(|_| {
+                    let mut k = kind(
+                        [0, 1, 2]
+                            .map(|_| (1 + rng.below(9)) as f64 + [0.0, 0.0, 0.01][rng.below(3)]),
+                    );
+                    k.weight = (1 + rng.below(5)) as f64;
+                    k
+                })
+                .collect();
+            let mut order: Vec<UnitRef> = Vec::new();
+            for (kind, _) in kinds.iter().enumerate() {
+                for unit in 0..1 + rng.below(4) {
+                    order.push(UnitRef {
+                        kind,
+                        unit: unit as u32,
+                    });
+                }
+            }
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            let side = 10 + rng.below(20);
+            let boxes = vec![crate::testkit::cube_box(side as f64)];
+            let ctx = crate::testkit::context(&kinds, &boxes, Goal::MostItems);
+            let slots: Vec<usize> = (0..order.len()).filter(|_| rng.below(5) > 0).collect();
+            let pool = Pool::new(0, &order, &slots, &ctx, Axes::of(&ctx.rule));
+            let used: Vec<bool> = (0..order.len()).map(|_| rng.below(6) == 0).collect();
+            let unit = 10_000;
+            let t = (1 + rng.below(9)) as Len * unit;
+            let low = low_depth(t, [0.5, 0.8, 0.94, 1.0][rng.below(4)]);
+            let step = (t / DEPTH_STEPS).max(1);
+            let src = Source {
+                pool: &pool,
+                order: &order,
+                ctx: &ctx,
+                used: &used,
+                step,
+            };
+            let window = Window::of(&src, low, t);
+            let mut units = KindSlots::new(&pool, kinds.len());
+            let mut plain_units = KindSlots::new(&pool, kinds.len());
+            let face = pool.face;
+            for _ in 0..30 {
+                // The plain list: every group of the window, its rank by class and order.
+                let plain_least = (pool.groups_between(low, t).iter())
+                    .filter(|e| src.slot(&mut plain_units, order[e.slot].kind).is_some())
+                    .fold((Len::MAX, Len::MAX), |(w, l), e| {
+                        let f = Footprint::new(e, &order, pool.axes);
+                        (w.min(f.width), l.min(f.length))
+                    });
+                assert_eq!(window.least(&src, &mut units), plain_least, "case {case}");
+                let at = |rng: &mut Rng, n: usize| (rng.below(n + 1)) as Len * unit;
+                let height = at(&mut rng, side - 1);
+                let neighbour = |rng: &mut Rng| match rng.below(3) {
+                    0 => None,
+                    _ => Some((rng.below(side + 1)) as Len * unit),
+                };
+                let (left, right) = (neighbour(&mut rng), neighbour(&mut rng));
+                let stretch = Stretch {
+                    width: (1 + rng.below(side)) as Len * unit,
+                    height,
+                    room: face[1] - height,
+                    face_length: face[1],
+                    left,
+                    right,
+                    min_w: match rng.below(2) {
+                        0 => plain_least.0,
+                        _ => at(&mut rng, 5),
+                    },
+                    min_l: at(&mut rng, 5),
+                };
+                let limit = [f64::INFINITY, 3.0, 1.0][rng.below(3)];
+                let fits = |w: f64| w <= limit;
+                let mut plain: Option<((u8, u8), Order, Entry)> = None;
+                for e in pool.groups_between(low, t) {
+                    let f = Footprint::new(e, &order, pool.axes);
+                    let k = &ctx.kinds[f.kind];
+                    if f.width > stretch.width || f.length > stretch.room || !fits(k.weight) {
+                        continue;
+                    }
+                    let Some(slot) = src.slot(&mut plain_units, f.kind) else {
+                        continue;
+                    };
+                    let depth = e.shape[pool.axes.depth];
+                    let o: Order = (
+                        -(depth / step),
+                        -k.sorted[2],
+                        -f.width,
+                        depth,
+                        slot,
+                        e.shape_index,
+                    );
+                    let rank = (stretch.class(f.width, f.length), o);
+                    if plain.is_none_or(|(c, po, _)| rank < (c, po)) {
+                        plain = Some((rank.0, rank.1, *e));
+                    }
+                }
+                let listed = window.best(&src, &mut units, &stretch, fits);
+                let shown = |b: Option<((u8, u8), Order, Entry)>| {
+                    b.map(|(c, o, e)| (c, o, e.shape_index, order[e.slot].kind))
+                };
+                let listed_entry = listed.map(|(c, o, g)| (c, o, pool.groups[g]));
+                assert_eq!(shown(listed_entry), shown(plain), "case {case}");
+                by_class[plain.map_or(9, |(c, _, _)| usize::from(c.0 * 3 + c.1))] += 1;
+                // Take the unit chosen, as a layer does.
+                if let Some((_, _, e)) = plain {
+                    let kind = order[e.slot].kind;
+                    units.take(kind, &used);
+                    plain_units.take(kind, &used);
+                }
+            }
+        }
+        assert!(
+            by_class.iter().all(|&n| n >= 30),
+            "choices by class: {by_class:?}"
         );
     }
 }
