@@ -55,7 +55,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   - *Which generator.* A box is a cartesian generator's when it bears the name of the
     generator's defaults, or, when they name none, "generated XxYxZ" (and then X x Y x Z
     must be its size); a pack-as-is carton is known by its "as-is ..." (or defaults')
-    name, holds one unit and has that unit's own dimensions (check_pack_as_is).
+    name, holds one unit and has that unit's own dimensions (check_pack_as_is); its
+    "as-is" name ends with its item set's name, or a number for a set without one (the
+    position itself is not re-derived).
   - *Lengths.* Each axis is a length of its list or range. A range makes ``min`` and
     ``max`` as given plus every multiple of ``increment`` strictly between; with
     ``deriveFromItems`` instead every item side strictly between (any item set's unit,
@@ -158,11 +160,25 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   refId>"); an item's set ``name`` (plus a group-pack ``nameSuffix``), ``sequence`` and
   ``properties``. Packed items' indices run 1..n. An item whose set gives no
   ``centerOfMass`` has it in its middle. A box's items' ``deltaCost`` add up to its
-  ``price``. Not checked: ``packedIndex``.
-- **Leftovers.** Without boxesMax, boxesPerItemSetMax, boxesPerSequenceMax, packing in
-  parts, layFlat or interlock, a leftover that fits alone into an empty requested box
-  type (as its lock allows, within weightMax, reservedSpace and propertyConstraints,
-  outside its exclude rules' target boxes) is a violation: it was packable.
+  ``price``. With ``totalVolume`` 0 (no box) ``totalVolumeUtilization`` is 0 (0 / 0 read
+  as nothing used, as the service answers).
+- **packedIndex** (reference.md: the unit's position in the winning sort) is an integer
+  >= 0 where given. Without packing in parts (one sort of every new unit) the packed
+  units' indices are distinct and below the number of new units (those with a
+  packedIndex plus the leftovers). Not checked: that the order follows ``itemSortUsed``
+  (clustered, block, layer and search strategies and ties keep it from being a plain
+  sort), nor indices in packs in parts (each part sorts its own units).
+- **Leftovers.** Without packing in parts, layFlat or interlock, a leftover that fits
+  alone into an empty box (as its lock allows, on the engine's grid so an exact fit
+  counts, within weightMax, reservedSpace and propertyConstraints, outside its exclude
+  rules' target boxes) is a violation, it was packable, when the box is of a requested
+  type, the unit's own pack-as-is generator carton, or a size a cartesian generator
+  surely offers (its lists, range ends and increments, clear of its limits, when all its
+  sizes fit the cap; not with fitForFirstItem), and the count caps allow one more box
+  holding it: fewer shipped boxes than boxesMax, fewer boxes holding its refId (its
+  sequence) than boxesPerItemSetMax (boxesPerSequenceMax). Not judged: packs in parts,
+  generators whose sizes were sampled, a box type a targeting exclude rule might keep
+  from a generated size.
 
 Later rules are added as further functions in ``CHECKS``.
 """
@@ -2175,11 +2191,8 @@ def _every_generated_size(view: PackView, generator: Wire) -> list[Vec]:
     cap = _count_limit(view.request.get("generatedBoxTypesMax")) or 4096
     if counted > min(cap, 4096):
         return []
-    return [
-        size
-        for size in itertools.product(*sure)
-        if not _limit_breaks(generator, size, strict=True)  # type: ignore[arg-type]
-    ]
+    sizes: list[Vec] = [(x, y, z) for x, y, z in itertools.product(*sure)]
+    return [size for size in sizes if not _limit_breaks(generator, size, strict=True)]
 
 
 def _empty_boxes_for(view: PackView, item: Item) -> Iterator[dict[str, Any]]:
@@ -2253,7 +2266,7 @@ def check_leftovers(view: PackView) -> Iterator[str]:
                 continue
             share = box_type.get("reservedSpace", request.get("reservedSpace"))
             share = float(share) if _is_number(share) else 0.0
-            if _volume(item.dims) > (1 - share) * _volume(inner) * (1 - EPS):
+            if share > 0 and _volume(item.dims) > (1 - share) * _volume(inner) * (1 - EPS):
                 continue
             if any(
                 c.get("max") is not None
