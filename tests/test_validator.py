@@ -1337,3 +1337,24 @@ def test_an_as_is_carton_bears_its_item_sets_name() -> None:
         box_of(renamed, i)["name"] = "as-is cup" if own != "as-is cup" else "as-is kettle"
         problems = validate(request, renamed)
         assert any(p.startswith("pack-as-is:") and f"box {i}: name" in p for p in problems)
+
+
+def test_bounded_fill_units_follow_the_units_packed_before_them() -> None:
+    # docs/rules.md: the fill unit goes in after the block, its packedIndex after it.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(6, 10, 10), "weight": 1, "quantity": 2},
+            {"refId": 2, "dimensions": _point(5, 5, 5), "weight": 1},
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": _point(10, 10, 10), "weightMax": 0}],
+        "rules": [{"operation": "bounded-fill", "itemRefId": 2}],
+    }
+    response = _pack(request)
+    assert validate(request, response) == []
+    items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    fill = next(i for i in items if i["refId"] == 2)
+    block = next(i for i in items if i["refId"] == 1)
+    fill["packedIndex"], block["packedIndex"] = block["packedIndex"], fill["packedIndex"]
+    problems = validate(request, response)
+    assert any(p.startswith("packed-index: bounded-fill") for p in problems), problems

@@ -165,7 +165,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
 - **packedIndex** (reference.md: the unit's position in the winning sort) is an integer
   >= 0 where given. Without packing in parts (one sort of every new unit) the packed
   units' indices are distinct and below the number of new units (those with a
-  packedIndex plus the leftovers). Not checked: that the order follows ``itemSortUsed``
+  packedIndex plus the leftovers); bounded-fill units (packed after the rest, each
+  after every unit before it) may be the only part, and then follow the other units.
+  Not checked: that the order follows ``itemSortUsed``
   (clustered, block, layer and search strategies and ties keep it from being a plain
   sort), nor indices in packs in parts (each part sorts its own units).
 - **Leftovers.** Without packing in parts, layFlat or interlock, a leftover that fits
@@ -2935,7 +2937,9 @@ def check_packed_index(view: PackView) -> Iterator[str]:
     >= 0 wherever given. When one engine pass packs every new unit (no packing in parts:
     pack-sequence, internal-space, group-pack, bounded-fill), the sort holds each unit
     once, packed or left over, so the packed units' indices are distinct and below the
-    number of new units (those with a packedIndex plus the leftovers). Not checked:
+    number of new units (those with a packedIndex plus the leftovers); with bounded-fill
+    (the only part) too, and fill units come after the others (``_fill_order_problems``).
+    Not checked:
     that the order follows ``itemSortUsed`` (clustered and search strategies, ladders
     and ties keep it from being a plain sort of the items), nor indices across parts."""
     first: dict[int, str] = {}
@@ -2951,7 +2955,8 @@ def check_packed_index(view: PackView) -> Iterator[str]:
                 repeats.append(f"packed-index: {item.label} and {first[index]} share {index}")
             else:
                 first[index] = item.label
-    if any(r.get("operation") in _PARTS for r in view.request.get("rules") or []):
+    parts = {r.get("operation") for r in view.request.get("rules") or []} & set(_PARTS)
+    if parts - {"bounded-fill"}:
         return
     yield from repeats
     units = len(first) + len(repeats) + len(view.leftovers)
@@ -2961,6 +2966,38 @@ def check_packed_index(view: PackView) -> Iterator[str]:
                 f"packed-index: {label}: packedIndex {index}, but the sort holds {units} "
                 "units (packed and left over)"
             )
+    if parts:
+        yield from _fill_order_problems(view)
+
+
+def _fill_order_problems(view: PackView) -> Iterator[str]:
+    """docs/rules.md: bounded-fill units go in after the request's other units, and each
+    one's packedIndex follows every unit packed before it. Judged between refIds whose
+    every item set fills (unit ladders keep their shape) and refIds none of whose sets
+    does."""
+    by_ref: dict[object, set[bool]] = defaultdict(set)
+    for item_set in view.request.get("itemSets") or []:
+        fills = _fill_rule(view, item_set) is not None and not item_set.get("dimensionSets")
+        by_ref[item_set.get("refId")].add(fills)
+    fill_refs = {r for r, kinds in by_ref.items() if kinds == {True} and r in view.explicit}
+    other_refs = {r for r, kinds in by_ref.items() if kinds == {False} and r in view.explicit}
+    fill_items: list[tuple[int, str]] = []
+    others: list[tuple[int, str]] = []
+    for box in view.boxes:
+        for item in box.items:
+            index = item.wire.get("packedIndex")
+            if not isinstance(index, int) or isinstance(index, bool):
+                continue
+            if item.ref_id in fill_refs:
+                fill_items.append((index, item.label))
+            elif item.ref_id in other_refs:
+                others.append((index, item.label))
+    if fill_items and others and min(fill_items) < max(others):
+        (low, filled), (high, other) = min(fill_items), max(others)
+        yield (
+            f"packed-index: bounded-fill {filled} has packedIndex {low}, before {other} "
+            f"({high}), packed before it"
+        )
 
 
 def check_lookback(view: PackView) -> Iterator[str]:
