@@ -178,9 +178,10 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   surely offers (its lists, range ends and increments, clear of its limits, when all its
   sizes fit the cap; not with fitForFirstItem), and the count caps allow one more box
   holding it: fewer shipped boxes than boxesMax, fewer boxes holding its refId (its
-  sequence) than boxesPerItemSetMax (boxesPerSequenceMax). Not judged: packs in parts,
-  generators whose sizes were sampled, a box type a targeting exclude rule might keep
-  from a generated size.
+  sequence) than boxesPerItemSetMax (boxesPerSequenceMax). Weight and reserved space
+  must fit clearly (a unit on its box's weight limit is not judged). Not judged: packs
+  in parts, boxTypeSets, generators whose sizes were sampled or fit the first item, and
+  generated boxes for a unit an exclude rule with box targets selects.
 
 Later rules are added as further functions in ``CHECKS``.
 """
