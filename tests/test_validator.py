@@ -1203,3 +1203,158 @@ def test_an_item_a_grid_step_above_its_support_rests_on_nothing() -> None:
     _moved(packed(response, 0, 1), "x", GRID)
     problems = validate(request, response)
     assert "support: box 0 item 2 (refId 2): rests on nothing at height 1.0001" in problems
+
+
+def _with_packed_indices(indices: list[int]) -> Wire:
+    response = copy.deepcopy(RESPONSE)
+    items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    for item, index in zip(items, indices, strict=True):
+        item["packedIndex"] = index
+    return response
+
+
+def test_packed_indices_are_distinct_positions_in_the_sort() -> None:
+    # Six packed units and one leftover: one sort of seven units.
+    assert validate(REQUEST, _with_packed_indices([0, 1, 2, 3, 5, 6])) == []
+    bad = {
+        "shared": ([0, 1, 2, 3, 3, 6], "share 3"),
+        "negative": ([0, 1, -2, 3, 5, 6], "-2"),
+        "not an integer": ([0, 1, 2.5, 3, 5, 6], "2.5"),
+        "beyond the sort": ([0, 1, 2, 3, 5, 7], "holds 7 units"),
+    }
+    for name, (indices, text) in bad.items():
+        problems = validate(REQUEST, _with_packed_indices(indices))  # type: ignore[arg-type]
+        assert any(p.startswith("packed-index:") and text in p for p in problems), name
+    # Packed in parts, each part sorts its own units: a shared index is no proof.
+    parts = {**REQUEST, "rules": [{"operation": "group-pack", "itemRefId": 99}]}
+    problems = validate(parts, _with_packed_indices([0, 1, 2, 3, 3, 6]))
+    assert not any(p.startswith("packed-index:") for p in problems), problems
+
+
+def test_packed_indices_of_a_real_pack_pass() -> None:
+    request = {**REQUEST, "includeImages": False}
+    response = _pack(request)
+    assert any("packedIndex" in e["item"] for b in response["boxes"] for e in b["box"]["items"])
+    assert validate(request, response) == []
+
+
+def test_utilization_without_volume_is_zero() -> None:
+    # The pole fits no box: no box, totalVolume 0, and nothing of nothing is used.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [REQUEST["itemSets"][2]],
+        "boxTypes": REQUEST["boxTypes"],
+    }
+    response = _pack(request)
+    assert response["totalVolume"] == 0 and response["totalVolumeUtilization"] == 0
+    assert validate(request, response) == []
+    problems = validate(request, {**response, "totalVolumeUtilization": 1})
+    assert any(p.startswith("totals:") and "totalVolume 0" in p for p in problems), problems
+
+
+#: Two cubes, each exactly the size of the one box type.
+_CUBES: Wire = {
+    "includeImages": False,
+    "itemSets": [{"refId": 1, "dimensions": _point(5, 5, 5), "weight": 1, "quantity": 2}],
+    "boxTypes": [{"refId": 7, "dimensions": _point(5, 5, 5), "weightMax": 0}],
+}
+
+
+def _second_box_left_over(response: Wire) -> Wire:
+    """``response`` with its second box dropped and that box's unit left over."""
+    out = copy.deepcopy(response)
+    cube = out["boxes"].pop(1)["box"]["items"][0]["item"]
+    for name in ("origin", "packedIndex", "index", "globalId", "centerOfMass", "deltaCost"):
+        cube.pop(name, None)
+    out.setdefault("leftovers", []).append(cube)
+    return out
+
+
+def _flags_leftover(request: Wire, response: Wire) -> bool:
+    return any(p.startswith("leftover:") for p in validate(request, response))
+
+
+def test_an_exact_fit_left_over_is_flagged() -> None:
+    response = _pack(_CUBES)
+    assert len(response["boxes"]) == 2 and validate(_CUBES, response) == []
+    assert _flags_leftover(_CUBES, _second_box_left_over(response))
+    # A hair larger than the box, on the engine's grid, it fits no box.
+    tight = {**_CUBES, "boxTypes": [{**_CUBES["boxTypes"][0], "dimensions": _point(5, 5, 4.9999)}]}
+    assert not _flags_leftover(tight, _second_box_left_over(response))
+
+
+def test_a_leftover_under_box_count_caps_is_flagged_only_while_a_box_is_allowed() -> None:
+    left = _second_box_left_over(_pack(_CUBES))  # one box used
+    for cap, flagged in ((3, True), (2, True), (1, False)):
+        for name in ("boxesMax", "boxesPerItemSetMax", "boxesPerSequenceMax"):
+            request = {**_CUBES, name: cap}
+            if name == "boxesPerSequenceMax":
+                request["itemSets"] = [{**_CUBES["itemSets"][0], "sequence": "4"}]
+                left_seq = copy.deepcopy(left)
+                for item in [*left_seq["leftovers"], packed(left_seq, 0, 0)]:
+                    item["sequence"] = "4"
+                assert _flags_leftover(request, left_seq) is flagged, (name, cap)
+            else:
+                assert _flags_leftover(request, left) is flagged, (name, cap)
+
+
+def test_a_leftover_fitting_a_generated_box_is_flagged() -> None:
+    left = _second_box_left_over(_pack(_CUBES))
+    small = {**_CUBES["boxTypes"][0], "dimensions": _point(1, 1, 1)}
+    cartesian = {
+        **_CUBES,
+        "boxTypes": [small],
+        "boxTypeGenerators": [
+            {"operation": "cartesian", "options": {"xList": [5], "yList": [5, 6], "zList": [5]}}
+        ],
+    }
+    assert _flags_leftover(cartesian, left)
+    as_is = {**_CUBES, "boxTypes": [small], "boxTypeGenerators": [{"operation": "pack-as-is"}]}
+    assert _flags_leftover(as_is, left)
+    # Too many sizes for the cap: which were sampled is not known.
+    sampled = {**cartesian, "generatedBoxTypesMax": 1}
+    assert not _flags_leftover(sampled, left)
+    # An exclude rule keeping the cubes out of generated boxes by name.
+    kept = {
+        **as_is,
+        "rules": [
+            {"operation": "exclude", "itemRefId": 1, "targetBoxMatch": {"expression": "as-is"}}
+        ],
+    }
+    assert not _flags_leftover(kept, left)
+
+
+def test_an_as_is_carton_bears_its_item_sets_name() -> None:
+    request = {**GENERATOR_PACKS["as is, against overboxing"], "includeImages": False}
+    response = _pack(request)
+    cartons = [
+        i for i, b in enumerate(response["boxes"]) if b["box"].get("name", "").startswith("as-is")
+    ]
+    assert cartons and validate(request, response) == []
+    for i in cartons:
+        renamed = copy.deepcopy(response)
+        own = box_of(renamed, i)["name"]
+        box_of(renamed, i)["name"] = "as-is cup" if own != "as-is cup" else "as-is kettle"
+        problems = validate(request, renamed)
+        assert any(p.startswith("pack-as-is:") and f"box {i}: name" in p for p in problems)
+
+
+def test_bounded_fill_units_follow_the_units_packed_before_them() -> None:
+    # docs/rules.md: the fill unit goes in after the block, its packedIndex after it.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(6, 10, 10), "weight": 1, "quantity": 2},
+            {"refId": 2, "dimensions": _point(5, 5, 5), "weight": 1},
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": _point(10, 10, 10), "weightMax": 0}],
+        "rules": [{"operation": "bounded-fill", "itemRefId": 2}],
+    }
+    response = _pack(request)
+    assert validate(request, response) == []
+    items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    fill = next(i for i in items if i["refId"] == 2)
+    block = next(i for i in items if i["refId"] == 1)
+    fill["packedIndex"], block["packedIndex"] = block["packedIndex"], fill["packedIndex"]
+    problems = validate(request, response)
+    assert any(p.startswith("packed-index: bounded-fill") for p in problems), problems

@@ -55,7 +55,9 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   - *Which generator.* A box is a cartesian generator's when it bears the name of the
     generator's defaults, or, when they name none, "generated XxYxZ" (and then X x Y x Z
     must be its size); a pack-as-is carton is known by its "as-is ..." (or defaults')
-    name, holds one unit and has that unit's own dimensions (check_pack_as_is).
+    name, holds one unit and has that unit's own dimensions (check_pack_as_is); its
+    "as-is" name ends with its item set's name, or a number for a set without one (the
+    position itself is not re-derived).
   - *Lengths.* Each axis is a length of its list or range. A range makes ``min`` and
     ``max`` as given plus every multiple of ``increment`` strictly between; with
     ``deriveFromItems`` instead every item side strictly between (any item set's unit,
@@ -158,11 +160,28 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   refId>"); an item's set ``name`` (plus a group-pack ``nameSuffix``), ``sequence`` and
   ``properties``. Packed items' indices run 1..n. An item whose set gives no
   ``centerOfMass`` has it in its middle. A box's items' ``deltaCost`` add up to its
-  ``price``. Not checked: ``packedIndex``.
-- **Leftovers.** Without boxesMax, boxesPerItemSetMax, boxesPerSequenceMax, packing in
-  parts, layFlat or interlock, a leftover that fits alone into an empty requested box
-  type (as its lock allows, within weightMax, reservedSpace and propertyConstraints,
-  outside its exclude rules' target boxes) is a violation: it was packable.
+  ``price``. With ``totalVolume`` 0 (no box) ``totalVolumeUtilization`` is 0 (0 / 0 read
+  as nothing used, as the service answers).
+- **packedIndex** (reference.md: the unit's position in the winning sort) is an integer
+  >= 0 where given. Without packing in parts (one sort of every new unit) the packed
+  units' indices are distinct and below the number of new units (those with a
+  packedIndex plus the leftovers); bounded-fill units (packed after the rest, each
+  after every unit before it) may be the only part, and then follow the other units.
+  Not checked: that the order follows ``itemSortUsed``
+  (clustered, block, layer and search strategies and ties keep it from being a plain
+  sort), nor indices in packs in parts (each part sorts its own units).
+- **Leftovers.** Without packing in parts, layFlat or interlock, a leftover that fits
+  alone into an empty box (as its lock allows, on the engine's grid so an exact fit
+  counts, within weightMax, reservedSpace and propertyConstraints, outside its exclude
+  rules' target boxes) is a violation, it was packable, when the box is of a requested
+  type, the unit's own pack-as-is generator carton, or a size a cartesian generator
+  surely offers (its lists, range ends and increments, clear of its limits, when all its
+  sizes fit the cap; not with fitForFirstItem), and the count caps allow one more box
+  holding it: fewer shipped boxes than boxesMax, fewer boxes holding its refId (its
+  sequence) than boxesPerItemSetMax (boxesPerSequenceMax). Weight and reserved space
+  must fit clearly (a unit on its box's weight limit is not judged). Not judged: packs
+  in parts, boxTypeSets, generators whose sizes were sampled or fit the first item, and
+  generated boxes for a unit an exclude rule with box targets selects.
 
 Later rules are added as further functions in ``CHECKS``.
 """
@@ -1876,6 +1895,8 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
                 f"pack-as-is: box {box.position}: name {box.wire.get('name')!r}, not "
                 f"'pack-as-is {own_name}'"
             )
+        if not rule:
+            yield from _carton_name_problems(view, box, item)
         if item.wire.get("groupPackParent") is not None:
             shapes = [item.dims]  # the case's shape is its units' bounding box
         else:
@@ -1887,6 +1908,30 @@ def check_pack_as_is(view: PackView) -> Iterator[str]:
                 f"pack-as-is: {item.label} placed as {_fmt(item.dims)} in a box of "
                 f"{_fmt(box.dims)}; both must be its own dimensions as given"
             )
+
+
+def _carton_name_problems(view: PackView, box: Box, item: Item) -> Iterator[str]:
+    """A pack-as-is generator's carton named "as-is ..." (its defaults give no name) is
+    "as-is <item set name>", or "as-is <n>" (n its position among the item sets) for an
+    item set without a name (docs/generators.md). The item set is the unit's (any set of
+    its refId or auto-id shape, or the unit's echoed name); the position is not
+    re-derived (pre-packed item sets and sequenceSort move it)."""
+    named = str(box.wire.get("name") or "")
+    if not named.startswith("as-is ") or item.wire.get("groupPackParent") is not None:
+        return
+    group = view.group_of(item)
+    if group is None:
+        return
+    names = [s.get("name") for s in group.sets] + [item.wire.get("name")]
+    own = named.removeprefix("as-is ")
+    if own in {n for n in names if isinstance(n, str) and n}:
+        return
+    if own.isdigit() and any(not (isinstance(n, str) and n) for n in names):
+        return
+    wanted = sorted({f"as-is {n}" for n in names if isinstance(n, str) and n})
+    if any(not (isinstance(n, str) and n) for n in names):
+        wanted.append("as-is <item set position>")
+    yield f"pack-as-is: box {box.position}: name {named!r}, not {' or '.join(wanted)}"
 
 
 # --- response totals -------------------------------------------------------------------
@@ -2000,6 +2045,9 @@ def check_derived_figures(view: PackView) -> Iterator[str]:
             f"{used_total:g}"
         )
     share = response.get("totalVolumeUtilization")
+    if share is not None and volume == 0 and share != 0:
+        # No box, or boxes of no volume: 0 / 0, read as nothing used (docs/decisions.md).
+        yield f"totals: totalVolumeUtilization {share!r} with totalVolume 0, expected 0"
     if (
         share is not None
         and _is_number(got_used)
@@ -2070,24 +2118,130 @@ def check_item_echoes(view: PackView) -> Iterator[str]:
 _PARTS = ("pack-sequence", "internal-space", "group-pack", "bounded-fill")
 
 
-def check_leftovers(view: PackView) -> Iterator[str]:
-    """A leftover is a unit "not packable into any box" (spec §F): when nothing caps the
-    boxes (no boxesMax, boxesPerItemSetMax or boxesPerSequenceMax, no packing in parts,
-    no layFlat or interlock), a leftover that fits alone into an empty box of a requested
-    type (the unit as reported, turned as its lock allows, within weightMax less tare,
-    reservedSpace and propertyConstraints, not a target box its exclude rules keep it
-    from) should have had a box of its own."""
+def _box_side(side: float) -> float:
+    """The room the engine gives a box's side (geometry.rs ``len_floor``): rounded down to
+    its grid, a side within a millionth (relative) of a step count being that count."""
+    scaled = side * _SCALE
+    nearest = round(scaled)
+    steps = nearest if abs(scaled - nearest) <= 1e-6 * max(abs(nearest), 1) else math.floor(scaled)
+    return steps / _SCALE
+
+
+def _fits_on_grid(dims: Sequence[float], inner: Vec) -> bool:
+    """Whether an item of ``dims`` fits a box of ``inner`` on the engine's grid (an exact
+    fit included)."""
+    return all(_reserved_side(d) <= _box_side(b) for d, b in zip(dims, inner, strict=True))
+
+
+def _new_box_allowed(view: PackView, item: Item) -> bool:
+    """Whether the count caps leave room for one more box holding ``item``: fewer shipped
+    boxes than boxesMax (pre-packed ones counted), and fewer boxes holding its refId (or
+    its sequence: equal, or numerically equal) than boxesPerItemSetMax
+    (boxesPerSequenceMax)."""
     request = view.request
-    if any(
-        _count_limit(request.get(n)) is not None
-        for n in ("boxesMax", "boxesPerItemSetMax", "boxesPerSequenceMax")
+    boxes_max = _count_limit(request.get("boxesMax"))
+    shipped = [b for b in view.boxes if not b.wire.get("subspace")]
+    if boxes_max is not None and len(shipped) >= boxes_max:
+        return False
+    per_set = _count_limit(request.get("boxesPerItemSetMax"))
+    if per_set is not None:
+        spans = sum(1 for b in view.boxes if any(i.ref_id == item.ref_id for i in b.items))
+        if spans >= per_set:
+            return False
+    per_sequence = _count_limit(request.get("boxesPerSequenceMax"))
+    if per_sequence is not None:
+        number = _sequence_number(item.sequence)
+
+        def same(other: Item) -> bool:
+            return other.sequence == item.sequence or (
+                number is not None and _sequence_number(other.sequence) == number
+            )
+
+        if sum(1 for b in view.boxes if any(same(i) for i in b.items)) >= per_sequence:
+            return False
+    return True
+
+
+def _every_generated_size(view: PackView, generator: Wire) -> list[Vec]:
+    """The sizes a cartesian generator surely offers: when its axes make at most as many
+    sizes as the cap (``generatedBoxTypesMax``, else 4,096) keeps, every size from its
+    lists and ranges (min, max and the increment's multiples; lengths derived from the
+    items counted for the cap but not offered) clear of its limits. None when an axis
+    fits the first item (its lengths depend on which item that is)."""
+    options = generator.get("options") or {}
+    sure: list[list[float]] = []
+    counted = 1
+    derived = _item_sides(view)
+    for name in AXES:
+        lengths = {float(v) for v in options.get(f"{name}List") or [] if _is_number(v)}
+        axis_range = options.get(f"{name}Range")
+        extra: set[float] = set()
+        if isinstance(axis_range, Mapping):
+            lo, hi = axis_range.get("min"), axis_range.get("max")
+            if axis_range.get("fitForFirstItem") or not (_is_number(lo) and _is_number(hi)):
+                return []
+            lengths |= {float(lo), float(hi)}
+            step = axis_range.get("increment")
+            if axis_range.get("deriveFromItems"):
+                extra = {side for side in derived if lo < side < hi}
+            elif _is_number(step) and step > 0:
+                k = math.floor(lo / step) + 1
+                while k * step < hi - _tol(hi) and len(lengths) < 5_000:
+                    lengths.add(k * step)
+                    k += 1
+        counted *= len(lengths | extra)
+        sure.append(sorted(lengths))
+    cap = _count_limit(view.request.get("generatedBoxTypesMax")) or 4096
+    if counted > min(cap, 4096):
+        return []
+    sizes: list[Vec] = [(x, y, z) for x, y, z in itertools.product(*sure)]
+    return [size for size in sizes if not _limit_breaks(generator, size, strict=True)]
+
+
+def _empty_boxes_for(view: PackView, item: Item) -> Iterator[dict[str, Any]]:
+    """The box types a new box for ``item`` may be: the requested ones, the item's own
+    carton of a pack-as-is generator (its unit as given, a side on the engine's grid)
+    and every size a cartesian generator surely offers (``_every_generated_size``). A
+    generated type is left out when an exclude rule with box targets selects the item."""
+    request = view.request
+    yield from _box_types(request)
+    generators = request.get("boxTypeGenerators") or []
+    excludes = _rules(view, "exclude")
+    if not generators or any(
+        _selects(r, item.wire) and (r.get("targetBoxRefIds") or r.get("targetBoxMatch"))
+        for r in excludes
     ):
         return
+    group = view.group_of(item)
+    for generator in generators:
+        template = _generator_template(request, generator)
+        if generator.get("operation") == "pack-as-is":
+            own = group is not None and any(
+                _same_dims(sorted_dims(item.dims), sorted_dims(_vec(s["dimensions"])))
+                and not s.get("dimensionSets")
+                for s in group.sets
+                if s.get("dimensions")
+            )
+            if own and item.units == 1:
+                yield {**template, "dimensions": item.wire["dimensions"], "reservedSpace": 0}
+        else:
+            for size in _every_generated_size(view, generator):
+                yield {**template, "dimensions": dict(zip(AXES, size, strict=True))}
+
+
+def check_leftovers(view: PackView) -> Iterator[str]:
+    """A leftover is a unit "not packable into any box" (spec §F): when no packing in
+    parts, layFlat or interlock is asked for, a leftover that fits alone into an empty
+    box (the unit as reported, turned as its lock allows, on the engine's grid, within
+    weightMax less tare, reservedSpace and propertyConstraints, not a target box its
+    exclude rules keep it from) of a requested type, of its own pack-as-is carton or of
+    a size a cartesian generator surely offers should have had a box of its own, unless
+    the count caps leave no room for one more box holding it (``_new_box_allowed``)."""
+    request = view.request
     if request.get("boxTypeSets") or request.get("layFlat") or request.get("interlock"):
         return
     if any(r.get("operation") in _PARTS for r in request.get("rules") or []):
         return
-    box_types = _box_types(request)
     locks = _rules(view, "lock-orientation")
     as_is = _rules(view, "pack-as-is")
     excludes = [
@@ -2096,6 +2250,8 @@ def check_leftovers(view: PackView) -> Iterator[str]:
     for item in view.leftovers:
         if item.virtual or any(_selects(r, item.wire) for r in as_is):
             continue
+        if not _new_box_allowed(view, item):
+            continue
         lock = next((r for r in locks if _selects(r, item.wire)), None)
         if lock is None:
             turns: set[tuple[int, int, int]] = set(itertools.permutations(range(3)))  # type: ignore[arg-type]
@@ -2103,32 +2259,30 @@ def check_leftovers(view: PackView) -> Iterator[str]:
             turns = _allowed_turns((lock.get("options") or {}).get("freeAxes") or [])
         # The unit as the leftover reports it (a case of a unit ladder is the case).
         shapes = [tuple(item.dims[p[a]] for a in range(3)) for p in turns]
-        for box_type in box_types:
+        for box_type in _empty_boxes_for(view, item):
             if any(_selects(r, item.wire) and _targets_box(r, box_type) for r in excludes):
                 continue
             inner = _vec(box_type["dimensions"])
             limit = float(box_type.get("weightMax") or 0)
             tare = float(box_type.get("weightTare") or 0)
-            if limit > 0 and item.weight + tare > limit * (1 + EPS):
+            if limit > 0 and item.weight + tare > limit * (1 - EPS):
                 continue
             share = box_type.get("reservedSpace", request.get("reservedSpace"))
             share = float(share) if _is_number(share) else 0.0
-            if _volume(item.dims) > (1 - share) * _volume(inner) * (1 - EPS):
+            if share > 0 and _volume(item.dims) > (1 - share) * _volume(inner) * (1 - EPS):
                 continue
             if any(
                 c.get("max") is not None
                 and _amount(item, c["key"]) > 0
-                and float(c.get("value") or 0) + _amount(item, c["key"]) > float(c["max"]) + EPS
+                and float(c.get("value") or 0) + _amount(item, c["key"]) > float(c["max"]) - EPS
                 for c in box_type.get("propertyConstraints") or []
             ):
                 continue
-            if any(
-                all(d <= b * (1 - EPS) for d, b in zip(shape, inner, strict=True))
-                for shape in shapes
-            ):
+            if any(_fits_on_grid(shape, inner) for shape in shapes):
                 yield (
-                    f"leftover: {item.label} {_fmt(item.dims)} fits alone into box type "
-                    f"{box_type.get('refId')} {_fmt(inner)}, and nothing caps the boxes"
+                    f"leftover: {item.label} {_fmt(item.dims)} fits alone into an empty box "
+                    f"of type {box_type.get('refId', box_type.get('name'))} {_fmt(inner)}, "
+                    "and no cap keeps it from one"
                 )
                 break
 
@@ -2777,6 +2931,74 @@ def check_property_constraints(view: PackView) -> Iterator[str]:
             value = reported[n].get("value") if n < len(reported) else None
             if value is None or not _close(float(value), total):
                 yield f"property: box {box.position}: {key!r} value {value!r}, items give {total:g}"
+
+
+def check_packed_index(view: PackView) -> Iterator[str]:
+    """``packedIndex`` is a unit's position in the winning sort (reference.md): an integer
+    >= 0 wherever given. When one engine pass packs every new unit (no packing in parts:
+    pack-sequence, internal-space, group-pack, bounded-fill), the sort holds each unit
+    once, packed or left over, so the packed units' indices are distinct and below the
+    number of new units (those with a packedIndex plus the leftovers); with bounded-fill
+    (the only part) too, and fill units come after the others (``_fill_order_problems``).
+    Not checked:
+    that the order follows ``itemSortUsed`` (clustered and search strategies, ladders
+    and ties keep it from being a plain sort of the items), nor indices across parts."""
+    first: dict[int, str] = {}
+    repeats: list[str] = []
+    for box in view.boxes:
+        for item in box.items:
+            index = item.wire.get("packedIndex")
+            if index is None:
+                continue
+            if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+                yield f"packed-index: {item.label}: packedIndex {index!r} is not an integer >= 0"
+            elif index in first:
+                repeats.append(f"packed-index: {item.label} and {first[index]} share {index}")
+            else:
+                first[index] = item.label
+    parts = {r.get("operation") for r in view.request.get("rules") or []} & set(_PARTS)
+    if parts - {"bounded-fill"}:
+        return
+    yield from repeats
+    units = len(first) + len(repeats) + len(view.leftovers)
+    for index, label in first.items():
+        if index >= units:
+            yield (
+                f"packed-index: {label}: packedIndex {index}, but the sort holds {units} "
+                "units (packed and left over)"
+            )
+    if parts:
+        yield from _fill_order_problems(view)
+
+
+def _fill_order_problems(view: PackView) -> Iterator[str]:
+    """docs/rules.md: bounded-fill units go in after the request's other units, and each
+    one's packedIndex follows every unit packed before it. Judged between refIds whose
+    every item set fills (unit ladders keep their shape) and refIds none of whose sets
+    does."""
+    by_ref: dict[object, set[bool]] = defaultdict(set)
+    for item_set in view.request.get("itemSets") or []:
+        fills = _fill_rule(view, item_set) is not None and not item_set.get("dimensionSets")
+        by_ref[item_set.get("refId")].add(fills)
+    fill_refs = {r for r, kinds in by_ref.items() if kinds == {True} and r in view.explicit}
+    other_refs = {r for r, kinds in by_ref.items() if kinds == {False} and r in view.explicit}
+    fill_items: list[tuple[int, str]] = []
+    others: list[tuple[int, str]] = []
+    for box in view.boxes:
+        for item in box.items:
+            index = item.wire.get("packedIndex")
+            if not isinstance(index, int) or isinstance(index, bool):
+                continue
+            if item.ref_id in fill_refs:
+                fill_items.append((index, item.label))
+            elif item.ref_id in other_refs:
+                others.append((index, item.label))
+    if fill_items and others and min(fill_items) < max(others):
+        (low, filled), (high, other) = min(fill_items), max(others)
+        yield (
+            f"packed-index: bounded-fill {filled} has packedIndex {low}, before {other} "
+            f"({high}), packed before it"
+        )
 
 
 def check_lookback(view: PackView) -> Iterator[str]:
@@ -3837,6 +4059,7 @@ CHECKS: tuple[Check, ...] = (
     check_reserved_space,
     check_property_constraints,
     check_lookback,
+    check_packed_index,
     check_cohorts,
     check_group_pack,
     check_bounded_fill,
