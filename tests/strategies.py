@@ -404,8 +404,9 @@ def two_stage_sequence(draw: st.DrawFn, ref_ids: list[int]) -> list[Wire]:
 def nested_pack_requests(draw: st.DrawFn) -> Wire:
     """A request that nests: two pack-sequence stages reducing boxes to items (and
     sometimes an internal space in the items, or a pot whose hollow takes the cases:
-    ``pot_for_cases``), with exclusions, fragile limits and locks that each draw
-    ``ignoreSubspaces`` (rules on the reduced items too)."""
+    ``pot_for_cases``; sometimes a stage apart or a third stage: ``more_stages``), with
+    exclusions, fragile limits and locks that each draw ``ignoreSubspaces`` (rules on
+    the reduced items too)."""
     request = draw(pack_requests())
     request["orderId"] = "nested"
     explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
@@ -459,9 +460,41 @@ def nested_pack_requests(draw: st.DrawFn) -> Wire:
         )
     if draw(st.integers(0, 2)) == 0:
         request["rules"] += draw(pot_for_cases(request))
+    request["rules"] += draw(more_stages(request["rules"][1], explicit))
     if draw(st.integers(0, 3)) == 0:
         request["boxesMax"] = draw(st.integers(1, 4))
     return request
+
+
+@st.composite
+def more_stages(draw: st.DrawFn, second: Wire, ref_ids: list[int]) -> list[Wire]:
+    """Sometimes a stage at index 0 under a key of its own (its boxes, reduced, join the
+    first stage of index 1: groups packed apart combine), sometimes a third stage, fed
+    only by the second's boxes (made to reduce) onto the largest box type."""
+    rules: list[Wire] = []
+    if draw(st.integers(0, 3)) == 0:
+        apart: Wire = {
+            "operation": "pack-sequence",
+            "itemRefId": draw(st.sampled_from(ref_ids)),
+            "options": {
+                "index": 0,
+                "key": "apart",
+                "reduce": draw(st.sampled_from(["default", "box-to-item", "box-to-item-optional"])),
+            },
+        }
+        if draw(st.booleans()):
+            apart["targetBoxRefIds"] = [100]
+        rules.append(apart)
+    if draw(st.integers(0, 3)) == 0:
+        second["options"]["reduce"] = draw(st.sampled_from(["box-to-item", "box-to-item-optional"]))
+        third: Wire = {
+            "operation": "pack-sequence",
+            "options": {"index": 2, "key": draw(st.sampled_from(["nest", "case"]))},
+        }
+        if draw(st.booleans()):
+            third["targetBoxRefIds"] = [draw(st.integers(100, 103))]
+        rules.append(third)
+    return rules
 
 
 @st.composite
