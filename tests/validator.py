@@ -1023,12 +1023,29 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         for box_type in _box_types(request)
         if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
     ]
+    # Its echo of its type (`boxType`) tells apart types alike in all those, say with and
+    # without a reservedSpace, where it gives them.
+    alike = [t for t in alike if _type_echoed(box, t)] or alike
     # Types alike in all those too may differ in price: the one the box's price is.
     for strict in (True, False):
         echoing = [t for t in alike if _echoes_type(box, t, strict)]
         if echoing:
             return next((t for t in echoing if _priced_as(t, box)), echoing[0])
     return alike[0] if alike else _generated_box_type(request, box)
+
+
+#: Box type fields a box's ``boxType`` echoes as given (the checks read them off the type;
+#: propertyConstraints come back completed, with their `aggregate`).
+_ECHOED = ("reservedSpace", "itemsPerBoxMax", "itemSetsPerBoxMax", "itemsInlineMax")
+
+
+def _type_echoed(box: Box, box_type: Wire) -> bool:
+    """Whether ``box``'s ``boxType`` (when it has one) agrees with the fields of
+    ``_ECHOED`` that ``box_type`` gives."""
+    echo = box.wire.get("boxType")
+    if not isinstance(echo, dict):
+        return True
+    return all(echo.get(k) == box_type[k] for k in _ECHOED if box_type.get(k) is not None)
 
 
 def _priced_as(box_type: Wire, box: Box) -> bool:
