@@ -403,8 +403,10 @@ def two_stage_sequence(draw: st.DrawFn, ref_ids: list[int]) -> list[Wire]:
 @st.composite
 def nested_pack_requests(draw: st.DrawFn) -> Wire:
     """A request that nests: two pack-sequence stages reducing boxes to items (and
-    sometimes an internal space in the items), with exclusions, fragile limits and locks
-    that each draw ``ignoreSubspaces`` (rules on the reduced items too)."""
+    sometimes an internal space in the items, or a pot whose hollow takes the cases:
+    ``pot_for_cases``; sometimes a stage apart or a third stage: ``more_stages``), with
+    exclusions, fragile limits and locks that each draw ``ignoreSubspaces`` (rules on
+    the reduced items too)."""
     request = draw(pack_requests())
     request["orderId"] = "nested"
     explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
@@ -456,9 +458,96 @@ def nested_pack_requests(draw: st.DrawFn) -> Wire:
                 },
             }
         )
+    if draw(st.integers(0, 2)) == 0:
+        request["rules"] += draw(pot_for_cases(request))
+    request["rules"] += draw(more_stages(request["rules"][1], explicit))
     if draw(st.integers(0, 3)) == 0:
         request["boxesMax"] = draw(st.integers(1, 4))
     return request
+
+
+@st.composite
+def more_stages(draw: st.DrawFn, second: Wire, ref_ids: list[int]) -> list[Wire]:
+    """Sometimes a stage at index 0 under a key of its own (its boxes, reduced, join the
+    first stage of index 1: groups packed apart combine), sometimes a third stage, fed
+    only by the second's boxes (made to reduce) onto the largest box type."""
+    rules: list[Wire] = []
+    if draw(st.integers(0, 3)) == 0:
+        apart: Wire = {
+            "operation": "pack-sequence",
+            "itemRefId": draw(st.sampled_from(ref_ids)),
+            "options": {
+                "index": 0,
+                "key": "apart",
+                "reduce": draw(st.sampled_from(["default", "box-to-item", "box-to-item-optional"])),
+            },
+        }
+        if draw(st.booleans()):
+            apart["targetBoxRefIds"] = [100]
+        rules.append(apart)
+    if draw(st.integers(0, 3)) == 0:
+        second["options"]["reduce"] = draw(st.sampled_from(["box-to-item", "box-to-item-optional"]))
+        third: Wire = {
+            "operation": "pack-sequence",
+            "options": {"index": 2, "key": draw(st.sampled_from(["nest", "case"]))},
+        }
+        if draw(st.booleans()):
+            third["targetBoxRefIds"] = [draw(st.integers(100, 103))]
+        rules.append(third)
+    return rules
+
+
+@st.composite
+def pot_for_cases(draw: st.DrawFn, request: Wire) -> list[Wire]:
+    """A pot (item set refId 50) in the second stage whose hollow takes a box of the
+    first stage's smallest type as an item, and units of measure (dimensionSets) on some
+    item sets, so that cases of ladders go into a subspace; sometimes an internal-space
+    rule on the cases themselves (reducedRefId 900: they get none). Adds the pot to
+    ``request`` and returns the rules."""
+    first, second = request["rules"][0], request["rules"][1]
+    for item_set in request["itemSets"]:
+        if draw(st.integers(0, 2)) == 0:
+            item_set["dimensionSets"] = draw(dimension_sets())
+    smallest = request["boxTypes"][0]["dimensions"]
+    hollow = {a: smallest[a] + draw(st.sampled_from([0, 0.5, 3])) for a in "xyz"}
+    request["itemSets"].append(
+        {
+            "refId": 50,
+            "name": "pot",
+            "dimensions": {a: hollow[a] + 2 for a in "xyz"},
+            "weight": draw(tenths(0, 5)),
+            "quantity": draw(st.integers(1, 2)),
+        }
+    )
+    first["targetBoxRefIds"] = [100]
+    second.pop("itemMatch", None)
+    second["itemRefId"] = 50
+    if "itemMatch" in first:  # it would take the pot too (the first stage wins)
+        del first["itemMatch"]
+        first["itemRefId"] = draw(
+            st.sampled_from([s["refId"] for s in request["itemSets"] if s.get("refId", 50) != 50])
+        )
+    rules: list[Wire] = [
+        {
+            "operation": "internal-space",
+            "itemRefId": 50,
+            "options": {
+                "boxType": {"dimensions": hollow, "weightMax": draw(st.sampled_from([0, 40]))},
+                "origin": {"x": 1, "y": 1, "z": 1},
+                "blocking": draw(st.booleans()),
+            },
+        }
+    ]
+    if draw(st.integers(0, 3)) == 0:
+        rules.insert(
+            0,
+            {
+                "operation": "internal-space",
+                "itemRefId": 900,
+                "options": {"boxType": {"dimensions": {"x": 1, "y": 1, "z": 1}}},
+            },
+        )
+    return rules
 
 
 @st.composite

@@ -478,3 +478,91 @@ def test_a_key_with_a_later_stage_of_its_own_keeps_its_boxes() -> None:
     assert len(pallet["items"]) == 1  # the chilled case only
     ambient_case = next(c for c in boxes["case"] if c["items"][0]["item"]["refId"] == 2)
     assert "subspace" not in ambient_case
+
+
+def _case_into_a_pot_request(**item: Any) -> Wire:
+    """Cubes with a unit ladder (an each and a double) into 4-unit cases (stage 0,
+    box-to-item under reducedRefId 900); the cases, in stage 1, into the hollow of pots
+    (an internal space) that pack onto a pallet."""
+    ladder = [{}, {"axisMultipliers": {"x": 2, "y": 1, "z": 1}, "weight": 3}]
+    return {
+        "orderId": "cases into pots",
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 2, "y": 2, "z": 2}, "weight": 1, "quantity": 5}
+            | {"dimensionSets": ladder},
+            {"refId": 2, "dimensions": {"x": 20, "y": 20, "z": 20}, "weight": 2, "quantity": 2}
+            | item,
+        ],
+        "boxTypes": [
+            {"refId": 100, "dimensions": {"x": 4, "y": 4, "z": 4}, "weightMax": 0},
+            {"refId": 101, "dimensions": {"x": 40, "y": 40, "z": 40}, "weightMax": 0},
+        ],
+        "rules": [
+            {
+                "operation": "pack-sequence",
+                "itemRefId": 1,
+                "targetBoxRefIds": [100],
+                "options": {"index": 0, "key": "k", "reduce": "box-to-item", "reducedRefId": 900},
+            },
+            {
+                "operation": "pack-sequence",
+                "itemRefId": 2,
+                "targetBoxRefIds": [101],
+                "options": {"index": 1, "key": "k"},
+            },
+            {
+                "operation": "internal-space",
+                "itemRefId": 2,
+                "options": {
+                    "boxType": {"dimensions": {"x": 16, "y": 16, "z": 16}},
+                    "origin": {"x": 2, "y": 2, "z": 2},
+                },
+            },
+        ],
+    }
+
+
+@pytest.mark.parametrize("item", [{}, {"dimensionSets": [{}, {"axisMultipliers": {"x": 1}}]}])
+def test_a_case_of_unit_ladders_inside_a_pot_counts_in_the_pallet(item: Wire) -> None:
+    # A case (of cubes with dimensionSets: the units themselves never enter a subspace)
+    # goes as an item into a pot's hollow: valid, every unit once, and the pallet's
+    # lenItems counts the case's five eaches, not the one item standing for it (it
+    # counted 3: the pots and the case as one).
+    req = _case_into_a_pot_request(**item)
+    response = pack(req)
+    assert validate(req, response) == []
+    boxes = [e["box"] for e in response["boxes"]]
+    case = next(b for b in boxes if b["items"][0]["item"]["refId"] == 1)
+    space = next(b for b in boxes if b["items"][0]["item"]["refId"] == 900)
+    pallet = next(b for b in boxes if "subspace" not in b)
+    assert case["subspace"]["parentBoxIndex"] == space["id"]
+    assert space["subspace"]["parentBoxIndex"] == pallet["id"]
+    assert sorted(i["item"]["uniqueId"] for i in case["items"]) == ["1-0", "1-1", "1-2"]
+    assert (case["lenItems"], space["lenItems"], pallet["lenItems"]) == (5, 5, 7)
+    assert response["lenItems"] == 7
+
+
+def test_a_case_standing_in_as_an_item_gets_no_internal_space() -> None:
+    # An internal-space rule selecting the cases (reducedRefId 900) gave each an empty
+    # 3 x 3 x 3 hollow at its origin, and stage 1 put its cubes there, over the case's
+    # own contents. The case's inside is its contents: no space, and a warning.
+    req = _case_into_a_pot_request()
+    req["itemSets"].append(
+        {"refId": 3, "dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 1, "quantity": 2}
+    )
+    req["rules"][1] = {"operation": "pack-sequence", "itemMatch": {"all": True}}
+    req["rules"][1]["options"] = {"index": 1, "key": "k"}
+    req["rules"][2] = {
+        "operation": "internal-space",
+        "itemRefId": 900,
+        "options": {"boxType": {"dimensions": {"x": 3, "y": 3, "z": 3}}},
+    }
+    response = pack(req)
+    assert validate(req, response) == []
+    inside = [e["box"] for e in response["boxes"] if "subspace" in e["box"]]
+    assert [b["items"][0]["item"]["refId"] for b in inside] == [1]
+    assert (
+        "rules[2]: item refId 900 is a box of an earlier pack-sequence stage, full of its "
+        "contents; it gets no internal space" in response["warnings"]
+    )

@@ -986,6 +986,24 @@ def test_a_box_without_a_name_is_not_the_named_type_of_its_size() -> None:
     assert validate(request, response) == []
 
 
+def test_a_box_is_the_type_its_box_type_echo_names() -> None:
+    # Found by the schema fuzz (seed 1253): two unnamed types alike in size, weightMax
+    # and weightTare (0 given, 0 by default), one with reservedSpace 1 (no item fits). The
+    # box is the other (its `boxType` echo has no reservedSpace); read as the first, its
+    # fill "broke" reservedSpace 1 and its volumeReserved 0 looked wrong.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [{"dimensions": _point(1, 1, 1), "weight": 0}],
+        "boxTypes": [
+            {"dimensions": _point(1, 1, 1), "weightMax": 1, "reservedSpace": 1, "weightTare": 0},
+            {"dimensions": _point(1, 1, 1), "weightMax": 1},
+        ],
+    }
+    response = _pack(request)
+    assert "reservedSpace" not in box_of(response, 0)["boxType"]
+    assert validate(request, response) == []
+
+
 def test_cohort_max_binds_what_is_added_to_a_pre_packed_box() -> None:
     # Found by the schema fuzz of POST / ("cohort: box 0: refId 2 in 10 groups >
     # cohortMax 2"): a pre-packed box's given items may form more cohorts than cohortMax,

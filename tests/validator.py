@@ -1042,12 +1042,29 @@ def _matching_box_type(view: PackView, box: Box) -> dict[str, Any] | None:
         for box_type in _box_types(request)
         if box_type.get("refId") == ref_id and _same_dims(_vec(box_type["dimensions"]), box.dims)
     ]
+    # Its echo of its type (`boxType`) tells apart types alike in all those, say with and
+    # without a reservedSpace, where it gives them.
+    alike = [t for t in alike if _type_echoed(box, t)] or alike
     # Types alike in all those too may differ in price: the one the box's price is.
     for strict in (True, False):
         echoing = [t for t in alike if _echoes_type(box, t, strict)]
         if echoing:
             return next((t for t in echoing if _priced_as(t, box)), echoing[0])
     return alike[0] if alike else _generated_box_type(request, box)
+
+
+#: Box type fields a box's ``boxType`` echoes as given (the checks read them off the type;
+#: propertyConstraints come back completed, with their `aggregate`).
+_ECHOED = ("reservedSpace", "itemsPerBoxMax", "itemSetsPerBoxMax", "itemsInlineMax")
+
+
+def _type_echoed(box: Box, box_type: Wire) -> bool:
+    """Whether ``box``'s ``boxType`` (when it has one) agrees with the fields of
+    ``_ECHOED`` that ``box_type`` gives."""
+    echo = box.wire.get("boxType")
+    if not isinstance(echo, dict):
+        return True
+    return all(echo.get(k) == box_type[k] for k in _ECHOED if box_type.get(k) is not None)
 
 
 def _priced_as(box_type: Wire, box: Box) -> bool:
@@ -1714,9 +1731,11 @@ def _hosts_subspaces(view: PackView, item: Wire) -> bool:
     pack-sequence rule selecting it; all box types without targets)."""
     rules = view.request.get("rules") or []
     winners = ("irregular", "group-pack", "bounded-fill")
-    hosts = any(
-        r.get("operation") == "internal-space" and _selects(r, item) for r in rules
-    ) and not any(r.get("operation") in winners and _selects(r, item) for r in rules)
+    hosts = (
+        any(r.get("operation") == "internal-space" and _selects(r, item) for r in rules)
+        and not any(r.get("operation") in winners and _selects(r, item) for r in rules)
+        and not _stands_for_box(view, item)
+    )
     if not hosts or view.request.get("boxTypeGenerators"):
         return hosts
     given = [
@@ -2350,6 +2369,20 @@ def check_fragile(view: PackView) -> Iterator[str]:
                         )
 
 
+def _stands_for_box(view: PackView, item: Wire) -> bool:
+    """``item`` (an item or item set) is a box of a pack-sequence stage standing in as an
+    item of the next: its refId is a reducedRefId, or one no item set has (nor an auto
+    one: none has its shape). Such an item gets no internal space (its inside is its
+    contents), whatever internal-space rule selects it."""
+    rules = view.request.get("rules") or []
+    stages = [r for r in rules if r.get("operation") == "pack-sequence"]
+    ref_id = item.get("refId")
+    if not stages or ref_id in view.explicit or "dimensions" not in item:
+        return False
+    reduced = {(r.get("options") or {}).get("reducedRefId") for r in stages}
+    return ref_id in reduced or view.group_of(_item(item, None)) is None
+
+
 def _box_carriers(view: PackView) -> dict[int, Box]:
     """Items (by response index) that stand for a box packed inside them (pack-sequence
     box-to-item), mapped to that box."""
@@ -2375,7 +2408,8 @@ def _parent_item(view: PackView, box: Box) -> Item | None:
 
 def _space_rule(view: PackView, box: Box) -> Wire | None:
     """The internal-space rule whose subspace ``box`` is: the first selecting the item
-    the box lives in, unless an irregular, group-pack or bounded-fill rule selects it."""
+    the box lives in, unless an irregular, group-pack or bounded-fill rule selects it or
+    the item stands for a pack-sequence box (``_stands_for_box``)."""
     if not box.wire.get("subspace"):
         return None
     item = _parent_item(view, box)
@@ -2389,7 +2423,7 @@ def _space_rule(view: PackView, box: Box) -> Wire | None:
     winners = ("irregular", "group-pack", "bounded-fill")
     if rule is None or any(r.get("operation") in winners and _selects(r, item.wire) for r in rules):
         return None
-    return rule
+    return None if _stands_for_box(view, item.wire) else rule
 
 
 def check_internal_space(view: PackView) -> Iterator[str]:

@@ -492,7 +492,15 @@ def _merge(
         # The box's lenItems counts the reduced box's items (however deep: a stage's boxes
         # come before the next stage's), not the item standing for it.
         stands_for = 0 if item.virtual else (item.quantity or 1)
-        outer.len_items = (outer.len_items or 0) - stands_for + (box.len_items or 0)
+        change = (box.len_items or 0) - stands_for
+        # The item may lie in an internal space: the boxes holding that space's item, up
+        # to the shipped box, count it too. (A reduced box holding the space's item is
+        # met later in this loop: its stage comes after this box's.)
+        holder: Box | None = outer
+        while holder is not None:
+            holder.len_items = (holder.len_items or 0) + change
+            up = spaces.get(id(holder))
+            holder = up[0] if up is not None else None
         carriers.append(item)
     for box in boxes:
         space = spaces.get(id(box))

@@ -120,7 +120,8 @@ def subspace_options(
 def find_hosts(req: PackRequest, item_sets: list[ItemSet], warnings: list[str]) -> dict[int, Host]:
     """The hosts among `item_sets` (with refIds assigned), by position: the first
     internal-space rule selecting an item set gives it its space, unless a rule that
-    reshapes the item wins or the item fits no box type as given. A host's dimensionSets
+    reshapes the item wins, the item fits no box type as given or it is a box standing in
+    as an item (pack-sequence; it carries its contents). A host's dimensionSets
     are dropped from `item_sets` (each unit carries its own space). Adds a warning for
     each rule that loses."""
     hosts: dict[int, Host] = {}
@@ -130,6 +131,14 @@ def find_hosts(req: PackRequest, item_sets: list[ItemSet], warnings: list[str]) 
         box_type, origin, look, blocking = subspace_options(index, rule)
         for p, s in enumerate(item_sets):
             if not selects(rule, s):
+                continue
+            if s.nested:
+                # A box of an earlier pack-sequence stage standing in as an item: its
+                # inside is its contents, where a space would overlap them.
+                warnings.append(
+                    f"rules[{index}]: item refId {s.ref_id} is a box of an earlier "
+                    "pack-sequence stage, full of its contents; it gets no internal space"
+                )
                 continue
             if p in hosts:
                 warnings.append(
