@@ -36,7 +36,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from cartonize import _core
@@ -49,6 +49,7 @@ __all__ = [
     "repeat_reason",
     "repeated_key_paths",
     "repeats_details",
+    "show_value",
 ]
 
 #: Python refuses to convert longer digit strings to int.
@@ -277,7 +278,7 @@ def repeat_reason(path: str, values: list[Any], *, show: bool = True) -> str:
     (a secret's path) the values are left out."""
     reason = f"{json.dumps(path)} is named more than once, with different values"
     if show:
-        shown = ", ".join(_show(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+        shown = ", ".join(show_value(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
         reason += f" ({shown})"
     if "\ufffd" in path:
         reason += (
@@ -312,8 +313,10 @@ def _top_key(path: str) -> str:
     return path.split(".", 1)[0].split("[", 1)[0]
 
 
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
+def show_value(value: Any) -> str:
+    """A JSON value as an error message quotes it: objects and arrays by their kind,
+    others as JSON cut to 40 characters."""
+    if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, list):
         return "an array"

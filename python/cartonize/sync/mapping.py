@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 
 import polars as pl
 
-from cartonize.jsontext import RepeatedKeys, repeat_reason, repeated_key_paths
+from cartonize.jsontext import RepeatedKeys, repeat_reason, repeated_key_paths, show_value
 from cartonize.models import MAX_AMOUNT, MAX_LENGTH, MAX_QUANTITY
 from cartonize.sync.resources import PROPERTIES, Property, ResourceType, property_names
 
@@ -158,7 +158,9 @@ IDENTITY: dict[ResourceType, tuple[str, ...]] = {
 def record_label(position: int, identity: Mapping[str, Any]) -> str:
     """`record 3 (refId "MUG-1")`: a record's position in the payload or pulled list
     (from 0), and its identity properties (`IDENTITY`) that have a value, as text."""
-    named = [f"{name} {_show(value)}" for name, value in identity.items() if isinstance(value, str)]
+    named = [
+        f"{name} {show_value(value)}" for name, value in identity.items() if isinstance(value, str)
+    ]
     return f"record {position}" + (f" ({', '.join(named)})" if named else "")
 
 
@@ -234,7 +236,7 @@ _DTYPES: dict[str, pl.DataType] = {
 def _cast_one(kind: str, value: Any) -> tuple[Any, str | None]:
     """Cast one value; (value, None) or (None, reason)."""
     if isinstance(value, bool | Mapping | list):
-        return None, f"{_show(value)} is not {_ARTICLE[kind]}"
+        return None, f"{show_value(value)} is not {_ARTICLE[kind]}"
     if kind == "string":
         if isinstance(value, float) and value.is_integer():
             return str(int(value)), None
@@ -243,17 +245,17 @@ def _cast_one(kind: str, value: Any) -> tuple[Any, str | None]:
         try:
             number = float(value.strip() if isinstance(value, str) else value)
         except (TypeError, ValueError):
-            return None, f"{_show(value)} is not a number"
+            return None, f"{show_value(value)} is not a number"
         if not math.isfinite(number):
-            return None, f"{_show(value)} is not a finite number"
+            return None, f"{show_value(value)} is not a finite number"
         return number, None
     # integer
     try:
         number = float(value.strip() if isinstance(value, str) else value)
     except (TypeError, ValueError):
-        return None, f"{_show(value)} is not an integer"
+        return None, f"{show_value(value)} is not an integer"
     if not math.isfinite(number) or not number.is_integer():
-        return None, f"{_show(value)} is not an integer"
+        return None, f"{show_value(value)} is not an integer"
     return int(number), None
 
 
@@ -283,20 +285,11 @@ def _out_of_range(prop: Property, series: pl.Series) -> list[tuple[int, str]]:
     if not bad.any():
         return []
     return [
-        (position, f"{_show(value)} is not {wording}")
+        (position, f"{show_value(value)} is not {wording}")
         for position, value in zip(
             bad.arg_true().to_list(), series.filter(bad).to_list(), strict=True
         )
     ]
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _typed_series(
@@ -391,7 +384,7 @@ def map_records(
             if isinstance(record, RepeatedKeys):
                 bad_rows.setdefault(position, []).extend(_repeat_reasons(record))
             elif not isinstance(record, Mapping):
-                bad_rows.setdefault(position, []).append(f"{_show(record)} is not an object")
+                bad_rows.setdefault(position, []).append(f"{show_value(record)} is not an object")
         objects = [r if isinstance(r, Mapping) else {} for r in records]
 
     columns: list[pl.Series] = []
@@ -465,7 +458,7 @@ def _properties_column(
                     reasons.append(f"properties ({whole}): holds a number that is not finite")
                 merged.update(_without_nulls(base))
             elif base is not None:
-                reasons.append(f"properties ({whole}): {_show(base)} is not an object")
+                reasons.append(f"properties ({whole}): {show_value(base)} is not an object")
         for key, path, getter in getters:
             value = getter(record)
             if isinstance(value, Mapping) and value:
@@ -473,7 +466,7 @@ def _properties_column(
             if value is not None:
                 if not _finite(value):
                     what = (
-                        f"{_show(value)} is not a finite number"
+                        f"{show_value(value)} is not a finite number"
                         if isinstance(value, float)
                         else "holds a number that is not finite"
                     )
