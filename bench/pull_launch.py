@@ -26,8 +26,7 @@ from cartonize.serve import api_on_loopback
 from cartonize.store import Store
 
 from pipelines.runs import PullRuns
-from tests.pipelines.test_store_catalog import connect
-from tests.sync.third_party import ThirdPartyServer
+from tests.sync.third_party import ThirdPartyServer, connect
 
 
 def _via_runs(store: Store, home: Path, source: ThirdPartyServer, pulls: int) -> list[float]:

@@ -31,8 +31,7 @@ from pipelines.runs import (
     fail_lost_runs,
     process_token,
 )
-from tests.pipelines.test_store_catalog import connect
-from tests.sync.third_party import ThirdPartyServer
+from tests.sync.third_party import ThirdPartyServer, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 

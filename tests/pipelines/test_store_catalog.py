@@ -11,7 +11,7 @@ import sys
 import textwrap
 import threading
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,6 @@ from cartonize.sync import store_catalog
 from cartonize.sync.catalog import PullBusy
 from cartonize.sync.connections import (
     Connection,
-    ConnectionFields,
-    create_connection,
     delete_connection,
     read_log,
     update_connection,
@@ -46,15 +44,14 @@ from pipelines.pulls import TRIGGER_TAG, build_schedule_sensor, synced_resource
 from pipelines.resources import SourceClientResource, StoreCatalogResource
 from pipelines.runs import CONNECTION_TAG, PullRuns, _pull_job
 from tests.sync.third_party import (
-    API_KEY,
-    API_TOKEN,
-    HEADERS_TEMPLATE,
+    CREATED,
     SCHEMA_MAP,
     ThirdPartyServer,
+    connect,
     make_record,
 )
 
-NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+NOW = CREATED
 
 
 @pytest.fixture
@@ -62,25 +59,6 @@ def account_id(store: Store) -> int:
     account = store.create_account("acme", "enterprise")
     store.set_connections_enabled("acme", True)
     return account.id
-
-
-def connect(
-    store: Store, account_id: int, source: ThirdPartyServer, n: int = 40, **fields: Any
-) -> tuple[Connection, str]:
-    box = SecretBox.for_data_dir(store.data_dir)
-    values: dict[str, Any] = {
-        "name": "wms",
-        "resource_type": "items",
-        "new_resource_base_name": "WMS items",
-        "third_party_api_url": source.url(f"/records?n={n}&root=data.items"),
-        "schema_root_path": "data.items",
-        "api_headers_template": HEADERS_TEMPLATE,
-        "third_party_api_key": API_KEY,
-        "third_party_api_token": API_TOKEN,
-        "schema_map": SCHEMA_MAP,
-        **fields,
-    }
-    return create_connection(store, box, account_id, ConnectionFields(**values), NOW)
 
 
 def seeded_resource(store: Store, connection: Connection, refs: list[str]) -> int:

@@ -28,11 +28,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from socketserver import ThreadingMixIn
 from typing import Any
 from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from cartonize.store import Store
+from cartonize.sync.connections import Connection, ConnectionFields, create_connection
+from cartonize.sync.crypto import SecretBox
 
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
@@ -51,6 +56,30 @@ SCHEMA_MAP = {
     "weight": "weight.value",
 }
 MAX_RECORDS = 100_000
+#: When `connect` creates a connection (a fixed time: tests compare logs and schedules).
+CREATED = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+
+
+def connect(
+    store: Store, account_id: int, source: ThirdPartyServer, n: int = 40, **fields: Any
+) -> tuple[Connection, str]:
+    """An items connection of `account_id` pulling `n` records from `source` (with this
+    module's headers, credentials and schema map; `fields` override them), and its
+    secret."""
+    box = SecretBox.for_data_dir(store.data_dir)
+    values: dict[str, Any] = {
+        "name": "wms",
+        "resource_type": "items",
+        "new_resource_base_name": "WMS items",
+        "third_party_api_url": source.url(f"/records?n={n}&root=data.items"),
+        "schema_root_path": "data.items",
+        "api_headers_template": HEADERS_TEMPLATE,
+        "third_party_api_key": API_KEY,
+        "third_party_api_token": API_TOKEN,
+        "schema_map": SCHEMA_MAP,
+        **fields,
+    }
+    return create_connection(store, box, account_id, ConnectionFields(**values), CREATED)
 
 
 def make_record(i: int) -> dict[str, Any]:
