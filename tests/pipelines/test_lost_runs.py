@@ -75,28 +75,10 @@ def _orphaned_run(
 ) -> tuple[PullRuns, str, int]:
     """A run reading a slow source whose launcher and run process were both SIGKILLed;
     returns (runs, run id, connection id)."""
-    connection, _ = connect(
-        store,
-        account_id,
-        third_party,
-        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
-    )
-    home = tmp_path / "dagster"
-    script = tmp_path / "launcher.py"
-    script.write_text(LAUNCHER)
-    env = {
-        **os.environ,
-        "CARTONIZE_SYNC_ALLOW_NETWORKS": "127.0.0.0/8",
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
-    }
-    launcher = subprocess.Popen(
-        [sys.executable, str(script), str(store.data_dir), str(home), str(connection.id)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
+    launcher, run_id, home, connection_id = _launch_slow_pull(
+        store, account_id, third_party, tmp_path, LAUNCHER
     )
     assert launcher.stdout is not None
-    run_id = launcher.stdout.readline().decode().strip()
     runs = PullRuns(store, home)
     _wait(lambda: third_party.seen, "the run never read the source")
     run = runs.instance.get_run_by_id(run_id)
@@ -109,7 +91,38 @@ def _orphaned_run(
     launcher.stdout.close()
     os.kill(int(token.split("|")[2]), signal.SIGKILL)
     _wait(lambda: _process_alive(token) is False, "the run process did not die")
-    return runs, run_id, connection.id
+    return runs, run_id, connection_id
+
+
+def _launch_slow_pull(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path, script: str
+) -> tuple[subprocess.Popen[bytes], str, Path, int]:
+    """Run launcher `script` (a worker's part) for a connection to a slow source; returns
+    (its process, the run id it printed, the Dagster home, the connection id)."""
+    connection, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
+    )
+    home = tmp_path / "dagster"
+    path = tmp_path / "launcher.py"
+    path.write_text(script)
+    launcher = subprocess.Popen(
+        [sys.executable, str(path), str(store.data_dir), str(home), str(connection.id)],
+        cwd=ROOT,
+        env=_child_env(CARTONIZE_SYNC_ALLOW_NETWORKS="127.0.0.0/8"),
+        stdout=subprocess.PIPE,
+    )
+    assert launcher.stdout is not None
+    run_id = launcher.stdout.readline().decode().strip()
+    return launcher, run_id, home, connection.id
+
+
+def _child_env(**settings: str) -> dict[str, str]:
+    """This process's environment with the repository on PYTHONPATH, plus `settings`."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, **settings}
 
 
 def test_a_run_whose_processes_died_is_failed_when_its_status_is_read(
@@ -219,14 +232,12 @@ def test_the_service_fails_lost_runs_as_it_starts_before_dagster_opens_the_stora
     # answered `running` for half a minute. Now the sweep runs first, alone, and the UI
     # and daemon start when it has ended.
     runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
-    env = {
-        **os.environ,
-        "CARTONIZE_DATA_DIR": str(store.data_dir),
-        "DAGSTER_HOME": str(tmp_path / "dagster"),
-        "CARTONIZE_BIND": f"127.0.0.1:{free_port()}",
-        "CARTONIZE_DAGSTER_PORT": str(free_port()),
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
-    }
+    env = _child_env(
+        CARTONIZE_DATA_DIR=str(store.data_dir),
+        DAGSTER_HOME=str(tmp_path / "dagster"),
+        CARTONIZE_BIND=f"127.0.0.1:{free_port()}",
+        CARTONIZE_DAGSTER_PORT=str(free_port()),
+    )
     log = tmp_path / "serve.log"
     started = time.monotonic()
     with log.open("wb") as out:
@@ -278,12 +289,7 @@ def test_the_start_sweep_waits_out_a_locked_storage_and_fails_the_lost_run(
     # SQLite refuses a write after its 5 s busy timeout ("database is locked"): the sweep
     # retries that (and a table another process's setup just created), nothing else.
     runs, run_id, connection_id = _orphaned_run(store, account_id, third_party, tmp_path)
-    env = {
-        **os.environ,
-        "CARTONIZE_DATA_DIR": str(store.data_dir),
-        "DAGSTER_HOME": str(tmp_path / "dagster"),
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
-    }
+    env = _child_env(CARTONIZE_DATA_DIR=str(store.data_dir), DAGSTER_HOME=str(tmp_path / "dagster"))
     db = tmp_path / "dagster" / "history" / "runs.db"
     locker = subprocess.Popen(
         [sys.executable, "-c", LOCKER, str(db)],
@@ -385,28 +391,10 @@ def test_a_launcher_exits_without_waiting_for_its_runs(
 ) -> None:
     # multiprocessing joins a process's children when it exits: a gunicorn worker
     # restarting would wait for every pull it started (up to the source's time limit).
-    connection, _ = connect(
-        store,
-        account_id,
-        third_party,
-        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
-    )
-    script = tmp_path / "launcher.py"
-    script.write_text(EXITING_LAUNCHER)
-    env = {
-        **os.environ,
-        "CARTONIZE_SYNC_ALLOW_NETWORKS": "127.0.0.0/8",
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
-    }
-    home = tmp_path / "dagster"
-    launcher = subprocess.Popen(
-        [sys.executable, str(script), str(store.data_dir), str(home), str(connection.id)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
+    launcher, run_id, home, _ = _launch_slow_pull(
+        store, account_id, third_party, tmp_path, EXITING_LAUNCHER
     )
     assert launcher.stdout is not None
-    run_id = launcher.stdout.readline().decode().strip()
     assert launcher.wait(timeout=30) == 0
     launcher.stdout.close()
     _wait(lambda: third_party.seen, "the run never read the source")
