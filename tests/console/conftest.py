@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,20 +37,8 @@ class Service:
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """The app under gunicorn (2 workers) on a fresh data directory."""
-    scratch = tmp_path_factory.mktemp("console")
-    data_dir = scratch / "data"
-    store = Store(data_dir)
-    store.migrate()
-    env = {
-        "CARTONIZE_PACK_FLUSH_SECONDS": "0",
-        # The third-party source of the pull tests is on loopback.
-        "CARTONIZE_SYNC_ALLOW_HOSTS": "127.0.0.1",
-        "DAGSTER_HOME": str(scratch / "dagster"),
-        # Where the console links pull runs; no UI runs there in these tests.
-        "CARTONIZE_DAGSTER_UI_URL": DAGSTER_UI_URL,
-    }
-    with api_on_loopback(data_dir, scratch / "gunicorn.log", env=env) as base_url:
-        yield Service(base_url, store, data_dir, scratch / "dagster")
+    with _served(tmp_path_factory.mktemp("console")) as service:
+        yield service
 
 
 #: The path prefix of `prefixed_service`, as a proxy forwarding `/cartonize/...` mounts it.
@@ -62,18 +51,33 @@ def prefixed_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servi
     SCRIPT_NAME), its base URL ending with it. The Trigger Webhook waits only half a
     second, so a pull from a slow source is still running when the editor shows."""
     scratch = tmp_path_factory.mktemp("console-prefixed")
+    with _served(
+        scratch, workers=1, root_path=ROOT_PATH, env={"CARTONIZE_WEBHOOK_WAIT": "0.5"}
+    ) as service:
+        yield service
+
+
+@contextlib.contextmanager
+def _served(
+    scratch: Path, workers: int = 2, root_path: str = "", env: dict[str, str] | None = None
+) -> Iterator[Service]:
+    """The app under gunicorn on a fresh data directory in `scratch`, with `env` added."""
     data_dir = scratch / "data"
     store = Store(data_dir)
     store.migrate()
-    env = {
+    settings = {
         "CARTONIZE_PACK_FLUSH_SECONDS": "0",
+        # The third-party source of the pull tests is on loopback.
         "CARTONIZE_SYNC_ALLOW_HOSTS": "127.0.0.1",
         "DAGSTER_HOME": str(scratch / "dagster"),
+        # Where the console links pull runs; no UI runs there in these tests.
         "CARTONIZE_DAGSTER_UI_URL": DAGSTER_UI_URL,
-        "CARTONIZE_WEBHOOK_WAIT": "0.5",
+        **(env or {}),
     }
     log = scratch / "gunicorn.log"
-    with api_on_loopback(data_dir, log, workers=1, env=env, root_path=ROOT_PATH) as base_url:
+    with api_on_loopback(
+        data_dir, log, workers=workers, env=settings, root_path=root_path
+    ) as base_url:
         yield Service(base_url, store, data_dir, scratch / "dagster")
 
 
