@@ -48,6 +48,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Literal
 
+import filelock
 from cartonize.serve import configured_dagster_home, dagster_home
 from cartonize.store import Store
 from cartonize.sync.catalog import PullTrigger
@@ -58,6 +59,7 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunSta
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
+from dagster._time import datetime_from_timestamp
 from sqlalchemy.exc import OperationalError
 
 from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG, pull_trigger
@@ -69,6 +71,7 @@ __all__ = [
     "PullRuns",
     "PullStatus",
     "fail_lost_runs",
+    "open_instance",
     "process_token",
     "sweep_lost_runs",
 ]
@@ -84,6 +87,13 @@ PROCESS_TAG = "cartonize/process"
 #: Seconds a run may show no run process before a gone launcher counts as losing it: the
 #: run process tags itself once Python and Dagster are imported (2-5 s under load).
 START_GRACE_S = 60.0
+#: Seconds between a run process's heartbeats (`CARTONIZE_PULL_HEARTBEAT_S` overrides).
+HEARTBEAT_S = 30.0
+#: A run whose processes this machine cannot see (another host's) is lost once its last
+#: heartbeat, or its creation before the first, is this many seconds old.
+LEASE_S = 600.0
+#: Key of a run's last heartbeat (a UNIX time) in the instance's key-value store.
+HEARTBEAT_KEY = "cartonize/pull-heartbeat/{run_id}"
 
 #: Run states in which a run may still pull (or be about to).
 _UNFINISHED = [
@@ -92,6 +102,13 @@ _UNFINISHED = [
     DagsterRunStatus.STARTING,
     DagsterRunStatus.STARTED,
 ]
+
+#: Events that end a run, as Dagster records them before it updates the run's status.
+_RUN_ENDS = {
+    DagsterEventType.RUN_SUCCESS,
+    DagsterEventType.RUN_FAILURE,
+    DagsterEventType.RUN_CANCELED,
+}
 
 _STATES: dict[DagsterRunStatus, RunState] = {
     DagsterRunStatus.QUEUED: "queued",
@@ -159,9 +176,7 @@ class PullRuns:
         """The Dagster instance (opened on first use)."""
         with self._lock:
             if self._instance is None:
-                self._instance = DagsterInstance.from_config(
-                    str(configured_dagster_home(self.home))
-                )
+                self._instance = open_instance(configured_dagster_home(self.home))
             return self._instance
 
     def start(self, connection: Connection, trigger: PullTrigger = "webhook") -> str:
@@ -326,15 +341,12 @@ class PullRuns:
         """Wait for the run process; a run it left unfinished is marked failed, with a
         connection log entry (the console shows the log, not Dagster's)."""
         code = wait()
-        run = self.instance.get_run_by_id(run_id)
-        if run is not None and not run.is_finished:
-            reason = (
-                f"the pull process exited with code {code} before the run finished; "
-                f"its output is in {log_path}"
-            )
-            self.instance.report_run_failed(run, reason)
-            _log_lost(self.store, run_id, run.tags, reason)
-        elif code == 0:
+        reason = (
+            f"the pull process exited with code {code} before the run finished; "
+            f"its output is in {log_path}"
+        )
+        _fail_run(self.instance, self.store, run_id, reason)
+        if code == 0:
             log_path.unlink(missing_ok=True)
 
 
@@ -395,13 +407,24 @@ def _boot_id() -> str:
         return ""
 
 
-def _lost_reason(run: DagsterRun, created: float | None) -> str | None:
-    """Why an unfinished run of this launcher can no longer finish, or None."""
+def _lost_reason(
+    run: DagsterRun,
+    created: float | None,
+    heartbeat: float | None = None,
+    lease_s: float = LEASE_S,
+) -> str | None:
+    """Why an unfinished run of this launcher can no longer finish, or None.
+
+    `created` and `heartbeat` (UNIX times) are read only for a run whose processes this
+    machine cannot see (another host's), and for a run no pull process took yet."""
     token = run.tags.get(PROCESS_TAG)
     launcher = run.tags.get(LAUNCHER_TAG)
     if token:
+        alive = _process_alive(token)
+        if alive is None:
+            return _lease_lapsed(token, created, heartbeat, lease_s)
         # While the launcher lives, its reaper reports the run with the exit code.
-        if _process_alive(token) is False and not (launcher and _process_alive(launcher)):
+        if alive is False and not (launcher and _process_alive(launcher)):
             pid = token.split("|")[2]
             return (
                 f"the pull process (pid {pid}) ended before its run finished (killed, or out "
@@ -409,9 +432,54 @@ def _lost_reason(run: DagsterRun, created: float | None) -> str | None:
             )
         return None
     young = created is not None and time.time() - created < START_GRACE_S
-    if launcher and not young and _process_alive(launcher) is False:
+    if not launcher or young:
+        return None
+    alive = _process_alive(launcher)
+    if alive is None:
+        return _lease_lapsed(launcher, created, heartbeat, lease_s)
+    if alive is False:
         return "the service process that created the run ended before the pull process started"
     return None
+
+
+def _lease_lapsed(
+    token: str, created: float | None, heartbeat: float | None, lease_s: float
+) -> str | None:
+    """Why a run on another machine counts as lost: no sign of life (its last heartbeat,
+    or its creation before the first) for `lease_s` seconds; else None."""
+    signs = [t for t in (created, heartbeat) if t is not None]
+    if not signs:
+        return None
+    silent = time.time() - max(signs)
+    if silent < lease_s:
+        return None
+    return (
+        f"its process on {token.split('|')[0]} gave no sign of life for {silent:.0f} s "
+        f"(a running pull's process says it runs every {HEARTBEAT_S:.0f} s)"
+    )
+
+
+def _heartbeat(instance: DagsterInstance, run_id: str) -> float | None:
+    """The UNIX time of the run process's last heartbeat, or None."""
+    key = HEARTBEAT_KEY.format(run_id=run_id)
+    value = instance.daemon_cursor_storage.get_cursor_values({key}).get(key)
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _beat(instance: DagsterInstance, run_id: str, stop: threading.Event, every: float) -> None:
+    """The run process's heartbeat: its time in the key-value store every `every` s, so
+    a sweep on another machine can tell a live run from a lost one."""
+    key = HEARTBEAT_KEY.format(run_id=run_id)
+    while True:
+        try:
+            instance.daemon_cursor_storage.set_cursor_values({key: f"{time.time():.3f}"})
+        except Exception as exc:  # a busy storage: the next beat, the lease is long
+            print(f"heartbeat not recorded: {type(exc).__name__}: {exc}", flush=True)
+        if stop.wait(every):
+            return
 
 
 def fail_lost_runs(
@@ -419,36 +487,79 @@ def fail_lost_runs(
     store: Store,
     key: str | None = None,
     runs: list[DagsterRun] | None = None,
+    *,
+    created_before: datetime | None = None,
+    lease_s: float = LEASE_S,
 ) -> list[str]:
-    """Mark failed the unfinished runs this launcher started (of connection `key`, or all;
-    or just `runs`) whose process is gone; each gets a connection log entry unless it
-    wrote one. Returns their ids."""
+    """Mark failed the unfinished runs this launcher started (of connection `key`, or all,
+    created before `created_before` when given; or just `runs`) whose process is gone;
+    each gets a connection log entry unless it wrote one. Returns their ids."""
     if runs is None:
         tags = {CONNECTION_TAG: key} if key is not None else {}
         runs = [
             r
-            for r in instance.get_runs(RunsFilter(tags=tags, statuses=_UNFINISHED))
+            for r in instance.get_runs(
+                RunsFilter(tags=tags, statuses=_UNFINISHED, created_before=created_before)
+            )
             if CONNECTION_TAG in r.tags
         ]
     failed = []
     for run in runs:
         if run.is_finished or not ({PROCESS_TAG, LAUNCHER_TAG} & set(run.tags)):
             continue
-        created = None
-        if PROCESS_TAG not in run.tags:
-            # Only a run no pull process took yet needs its age (read for every status poll).
+        created = heartbeat = None
+        token = run.tags.get(PROCESS_TAG)
+        remote = token is not None and _process_alive(token) is None
+        if token is None or remote:
+            # Only these need the run's age (read for every status poll).
             record = instance.get_run_record_by_id(run.run_id)
             created = record.create_timestamp.timestamp() if record is not None else None
-        reason = _lost_reason(run, created)
-        if reason is None:
-            continue
-        current = instance.get_run_by_id(run.run_id)
-        if current is None or current.is_finished:
-            continue
-        instance.report_run_failed(current, reason)
-        _log_lost(store, run.run_id, run.tags, reason)
-        failed.append(run.run_id)
+        if remote or (token is None and _process_alive(run.tags.get(LAUNCHER_TAG, "")) is None):
+            heartbeat = _heartbeat(instance, run.run_id)
+        reason = _lost_reason(run, created, heartbeat, lease_s)
+        if reason is not None and _fail_run(instance, store, run.run_id, reason):
+            failed.append(run.run_id)
     return failed
+
+
+def _fail_run(instance: DagsterInstance, store: Store, run_id: str, reason: str) -> bool:
+    """Mark an unfinished run failed for `reason`, with a connection log entry, once:
+    whoever else does it at the same time (a sweep, a status read in another worker, the
+    reaper) waits and then finds it finished, and what an interrupted attempt wrote is
+    completed, not written again. Returns whether this call ended the run.
+
+    Dagster records a run's end as an event (the run's log) and then sets its status;
+    a process killed between the two leaves the event with the run still unfinished, and
+    reporting the failure again would log a second one. So an end event already in the
+    log is applied instead. The connection log entry comes first: a process killed after
+    it leaves a run still unfinished, which the next attempt ends without another entry
+    (`_log_lost` writes none for a run that has one)."""
+    lock_path = Path(instance.root_directory) / "pull-launcher" / "lost-runs.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with filelock.FileLock(str(lock_path), timeout=LOST_LOCK_S):
+            run = instance.get_run_by_id(run_id)
+            if run is None or run.is_finished:
+                return False
+            ends = instance.all_logs(run_id, of_type=_RUN_ENDS)
+            end = ends[-1] if ends else None
+            event = end.dagster_event if end is not None else None
+            if end is None or event is None:
+                _log_lost(store, run_id, run.tags, reason)
+                instance.report_run_failed(run, reason)
+                return True
+            if event.event_type != DagsterEventType.RUN_SUCCESS:
+                _log_lost(store, run_id, run.tags, event.message or reason)
+            instance.run_storage.handle_run_event(
+                run_id, event, datetime_from_timestamp(end.timestamp)
+            )
+            return True
+    except filelock.Timeout:
+        return False  # another process is at it (and holds the lock past reason)
+
+
+#: Seconds a process waits for another that is failing a lost run (a few SQLite writes).
+LOST_LOCK_S = 30.0
 
 
 #: How long the start-up sweep retries a storage another process holds, in seconds.
@@ -467,19 +578,40 @@ def sweep_lost_runs(store: Store, retry_s: float = SWEEP_RETRY_S) -> list[str]:
     """At service start: open the instance (creating its storage when new) and fail the
     runs whose processes went with the last service run. Retries, with growing pauses,
     while SQLite says another process holds or is creating the storage; any other error,
-    or the same after `retry_s`, is raised."""
+    or the same after `retry_s`, is raised.
+
+    Only runs created before the sweep began are its business: a run created since is
+    one of this service run's (a first pull in the sweep's first seconds), left to the
+    status reads and pulls that fail lost runs as they go."""
+    began = datetime.now(UTC)
     deadline = time.monotonic() + retry_s
     pause = 0.2
     while True:
         try:
-            with DagsterInstance.get() as instance:
-                return fail_lost_runs(instance, store)
+            with open_instance() as instance:
+                return fail_lost_runs(instance, store, created_before=began)
         except OperationalError as error:
             if not _storage_busy(error) or time.monotonic() + pause > deadline:
                 raise
             print(f"Dagster's storage is busy ({error.orig}); again in {pause:.1f} s", flush=True)
             time.sleep(pause)
             pause = min(2 * pause, 5.0)
+
+
+def open_instance(home: Path | None = None) -> DagsterInstance:
+    """The Dagster instance at `home` (default `DAGSTER_HOME`), opened while holding the
+    home's setup lock: processes opening a new home together each create its SQLite
+    storage, and 7 openings in 18 (3 at a time) failed, some leaving a storage with two
+    alembic heads that no process could open again. The first opening creates the whole
+    storage, so later ones wait only for that (the lock is free once it exists)."""
+    if home is None:
+        configured = os.environ.get("DAGSTER_HOME")
+        if not configured:
+            raise RuntimeError("DAGSTER_HOME is not set")
+        home = Path(configured)
+    home.mkdir(parents=True, exist_ok=True)
+    with filelock.FileLock(str(home / ".cartonize-open.lock")):
+        return DagsterInstance.from_config(str(home))
 
 
 def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -> None:
@@ -606,13 +738,19 @@ def main(argv: list[str] | None = None) -> int:
         for run_id in sweep_lost_runs(Store.from_env()):
             print(f"pull run {run_id} had lost its process: marked failed", flush=True)
         return 0
-    instance = DagsterInstance.get()
+    instance = open_instance()
     run = instance.get_run_by_id(args[0])
     if run is None:
         print(f"no run {args[0]} in {os.environ.get('DAGSTER_HOME')}", file=sys.stderr)
         return 2
     instance.add_run_tags(run.run_id, {PROCESS_TAG: process_token()})
-    execute_run(_pull_job(), run, instance)
+    every = float(os.environ.get("CARTONIZE_PULL_HEARTBEAT_S") or HEARTBEAT_S)
+    stop = threading.Event()
+    threading.Thread(target=_beat, args=(instance, run.run_id, stop, every), daemon=True).start()
+    try:
+        execute_run(_pull_job(), run, instance)
+    finally:
+        stop.set()
     return 0
 
 
