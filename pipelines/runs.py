@@ -30,10 +30,8 @@ service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import multiprocessing
-import multiprocessing.forkserver
-import multiprocessing.process
 import os
 import socket
 import subprocess
@@ -44,7 +42,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,6 +59,7 @@ from dagster._core.storage.tags import PARTITION_NAME_TAG
 from dagster._time import datetime_from_timestamp
 from sqlalchemy.exc import OperationalError
 
+from pipelines.forks import ForkServer, ForkServerGone
 from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG, pull_trigger
 
 __all__ = [
@@ -302,23 +300,15 @@ class PullRuns:
         log_path = logs / f"{run_id}.log"
         log_path.write_bytes(b"")
         wait: Callable[[], int | None]
-        if _fork_server_ready():
+        server = _fork_server(env)
+        launched = None
+        if server is not None:
             # Forked from this process's fork server, which imported Dagster and the
             # pipelines once (a new interpreter spends 2-3 s of CPU importing them).
-            forked = _FORKS.Process(
-                target=_run_forked, args=(run_id, env, str(log_path)), name=f"pull {run_id}"
-            )
-            forked.start()
-            # A run outlives the process that launched it (a worker restarting must not
-            # wait for it at exit, as multiprocessing does for its children).
-            _children().discard(forked)
-            pid = forked.pid
-            assert pid is not None
-
-            def wait() -> int | None:
-                forked.join()
-                return forked.exitcode
-
+            with contextlib.suppress(ForkServerGone):  # (then as before the server)
+                launched = server.launch(run_id, env, log_path)
+        if launched is not None:
+            pid, wait = launched
         else:
             # The first pull of this process: the server is being started beside it
             # (its imports would otherwise hold up this request), so a new interpreter.
@@ -341,10 +331,8 @@ class PullRuns:
         """Wait for the run process; a run it left unfinished is marked failed, with a
         connection log entry (the console shows the log, not Dagster's)."""
         code = wait()
-        reason = (
-            f"the pull process exited with code {code} before the run finished; "
-            f"its output is in {log_path}"
-        )
+        ended = "exited" if code is None else f"exited with code {code}"
+        reason = f"the pull process {ended} before the run finished; its output is in {log_path}"
         _fail_run(self.instance, self.store, run_id, reason)
         if code == 0:
             log_path.unlink(missing_ok=True)
@@ -632,70 +620,20 @@ def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -
     )
 
 
-_FORKS = multiprocessing.get_context("forkserver")
-#: Run processes fork from a server process that imported these modules once: the
-#: pipelines with Dagster, and what opening the instance's SQLite storage and executing a
-#: run import lazily (0.5 s of CPU more per run otherwise). A name that stops existing is
-#: skipped by the server (tests/pipelines/test_pull_asset.py imports each).
-_PRELOAD = (
-    "pipelines.runs",
-    "pipelines.definitions",
-    "dagster._core.storage.sqlite_storage",
-    "dagster._core.storage.event_log.sqlite.sqlite_event_log",
-    "dagster._core.storage.runs.sqlite.sqlite_run_storage",
-    "dagster._core.storage.schedules.sqlite.sqlite_schedule_storage",
-    "dagster._core.execution.api",
-    "alembic.command",
-    "sqlalchemy.dialects.sqlite",
-    "fsspec.implementations.local",
-    "upath",
-    "dotenv",
-)
-
-
 _server_lock = threading.Lock()
-_server_started = threading.Event()
-_server_ready = threading.Event()
+#: This process's fork server (`pipelines.forks`), started at its first pull.
+_server: ForkServer | None = None
 
 
-def _fork_server_ready() -> bool:
-    """Whether this process's fork server is up; the first call starts it in a thread."""
+def _fork_server(env: Mapping[str, str]) -> ForkServer | None:
+    """This process's fork server once it has imported what runs need; None before. The
+    first call (or the first after the server went) starts it, in the background."""
+    global _server
     with _server_lock:
-        if not _server_started.is_set():
-            _server_started.set()
-            threading.Thread(target=_start_fork_server, daemon=True).start()
-    return _server_ready.is_set()
-
-
-def _start_fork_server() -> None:
-    _FORKS.set_forkserver_preload(list(_PRELOAD))
-    multiprocessing.forkserver.ensure_running()
-    _server_ready.set()
-
-
-def _children() -> set[BaseProcess]:
-    """multiprocessing's set of this process's children, which it joins at exit."""
-    children: set[BaseProcess] = getattr(multiprocessing.process, "_children")  # noqa: B009
-    return children
-
-
-def _run_forked(run_id: str, env: dict[str, str], log_path: str) -> None:
-    """A run process (forked from `_FORKS`' server): what `python -m pipelines.runs RUN_ID`
-    does, in the launching process's environment at launch, with its output in `log_path`,
-    in a session of its own (signals to the web server's process group do not reach it)."""
-    os.setsid()
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(ROOT)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    code = main([run_id])
-    if code:
-        sys.exit(code)
+        if _server is None or not _server.alive:
+            _server = ForkServer.start(env)
+            return None
+        return _server if _server.ready.is_set() else None
 
 
 @cache

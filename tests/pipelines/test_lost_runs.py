@@ -21,8 +21,8 @@ from cartonize.sync.connections import read_log
 from dagster import DagsterRun, DagsterRunStatus
 
 import pipelines.runs as runs_module
+from pipelines.forks import PRELOAD
 from pipelines.runs import (
-    _PRELOAD,
     LAUNCHER_TAG,
     PROCESS_TAG,
     PullRuns,
@@ -35,10 +35,8 @@ from tests.sync.third_party import ThirdPartyServer, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: A web worker's part: start a pull run, say its id, then wait to be killed. Run
-#: processes fork from a server that imports the launcher's main module, as
-#: multiprocessing does: the guard keeps that import from starting a run (gunicorn's
-#: script has one too).
+#: A web worker's part: start a pull run, say its id, then wait to be killed. (No
+#: `if __name__ == "__main__"` guard: the fork server imports nothing of the launcher.)
 LAUNCHER = textwrap.dedent(
     """
     import sys, time
@@ -46,12 +44,11 @@ LAUNCHER = textwrap.dedent(
     from cartonize.sync.connections import connection_by_id
     from pipelines.runs import PullRuns
 
-    if __name__ == "__main__":
-        data_dir, home, connection_id = sys.argv[1:4]
-        store = Store(data_dir)
-        runs = PullRuns(store, __import__("pathlib").Path(home))
-        print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
-        time.sleep(600)
+    data_dir, home, connection_id = sys.argv[1:4]
+    store = Store(data_dir)
+    runs = PullRuns(store, __import__("pathlib").Path(home))
+    print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
+    time.sleep(600)
     """
 )
 
@@ -328,7 +325,7 @@ def test_the_start_sweep_waits_out_a_locked_storage_and_fails_the_lost_run(
 def test_the_fork_server_preloads_modules_that_exist() -> None:
     # The server skips a name it cannot import: a rename in Dagster would silently cost
     # every run its import time again.
-    for name in _PRELOAD:
+    for name in PRELOAD:
         importlib.import_module(name)
 
 
@@ -356,14 +353,15 @@ def test_run_processes_fork_from_a_preloaded_server_with_the_launch_time_environ
     refused = runs.wait(runs.start(connection, "webhook"), 60)
     assert refused is not None and refused.status == "failure", refused
     assert refused.message is not None and "127.0.0.1" in refused.message, refused.message
-    assert runs_module._server_ready.wait(120), "the fork server did not start"
+    server = runs_module._server
+    assert server is not None and server.ready.wait(120), "the fork server did not start"
+    assert server.preloaded == list(PRELOAD)
     monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
     run_id = runs.start(connection, "webhook")
     run = runs.instance.get_run_by_id(run_id)
     assert run is not None
     pid = int(run.tags[PROCESS_TAG].split("|")[2])
-    assert "multiprocessing.forkserver" in _parent_command(pid)
-    assert "pipelines.runs" in _parent_command(pid)  # preloaded there
+    assert _parent_command(pid).endswith("-m pipelines.forks ")
     status = runs.wait(run_id, 60)
     assert status is not None and status.status == "success" and status.received == 3, status
 
@@ -376,12 +374,11 @@ EXITING_LAUNCHER = textwrap.dedent(
     from cartonize.sync.connections import connection_by_id
     from pipelines.runs import PullRuns
 
-    if __name__ == "__main__":
-        data_dir, home, connection_id = sys.argv[1:4]
-        store = Store(data_dir)
-        runs = PullRuns(store, __import__("pathlib").Path(home))
-        print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
-        sys.exit(0)
+    data_dir, home, connection_id = sys.argv[1:4]
+    store = Store(data_dir)
+    runs = PullRuns(store, __import__("pathlib").Path(home))
+    print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
+    sys.exit(0)
     """
 )
 
@@ -403,3 +400,51 @@ def test_a_launcher_exits_without_waiting_for_its_runs(
     token = run.tags[PROCESS_TAG]
     assert _process_alive(token) is True
     os.kill(int(token.split("|")[2]), signal.SIGKILL)
+
+
+#: A script (no `if __name__ == "__main__"` guard) that starts a pull, waits for its fork
+#: server, starts a second (forked from the server) and waits for both.
+UNGUARDED_LAUNCHER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    import pipelines.runs
+    from cartonize.store import Store
+    from cartonize.sync.connections import connection_by_id
+    from pipelines.runs import PullRuns
+
+    data_dir, home, connection_id = sys.argv[1:4]
+    store = Store(data_dir)
+    runs = PullRuns(store, Path(home))
+    connection = connection_by_id(store, int(connection_id))
+    first = runs.start(connection, "webhook")
+    print(runs.wait(first, 60).status, flush=True)
+    assert pipelines.runs._server.ready.wait(60)
+    second = runs.start(connection, "webhook")
+    print(runs.wait(second, 60).status, flush=True)
+    """
+)
+
+
+def test_a_script_without_a_main_guard_launches_pulls(
+    store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
+) -> None:
+    # multiprocessing's forkserver made each run process import the launching script as
+    # its main module: without a guard, each run ran the script again (more runs, more
+    # servers). The fork server now imports nothing of the launcher.
+    connection, _ = connect(store, account_id, third_party, n=3)
+    path = tmp_path / "unguarded.py"
+    path.write_text(UNGUARDED_LAUNCHER)
+    home = tmp_path / "dagster"
+    done = subprocess.run(
+        [sys.executable, str(path), str(store.data_dir), str(home), str(connection.id)],
+        cwd=ROOT,
+        env=_child_env(CARTONIZE_SYNC_ALLOW_NETWORKS="127.0.0.0/8"),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().split() == ["success", "success"]
+    time.sleep(1)  # what a re-run script would have started by now
+    assert len(PullRuns(store, home).instance.get_runs()) == 2
+    assert len(read_log(store, connection.id, limit=10, offset=0)) == 2
