@@ -9,10 +9,10 @@ Used by `GET /sync-api/{public_api_id}/webhook` and by the console's Trigger Web
 `start` creates a run of the `pull_connection` job (partition = the connection id) on the
 instance, so it shows in Dagster's UI with its logs like any other run, then executes it in a
 process of its own (what `python -m pipelines.runs RUN_ID` does, forked from a server process
-that imported Dagster and the pipelines once): the web worker is not blocked by the pull and
-a crash of the pull cannot take the worker down. That process is this module's own
-small run launcher; the instance's configured launcher (Celery, Kubernetes) serves runs the
-daemon launches, the scheduled ones (docs/sync-schedules.md).
+that imported Dagster and the pipelines once, `pipelines.forks`): the web worker is not
+blocked by the pull and a crash of the pull cannot take the worker down. That process is
+this module's own small run launcher; the instance's configured launcher (Celery,
+Kubernetes) serves runs the daemon launches, the scheduled ones (docs/sync-schedules.md).
 
 A run's figures come from the connection log entry it wrote (the store is the record of
 what was imported); its state from the Dagster run.
@@ -25,7 +25,11 @@ process that created it and the process that runs it (host, boot, pid and the pr
 start time, so a reused pid is not mistaken for it), and `fail_lost_runs` marks failed
 every unfinished run whose process is gone, with a connection log entry saying so. It
 runs when a pull of the connection is started, when a run's status is read, and once at
-service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`).
+service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`; only runs
+created before it began). A run whose processes are on another host (a shared
+DAGSTER_HOME) is lost when its run process's heartbeat has been silent for `LEASE_S`.
+Failing a run is idempotent and serialised between processes (`_fail_run`), and every
+process of ours opens the instance under the home's setup lock (`open_instance`).
 """
 
 from __future__ import annotations
