@@ -115,6 +115,8 @@ class ForkServer:
                 self._process.stdin.write(request.encode() + b"\n")
                 self._process.stdin.flush()
             except OSError as exc:
+                with contextlib.suppress(OSError):
+                    self._process.stdin.close()
                 raise ForkServerGone(f"the fork server has exited ({exc})") from exc
             answer = self._next_answer(LAUNCH_TIMEOUT_S)
         if "pid" not in answer:
@@ -175,6 +177,9 @@ class ForkServer:
             self._answered.notify_all()
         with self._exited:
             self._exited.notify_all()
+        with self._lock, contextlib.suppress(OSError):  # (a launch in progress has failed)
+            if self._process.stdin is not None:
+                self._process.stdin.close()
         self._process.wait()
 
 
