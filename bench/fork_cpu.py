@@ -1,4 +1,5 @@
-"""CPU per forked pull run process, and the fork server's own start-up CPU.
+"""CPU per forked pull run process, the fork server's own start-up CPU, and the memory
+of the launching process's helper processes (the server, and any resource tracker).
 
 Run from the repository root, each tree with its own PYTHONPATH (the script works on a
 tree without it too: pass its path), alternating trees:
@@ -44,6 +45,29 @@ def _server_times() -> tuple[float, float] | None:
     return None
 
 
+def _helpers_memory() -> list[str]:
+    """Resident, proportional and private memory of each child of this process."""
+    lines = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) != os.getpid():
+                continue
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            rows = (proc / "smaps_rollup").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        kb = {k: int(v.split()[0]) for k, v in (row.split(":", 1) for row in rows)}
+        private = kb["Private_Clean"] + kb["Private_Dirty"]
+        lines.append(
+            f"{kb['Rss'] / 1024:.0f} MB resident, {kb['Pss'] / 1024:.0f} MB proportional, "
+            f"{private / 1024:.0f} MB private: {command[:70]}"
+        )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=6)
@@ -64,6 +88,8 @@ def main() -> None:
             if pull == 0:
                 time.sleep(args.pause)
         time.sleep(3)  # the last run process reaped
+    for line in _helpers_memory():
+        print(line)
     times = _server_times()
     assert times is not None, "no fork server among this process's children"
     own, children = times

@@ -178,7 +178,7 @@ class PullRuns:
         """The Dagster instance (opened on first use)."""
         with self._lock:
             if self._instance is None:
-                self._instance = open_instance(configured_dagster_home(self.home))
+                self._instance = open_instance(self.home, configure=True)
             return self._instance
 
     def start(self, connection: Connection, trigger: PullTrigger = "webhook") -> str:
@@ -590,12 +590,14 @@ def sweep_lost_runs(store: Store, retry_s: float = SWEEP_RETRY_S) -> list[str]:
             pause = min(2 * pause, 5.0)
 
 
-def open_instance(home: Path | None = None) -> DagsterInstance:
+def open_instance(home: Path | None = None, *, configure: bool = False) -> DagsterInstance:
     """The Dagster instance at `home` (default `DAGSTER_HOME`), opened while holding the
     home's setup lock: processes opening a new home together each create its SQLite
     storage, and 7 openings in 18 (3 at a time) failed, some leaving a storage with two
     alembic heads that no process could open again. The first opening creates the whole
-    storage, so later ones wait only for that (the lock is free once it exists)."""
+    storage, so later ones wait only for that (the lock is free once it exists). With
+    `configure`, a home without a dagster.yaml gets ours first (under the lock too, so no
+    opener reads it half written)."""
     if home is None:
         configured = os.environ.get("DAGSTER_HOME")
         if not configured:
@@ -603,6 +605,8 @@ def open_instance(home: Path | None = None) -> DagsterInstance:
         home = Path(configured)
     home.mkdir(parents=True, exist_ok=True)
     with filelock.FileLock(str(home / ".cartonize-open.lock")):
+        if configure:
+            configured_dagster_home(home)
         return DagsterInstance.from_config(str(home))
 
 
