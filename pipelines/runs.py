@@ -518,7 +518,7 @@ def _fail_run(instance: DagsterInstance, store: Store, run_id: str, reason: str)
     """Mark an unfinished run failed for `reason`, with a connection log entry, once:
     whoever else does it at the same time (a sweep, a status read in another worker, the
     reaper) waits and then finds it finished, and what an interrupted attempt wrote is
-    completed, not written again. Returns whether this call ended the run.
+    completed, not written again. Returns whether this call failed the run.
 
     Dagster records a run's end as an event (the run's log) and then sets its status;
     a process killed between the two leaves the event with the run still unfinished, and
@@ -540,12 +540,13 @@ def _fail_run(instance: DagsterInstance, store: Store, run_id: str, reason: str)
                 _log_lost(store, run_id, run.tags, reason)
                 instance.report_run_failed(run, reason)
                 return True
-            if event.event_type != DagsterEventType.RUN_SUCCESS:
+            failed = event.event_type != DagsterEventType.RUN_SUCCESS
+            if failed:
                 _log_lost(store, run_id, run.tags, event.message or reason)
             instance.run_storage.handle_run_event(
                 run_id, event, datetime_from_timestamp(end.timestamp)
             )
-            return True
+            return failed
     except filelock.Timeout:
         return False  # another process is at it (and holds the lock past reason)
 

@@ -145,11 +145,42 @@ def test_a_sweep_interrupted_after_recording_the_failure_does_not_record_a_secon
     # the two left the run unfinished, and the next sweep recorded a second failure.
     instance = open_instance(tmp_path / "dagster")
     run_id = _lost_run(instance, connection_id)
+    # What the killed sweep had written: the event, not the status.
+    _record_end(instance, run_id, DagsterEventType.RUN_FAILURE)
+    assert fail_lost_runs(instance, store) == [run_id]
+    assert _failures(instance, run_id) == 1
+    done = instance.get_run_by_id(run_id)
+    assert done is not None and done.status == DagsterRunStatus.FAILURE
+    (entry,) = read_log(store, connection_id, limit=10, offset=0)
+    assert entry.messages[0].endswith(
+        "the pull process ended before its run finished; it wrote nothing. Start the pull "
+        "again, or wait for the next scheduled one"
+    )
+    assert fail_lost_runs(instance, store) == []
+    assert _failures(instance, run_id) == 1
+
+
+def test_a_run_whose_success_was_recorded_but_not_applied_is_not_failed(
+    store: Store, connection_id: int, tmp_path: Path
+) -> None:
+    # The same interruption in the run process itself, after its success event.
+    instance = open_instance(tmp_path / "dagster")
+    run_id = _lost_run(instance, connection_id)
+    _record_end(instance, run_id, DagsterEventType.RUN_SUCCESS)
+    assert fail_lost_runs(instance, store) == []
+    run = instance.get_run_by_id(run_id)
+    assert run is not None and run.status == DagsterRunStatus.SUCCESS
+    assert _failures(instance, run_id) == 0
+    assert read_log(store, connection_id, limit=10, offset=0) == []
+
+
+def _record_end(instance: DagsterInstance, run_id: str, kind: DagsterEventType) -> None:
+    """Store a run-ending event in the run's log without applying it to the run's status,
+    as a process killed between the two steps of Dagster's `handle_new_event` leaves it."""
     run = instance.get_run_by_id(run_id)
     assert run is not None
-    # What the killed sweep had written: the event, not the status.
     event = DagsterEvent(
-        event_type_value=DagsterEventType.RUN_FAILURE.value,
+        event_type_value=kind.value,
         job_name=run.job_name,
         message="the pull process ended before its run finished",
     )
@@ -164,18 +195,8 @@ def test_a_sweep_interrupted_after_recording_the_failure_does_not_record_a_secon
             job_name=run.job_name,
         )
     )
-    assert not (instance.get_run_by_id(run_id) or run).is_finished
-    assert fail_lost_runs(instance, store) == [run_id]
-    assert _failures(instance, run_id) == 1
-    done = instance.get_run_by_id(run_id)
-    assert done is not None and done.status == DagsterRunStatus.FAILURE
-    (entry,) = read_log(store, connection_id, limit=10, offset=0)
-    assert entry.messages[0].endswith(
-        "the pull process ended before its run finished; it wrote nothing. Start the pull "
-        "again, or wait for the next scheduled one"
-    )
-    assert fail_lost_runs(instance, store) == []
-    assert _failures(instance, run_id) == 1
+    current = instance.get_run_by_id(run_id)
+    assert current is not None and not current.is_finished
 
 
 def test_sweeps_at_once_fail_each_lost_run_once(
