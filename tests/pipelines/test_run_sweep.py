@@ -205,8 +205,10 @@ def test_sweeps_at_once_fail_each_lost_run_once(
     # Status reads in two workers (or one and the start-up sweep) each judged a run lost
     # and each reported it: two failure events and, at worst, two log entries.
     home = tmp_path / "dagster"
-    runs = [_lost_run(open_instance(home), connection_id) for _ in range(6)]
-    start = threading.Barrier(4)
+    token = _dead_token()
+    first = open_instance(home)
+    runs = [_lost_run(first, connection_id, token) for _ in range(4)]
+    start = threading.Barrier(3)
     failed: list[str] = []
 
     def sweep() -> None:
@@ -214,14 +216,13 @@ def test_sweeps_at_once_fail_each_lost_run_once(
         start.wait()
         failed.extend(fail_lost_runs(instance, store))
 
-    threads = [threading.Thread(target=sweep) for _ in range(4)]
+    threads = [threading.Thread(target=sweep) for _ in range(3)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
     assert sorted(failed) == sorted(runs)
-    instance = open_instance(home)
-    assert [_failures(instance, run_id) for run_id in runs] == [1] * 6
+    assert [_failures(first, run_id) for run_id in runs] == [1] * 4
     entries = read_log(store, connection_id, limit=20, offset=0)
     assert sorted(e.run_id for e in entries if e.run_id) == sorted(runs)
 
