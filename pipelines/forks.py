@@ -234,6 +234,7 @@ def serve(preload: Sequence[str] = PRELOAD) -> int:
     selector = selectors.DefaultSelector()
     selector.register(requests, selectors.EVENT_READ)
     selector.register(wake_r, selectors.EVENT_READ)
+    own.append(selector.fileno())  # (a run process closes it with the rest)
     pending = b""
     open_ = True
     while open_:
