@@ -16,9 +16,9 @@ the row_key (400 `Invalid row_key format`); then the write, which is one transac
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import falcon
@@ -37,7 +37,7 @@ from cartonize.sync.writes import (
     Guard,
     WriteMode,
     WriteResult,
-    log_result,
+    log_refusal,
     none_usable,
     write_batch,
 )
@@ -163,53 +163,63 @@ class SyncRestResource:
         trigger: Trigger = f"rest {method}"  # type: ignore[assignment]
         mode = _mode(method, connection, row_key)
         now = self._clock()
+        refusal: str | None = None
         try:
             conversions = Conversions.parse(
                 req.get_param("dim_conv") or req.get_header("X-Service-Dim-Conv") or None,
                 req.get_param("weight_conv") or req.get_header("X-Service-Weight-Conv") or None,
             )
         except ValueError as exc:
-            result = _refuse(self._store, connection, trigger, now, len(payload), str(exc))
+            refusal = str(exc)
         else:
-            conversions_of_connection = not (conversions.dim or conversions.weight)
-            if conversions_of_connection:
-                conversions = connection.conversions
             if method == "PUT" and single:
-                result = _refuse(
-                    self._store,
-                    connection,
-                    trigger,
-                    now,
-                    len(payload),
-                    "PUT needs an array of complete objects as payload",
-                )
-            else:
-                batch = map_records(
-                    payload, connection.schema_map, connection.resource_type, conversions
-                )
-                refused = none_usable(connection, batch) if mode == "overwrite" else None
-                if refused is not None:
-                    # Written, it would empty the resource and call that a success. A
-                    # failure, answered as the spec's write table answers one: 200 with
-                    # status failure (clients check status), details in the log.
-                    log_result(self._store, connection, refused, trigger=trigger, now=now)
-                    _answer(resp, 200, _result_body(method, refused))
-                    return
-                result = write_batch(
-                    self._store,
-                    connection,
-                    batch,
-                    mode,
-                    trigger=trigger,
-                    now=now,
-                    row_key=row_key,
-                    guard=_prepared_with(
-                        connection, uses_its_conversions=conversions_of_connection
-                    ),
-                )
-                if self._refused_by_guard(resp, connection, result):
-                    return
-        _answer(resp, 200, _result_body(method, result))
+                refusal = "PUT needs an array of complete objects as payload"
+        if refusal is not None:
+            # Refused before the write, whatever the connection's settings, so its
+            # transaction checks only what any request is checked for first (the secret,
+            # the connection, the plan); logged against the Resource to Update, answered
+            # naming no resource.
+            refused = WriteResult(
+                "failure", connection.resource_to_update, received=len(payload), messages=[refusal]
+            )
+            result = log_refusal(
+                self._store,
+                connection,
+                refused,
+                trigger=trigger,
+                now=now,
+                guard=_secret_of(connection),
+            )
+            if not self._refused_by_guard(resp, connection, result):
+                answer = dataclasses.replace(result, resource_id=None)
+                _answer(resp, 200, _result_body(method, answer))
+            return
+        conversions_of_connection = not (conversions.dim or conversions.weight)
+        if conversions_of_connection:
+            conversions = connection.conversions
+        guard = _prepared_with(connection, uses_its_conversions=conversions_of_connection)
+        batch = map_records(payload, connection.schema_map, connection.resource_type, conversions)
+        refused_all = none_usable(connection, batch) if mode == "overwrite" else None
+        if refused_all is not None:
+            # Written, it would empty the resource and call that a success. A failure,
+            # answered as the spec's write table answers one: 200 with status failure
+            # (clients check status), details in the log.
+            result = log_refusal(
+                self._store, connection, refused_all, trigger=trigger, now=now, guard=guard
+            )
+        else:
+            result = write_batch(
+                self._store,
+                connection,
+                batch,
+                mode,
+                trigger=trigger,
+                now=now,
+                row_key=row_key,
+                guard=guard,
+            )
+        if not self._refused_by_guard(resp, connection, result):
+            _answer(resp, 200, _result_body(method, result))
 
     def _refused_by_guard(
         self, resp: falcon.Response, connection: Connection, result: WriteResult
@@ -261,6 +271,16 @@ def _prepared_with(prepared: Connection, *, uses_its_conversions: bool) -> Guard
     return changed
 
 
+def _secret_of(prepared: Connection) -> Guard:
+    """The guard of a REST write refused whatever the connection's settings: only a
+    regenerated secret changes its answer (401, as for a write)."""
+
+    def changed(current: Connection) -> list[str]:
+        return [SECRET_SETTING] if current.secret_hash != prepared.secret_hash else []
+
+    return changed
+
+
 def _mode(method: str, connection: Connection, row_key: list[str] | None) -> WriteMode:
     if method == "POST" and connection.resource_to_update is None:
         return "create"
@@ -308,23 +328,6 @@ def _parse_body(raw: bytes) -> tuple[list[Any], Any, bool] | None:
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         return None
     return records, body.get("row_key"), single
-
-
-def _refuse(
-    store: Store,
-    connection: Connection,
-    trigger: Trigger,
-    now: datetime,
-    received: int,
-    reason: str,
-) -> WriteResult:
-    """Log a write refused before it started (against the Resource to Update); the answer
-    is a failure naming no resource."""
-    logged = WriteResult(
-        "failure", connection.resource_to_update, received=received, messages=[reason]
-    )
-    log_result(store, connection, logged, trigger=trigger, now=now)
-    return WriteResult("failure", None, received=received, messages=[reason])
 
 
 def _result_body(method: str, result: WriteResult) -> dict[str, Any]:

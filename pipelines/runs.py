@@ -9,10 +9,10 @@ Used by `GET /sync-api/{public_api_id}/webhook` and by the console's Trigger Web
 `start` creates a run of the `pull_connection` job (partition = the connection id) on the
 instance, so it shows in Dagster's UI with its logs like any other run, then executes it in a
 process of its own (what `python -m pipelines.runs RUN_ID` does, forked from a server process
-that imported Dagster and the pipelines once): the web worker is not blocked by the pull and
-a crash of the pull cannot take the worker down. That process is this module's own
-small run launcher; the instance's configured launcher (Celery, Kubernetes) serves runs the
-daemon launches, the scheduled ones (docs/sync-schedules.md).
+that imported Dagster and the pipelines once, `pipelines.forks`): the web worker is not
+blocked by the pull and a crash of the pull cannot take the worker down. That process is
+this module's own small run launcher; the instance's configured launcher (Celery,
+Kubernetes) serves runs the daemon launches, the scheduled ones (docs/sync-schedules.md).
 
 A run's figures come from the connection log entry it wrote (the store is the record of
 what was imported); its state from the Dagster run.
@@ -25,15 +25,17 @@ process that created it and the process that runs it (host, boot, pid and the pr
 start time, so a reused pid is not mistaken for it), and `fail_lost_runs` marks failed
 every unfinished run whose process is gone, with a connection log entry saying so. It
 runs when a pull of the connection is started, when a run's status is read, and once at
-service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`).
+service start (`python -m pipelines.runs --fail-lost`, from `cartonize.serve`; only runs
+created before it began). A run whose processes are on another host (a shared
+DAGSTER_HOME) is lost when its run process's heartbeat has been silent for `LEASE_S`.
+Failing a run is idempotent and serialised between processes (`_fail_run`), and every
+process of ours opens the instance under the home's setup lock (`open_instance`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import multiprocessing
-import multiprocessing.forkserver
-import multiprocessing.process
 import os
 import socket
 import subprocess
@@ -44,10 +46,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Literal
 
+import filelock
 from cartonize.serve import configured_dagster_home, dagster_home
 from cartonize.store import Store
 from cartonize.sync.catalog import PullTrigger
@@ -58,8 +60,10 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunSta
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._core.execution.api import execute_run
 from dagster._core.storage.tags import PARTITION_NAME_TAG
+from dagster._time import datetime_from_timestamp
 from sqlalchemy.exc import OperationalError
 
+from pipelines.forks import ForkServer, ForkServerGone
 from pipelines.pulls import LOCK_MARGIN_S, PARTITIONS, PULL_JOB, TRIGGER_TAG, pull_trigger
 
 __all__ = [
@@ -69,6 +73,7 @@ __all__ = [
     "PullRuns",
     "PullStatus",
     "fail_lost_runs",
+    "open_instance",
     "process_token",
     "sweep_lost_runs",
 ]
@@ -84,6 +89,13 @@ PROCESS_TAG = "cartonize/process"
 #: Seconds a run may show no run process before a gone launcher counts as losing it: the
 #: run process tags itself once Python and Dagster are imported (2-5 s under load).
 START_GRACE_S = 60.0
+#: Seconds between a run process's heartbeats (`CARTONIZE_PULL_HEARTBEAT_S` overrides).
+HEARTBEAT_S = 30.0
+#: A run whose processes this machine cannot see (another host's) is lost once its last
+#: heartbeat, or its creation before the first, is this many seconds old.
+LEASE_S = 600.0
+#: Key of a run's last heartbeat (a UNIX time) in the instance's key-value store.
+HEARTBEAT_KEY = "cartonize/pull-heartbeat/{run_id}"
 
 #: Run states in which a run may still pull (or be about to).
 _UNFINISHED = [
@@ -92,6 +104,13 @@ _UNFINISHED = [
     DagsterRunStatus.STARTING,
     DagsterRunStatus.STARTED,
 ]
+
+#: Events that end a run, as Dagster records them before it updates the run's status.
+_RUN_ENDS = {
+    DagsterEventType.RUN_SUCCESS,
+    DagsterEventType.RUN_FAILURE,
+    DagsterEventType.RUN_CANCELED,
+}
 
 _STATES: dict[DagsterRunStatus, RunState] = {
     DagsterRunStatus.QUEUED: "queued",
@@ -159,9 +178,7 @@ class PullRuns:
         """The Dagster instance (opened on first use)."""
         with self._lock:
             if self._instance is None:
-                self._instance = DagsterInstance.from_config(
-                    str(configured_dagster_home(self.home))
-                )
+                self._instance = open_instance(self.home, configure=True)
             return self._instance
 
     def start(self, connection: Connection, trigger: PullTrigger = "webhook") -> str:
@@ -287,23 +304,15 @@ class PullRuns:
         log_path = logs / f"{run_id}.log"
         log_path.write_bytes(b"")
         wait: Callable[[], int | None]
-        if _fork_server_ready():
+        server = _fork_server(env)
+        launched = None
+        if server is not None:
             # Forked from this process's fork server, which imported Dagster and the
             # pipelines once (a new interpreter spends 2-3 s of CPU importing them).
-            forked = _FORKS.Process(
-                target=_run_forked, args=(run_id, env, str(log_path)), name=f"pull {run_id}"
-            )
-            forked.start()
-            # A run outlives the process that launched it (a worker restarting must not
-            # wait for it at exit, as multiprocessing does for its children).
-            _children().discard(forked)
-            pid = forked.pid
-            assert pid is not None
-
-            def wait() -> int | None:
-                forked.join()
-                return forked.exitcode
-
+            with contextlib.suppress(ForkServerGone):  # (then as before the server)
+                launched = server.launch(run_id, env, log_path)
+        if launched is not None:
+            pid, wait = launched
         else:
             # The first pull of this process: the server is being started beside it
             # (its imports would otherwise hold up this request), so a new interpreter.
@@ -326,15 +335,10 @@ class PullRuns:
         """Wait for the run process; a run it left unfinished is marked failed, with a
         connection log entry (the console shows the log, not Dagster's)."""
         code = wait()
-        run = self.instance.get_run_by_id(run_id)
-        if run is not None and not run.is_finished:
-            reason = (
-                f"the pull process exited with code {code} before the run finished; "
-                f"its output is in {log_path}"
-            )
-            self.instance.report_run_failed(run, reason)
-            _log_lost(self.store, run_id, run.tags, reason)
-        elif code == 0:
+        ended = "exited" if code is None else f"exited with code {code}"
+        reason = f"the pull process {ended} before the run finished; its output is in {log_path}"
+        _fail_run(self.instance, self.store, run_id, reason)
+        if code == 0:
             log_path.unlink(missing_ok=True)
 
 
@@ -395,13 +399,24 @@ def _boot_id() -> str:
         return ""
 
 
-def _lost_reason(run: DagsterRun, created: float | None) -> str | None:
-    """Why an unfinished run of this launcher can no longer finish, or None."""
+def _lost_reason(
+    run: DagsterRun,
+    created: float | None,
+    heartbeat: float | None = None,
+    lease_s: float = LEASE_S,
+) -> str | None:
+    """Why an unfinished run of this launcher can no longer finish, or None.
+
+    `created` and `heartbeat` (UNIX times) are read only for a run whose processes this
+    machine cannot see (another host's), and for a run no pull process took yet."""
     token = run.tags.get(PROCESS_TAG)
     launcher = run.tags.get(LAUNCHER_TAG)
     if token:
+        alive = _process_alive(token)
+        if alive is None:
+            return _lease_lapsed(token, created, heartbeat, lease_s)
         # While the launcher lives, its reaper reports the run with the exit code.
-        if _process_alive(token) is False and not (launcher and _process_alive(launcher)):
+        if alive is False and not (launcher and _process_alive(launcher)):
             pid = token.split("|")[2]
             return (
                 f"the pull process (pid {pid}) ended before its run finished (killed, or out "
@@ -409,9 +424,54 @@ def _lost_reason(run: DagsterRun, created: float | None) -> str | None:
             )
         return None
     young = created is not None and time.time() - created < START_GRACE_S
-    if launcher and not young and _process_alive(launcher) is False:
+    if not launcher or young:
+        return None
+    alive = _process_alive(launcher)
+    if alive is None:
+        return _lease_lapsed(launcher, created, heartbeat, lease_s)
+    if alive is False:
         return "the service process that created the run ended before the pull process started"
     return None
+
+
+def _lease_lapsed(
+    token: str, created: float | None, heartbeat: float | None, lease_s: float
+) -> str | None:
+    """Why a run on another machine counts as lost: no sign of life (its last heartbeat,
+    or its creation before the first) for `lease_s` seconds; else None."""
+    signs = [t for t in (created, heartbeat) if t is not None]
+    if not signs:
+        return None
+    silent = time.time() - max(signs)
+    if silent < lease_s:
+        return None
+    return (
+        f"its process on {token.split('|')[0]} gave no sign of life for {silent:.0f} s "
+        f"(a running pull's process says it runs every {HEARTBEAT_S:.0f} s)"
+    )
+
+
+def _heartbeat(instance: DagsterInstance, run_id: str) -> float | None:
+    """The UNIX time of the run process's last heartbeat, or None."""
+    key = HEARTBEAT_KEY.format(run_id=run_id)
+    value = instance.daemon_cursor_storage.get_cursor_values({key}).get(key)
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _beat(instance: DagsterInstance, run_id: str, stop: threading.Event, every: float) -> None:
+    """The run process's heartbeat: its time in the key-value store every `every` s, so
+    a sweep on another machine can tell a live run from a lost one."""
+    key = HEARTBEAT_KEY.format(run_id=run_id)
+    while True:
+        try:
+            instance.daemon_cursor_storage.set_cursor_values({key: f"{time.time():.3f}"})
+        except Exception as exc:  # a busy storage: the next beat, the lease is long
+            print(f"heartbeat not recorded: {type(exc).__name__}: {exc}", flush=True)
+        if stop.wait(every):
+            return
 
 
 def fail_lost_runs(
@@ -419,36 +479,80 @@ def fail_lost_runs(
     store: Store,
     key: str | None = None,
     runs: list[DagsterRun] | None = None,
+    *,
+    created_before: datetime | None = None,
+    lease_s: float = LEASE_S,
 ) -> list[str]:
-    """Mark failed the unfinished runs this launcher started (of connection `key`, or all;
-    or just `runs`) whose process is gone; each gets a connection log entry unless it
-    wrote one. Returns their ids."""
+    """Mark failed the unfinished runs this launcher started (of connection `key`, or all,
+    created before `created_before` when given; or just `runs`) whose process is gone;
+    each gets a connection log entry unless it wrote one. Returns their ids."""
     if runs is None:
         tags = {CONNECTION_TAG: key} if key is not None else {}
         runs = [
             r
-            for r in instance.get_runs(RunsFilter(tags=tags, statuses=_UNFINISHED))
+            for r in instance.get_runs(
+                RunsFilter(tags=tags, statuses=_UNFINISHED, created_before=created_before)
+            )
             if CONNECTION_TAG in r.tags
         ]
     failed = []
     for run in runs:
         if run.is_finished or not ({PROCESS_TAG, LAUNCHER_TAG} & set(run.tags)):
             continue
-        created = None
-        if PROCESS_TAG not in run.tags:
-            # Only a run no pull process took yet needs its age (read for every status poll).
+        created = heartbeat = None
+        token = run.tags.get(PROCESS_TAG)
+        remote = token is not None and _process_alive(token) is None
+        if token is None or remote:
+            # Only these need the run's age (read for every status poll).
             record = instance.get_run_record_by_id(run.run_id)
             created = record.create_timestamp.timestamp() if record is not None else None
-        reason = _lost_reason(run, created)
-        if reason is None:
-            continue
-        current = instance.get_run_by_id(run.run_id)
-        if current is None or current.is_finished:
-            continue
-        instance.report_run_failed(current, reason)
-        _log_lost(store, run.run_id, run.tags, reason)
-        failed.append(run.run_id)
+        if remote or (token is None and _process_alive(run.tags.get(LAUNCHER_TAG, "")) is None):
+            heartbeat = _heartbeat(instance, run.run_id)
+        reason = _lost_reason(run, created, heartbeat, lease_s)
+        if reason is not None and _fail_run(instance, store, run.run_id, reason):
+            failed.append(run.run_id)
     return failed
+
+
+def _fail_run(instance: DagsterInstance, store: Store, run_id: str, reason: str) -> bool:
+    """Mark an unfinished run failed for `reason`, with a connection log entry, once:
+    whoever else does it at the same time (a sweep, a status read in another worker, the
+    reaper) waits and then finds it finished, and what an interrupted attempt wrote is
+    completed, not written again. Returns whether this call failed the run.
+
+    Dagster records a run's end as an event (the run's log) and then sets its status;
+    a process killed between the two leaves the event with the run still unfinished, and
+    reporting the failure again would log a second one. So an end event already in the
+    log is applied instead. The connection log entry comes first: a process killed after
+    it leaves a run still unfinished, which the next attempt ends without another entry
+    (`_log_lost` writes none for a run that has one)."""
+    lock_path = Path(instance.root_directory) / "pull-launcher" / "lost-runs.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with filelock.FileLock(str(lock_path), timeout=LOST_LOCK_S):
+            run = instance.get_run_by_id(run_id)
+            if run is None or run.is_finished:
+                return False
+            ends = instance.all_logs(run_id, of_type=_RUN_ENDS)
+            end = ends[-1] if ends else None
+            event = end.dagster_event if end is not None else None
+            if end is None or event is None:
+                _log_lost(store, run_id, run.tags, reason)
+                instance.report_run_failed(run, reason)
+                return True
+            failed = event.event_type != DagsterEventType.RUN_SUCCESS
+            if failed:
+                _log_lost(store, run_id, run.tags, event.message or reason)
+            instance.run_storage.handle_run_event(
+                run_id, event, datetime_from_timestamp(end.timestamp)
+            )
+            return failed
+    except filelock.Timeout:
+        return False  # another process is at it (and holds the lock past reason)
+
+
+#: Seconds a process waits for another that is failing a lost run (a few SQLite writes).
+LOST_LOCK_S = 30.0
 
 
 #: How long the start-up sweep retries a storage another process holds, in seconds.
@@ -467,19 +571,44 @@ def sweep_lost_runs(store: Store, retry_s: float = SWEEP_RETRY_S) -> list[str]:
     """At service start: open the instance (creating its storage when new) and fail the
     runs whose processes went with the last service run. Retries, with growing pauses,
     while SQLite says another process holds or is creating the storage; any other error,
-    or the same after `retry_s`, is raised."""
+    or the same after `retry_s`, is raised.
+
+    Only runs created before the sweep began are its business: a run created since is
+    one of this service run's (a first pull in the sweep's first seconds), left to the
+    status reads and pulls that fail lost runs as they go."""
+    began = datetime.now(UTC)
     deadline = time.monotonic() + retry_s
     pause = 0.2
     while True:
         try:
-            with DagsterInstance.get() as instance:
-                return fail_lost_runs(instance, store)
+            with open_instance() as instance:
+                return fail_lost_runs(instance, store, created_before=began)
         except OperationalError as error:
             if not _storage_busy(error) or time.monotonic() + pause > deadline:
                 raise
             print(f"Dagster's storage is busy ({error.orig}); again in {pause:.1f} s", flush=True)
             time.sleep(pause)
             pause = min(2 * pause, 5.0)
+
+
+def open_instance(home: Path | None = None, *, configure: bool = False) -> DagsterInstance:
+    """The Dagster instance at `home` (default `DAGSTER_HOME`), opened while holding the
+    home's setup lock: processes opening a new home together each create its SQLite
+    storage, and 7 openings in 18 (3 at a time) failed, some leaving a storage with two
+    alembic heads that no process could open again. The first opening creates the whole
+    storage, so later ones wait only for that (the lock is free once it exists). With
+    `configure`, a home without a dagster.yaml gets ours first (under the lock too, so no
+    opener reads it half written)."""
+    if home is None:
+        configured = os.environ.get("DAGSTER_HOME")
+        if not configured:
+            raise RuntimeError("DAGSTER_HOME is not set")
+        home = Path(configured)
+    home.mkdir(parents=True, exist_ok=True)
+    with filelock.FileLock(str(home / ".cartonize-open.lock")):
+        if configure:
+            configured_dagster_home(home)
+        return DagsterInstance.from_config(str(home))
 
 
 def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -> None:
@@ -500,70 +629,20 @@ def _log_lost(store: Store, run_id: str, tags: Mapping[str, str], reason: str) -
     )
 
 
-_FORKS = multiprocessing.get_context("forkserver")
-#: Run processes fork from a server process that imported these modules once: the
-#: pipelines with Dagster, and what opening the instance's SQLite storage and executing a
-#: run import lazily (0.5 s of CPU more per run otherwise). A name that stops existing is
-#: skipped by the server (tests/pipelines/test_pull_asset.py imports each).
-_PRELOAD = (
-    "pipelines.runs",
-    "pipelines.definitions",
-    "dagster._core.storage.sqlite_storage",
-    "dagster._core.storage.event_log.sqlite.sqlite_event_log",
-    "dagster._core.storage.runs.sqlite.sqlite_run_storage",
-    "dagster._core.storage.schedules.sqlite.sqlite_schedule_storage",
-    "dagster._core.execution.api",
-    "alembic.command",
-    "sqlalchemy.dialects.sqlite",
-    "fsspec.implementations.local",
-    "upath",
-    "dotenv",
-)
-
-
 _server_lock = threading.Lock()
-_server_started = threading.Event()
-_server_ready = threading.Event()
+#: This process's fork server (`pipelines.forks`), started at its first pull.
+_server: ForkServer | None = None
 
 
-def _fork_server_ready() -> bool:
-    """Whether this process's fork server is up; the first call starts it in a thread."""
+def _fork_server(env: Mapping[str, str]) -> ForkServer | None:
+    """This process's fork server once it has imported what runs need; None before. The
+    first call (or the first after the server went) starts it, in the background."""
+    global _server
     with _server_lock:
-        if not _server_started.is_set():
-            _server_started.set()
-            threading.Thread(target=_start_fork_server, daemon=True).start()
-    return _server_ready.is_set()
-
-
-def _start_fork_server() -> None:
-    _FORKS.set_forkserver_preload(list(_PRELOAD))
-    multiprocessing.forkserver.ensure_running()
-    _server_ready.set()
-
-
-def _children() -> set[BaseProcess]:
-    """multiprocessing's set of this process's children, which it joins at exit."""
-    children: set[BaseProcess] = getattr(multiprocessing.process, "_children")  # noqa: B009
-    return children
-
-
-def _run_forked(run_id: str, env: dict[str, str], log_path: str) -> None:
-    """A run process (forked from `_FORKS`' server): what `python -m pipelines.runs RUN_ID`
-    does, in the launching process's environment at launch, with its output in `log_path`,
-    in a session of its own (signals to the web server's process group do not reach it)."""
-    os.setsid()
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(ROOT)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    code = main([run_id])
-    if code:
-        sys.exit(code)
+        if _server is None or not _server.alive:
+            _server = ForkServer.start(env)
+            return None
+        return _server if _server.ready.is_set() else None
 
 
 @cache
@@ -606,13 +685,19 @@ def main(argv: list[str] | None = None) -> int:
         for run_id in sweep_lost_runs(Store.from_env()):
             print(f"pull run {run_id} had lost its process: marked failed", flush=True)
         return 0
-    instance = DagsterInstance.get()
+    instance = open_instance()
     run = instance.get_run_by_id(args[0])
     if run is None:
         print(f"no run {args[0]} in {os.environ.get('DAGSTER_HOME')}", file=sys.stderr)
         return 2
     instance.add_run_tags(run.run_id, {PROCESS_TAG: process_token()})
-    execute_run(_pull_job(), run, instance)
+    every = float(os.environ.get("CARTONIZE_PULL_HEARTBEAT_S") or HEARTBEAT_S)
+    stop = threading.Event()
+    threading.Thread(target=_beat, args=(instance, run.run_id, stop, every), daemon=True).start()
+    try:
+        execute_run(_pull_job(), run, instance)
+    finally:
+        stop.set()
     return 0
 
 

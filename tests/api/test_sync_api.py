@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from cartonize.store import Store
+from cartonize.sync.connections import read_log
 
 from tests.api.library_setup import ITEM_MAP, Plan, item, make_plan
 
@@ -744,6 +745,93 @@ def test_a_connection_edited_while_a_rest_write_is_prepared_gets_no_write(
             assert (again.status_code, again.json["status"]) == (200, "success"), again.text
     else:
         assert result.json["error"] == ("Forbidden" if status == 403 else "Unauthorized")
+
+
+#: Edits injected while a REST write that is refused before writing is prepared, and the
+#: answer each then gets: every record rejected (judged with the Schema Map and for the
+#: Resource to Update the edit replaced: 409, as for a write), or a bad conversion
+#: parameter (refused whatever the settings: only the secret, the connection and the
+#: plan change its answer).
+EDITS_DURING_A_REFUSAL = {
+    ("rejected", "retarget"): (409, "Resource to Update"),
+    ("rejected", "schema map"): (409, "Schema Map"),
+    ("rejected", "regenerate secret"): (401, None),
+    ("rejected", "delete"): (401, None),
+    ("rejected", "downgrade"): (403, None),
+    ("bad parameter", "retarget"): (200, None),
+    ("bad parameter", "regenerate secret"): (401, None),
+    ("bad parameter", "delete"): (401, None),
+    ("bad parameter", "downgrade"): (403, None),
+}
+
+
+@pytest.mark.parametrize(("refusal", "edit"), list(EDITS_DURING_A_REFUSAL))
+def test_a_refused_rest_write_is_logged_against_the_connection_as_its_transaction_reads_it(
+    plan: Plan, monkeypatch: pytest.MonkeyPatch, refusal: str, edit: str
+) -> None:
+    """A write refused before writing (every record rejected, a bad parameter) was logged
+    without the write's guard, against the connection as the secret check had read it: a
+    regenerated secret, a deleted connection or a downgraded plan still got a 200 failure
+    (and a deleted connection a log entry), an edited Schema Map or Resource to Update a
+    refusal judged with the old ones. The edit is injected after the secret check."""
+    import api.sync
+
+    _, chosen_id = updating(plan)
+    connection, first_id = updating(plan)
+    url = f"/plans/{plan.plan_id}/connections/{connection['id']}"
+    changes: dict[str, Any] = {
+        "retarget": {"resourceToUpdate": chosen_id},
+        "schema map": {"schemaMap": {**ITEM_MAP, "weight": "grams"}},
+    }.get(edit, {})
+    rows_before = {rid: plan.rows(rid) for rid in (first_id, chosen_id)}
+    real_parse = api.sync.parse_row_key
+    edited: list[int] = []
+
+    def edit_then_parse(*args: Any, **kwargs: Any) -> Any:
+        if not edited:
+            if edit == "regenerate secret":
+                done = plan.client.simulate_post(f"{url}/credentials", headers=plan.auth)
+            elif edit == "delete":
+                done = plan.client.simulate_delete(url, headers=plan.auth)
+            elif edit == "downgrade":
+                plan.store.set_tier("acme", "free")
+                done = None
+            else:
+                done = plan.client.simulate_patch(url, json=changes, headers=plan.auth)
+            assert done is None or done.status_code in (200, 204), done.text
+            edited.append(1)
+        return real_parse(*args, **kwargs)
+
+    monkeypatch.setattr(api.sync, "parse_row_key", edit_then_parse)
+    if refusal == "rejected":
+        result = plan.write("PUT", connection, {"payload": [item("Z", mass="heavy")]})
+    else:
+        result = plan.write(
+            "PATCH", connection, {"payload": [item("Z")]}, params={"dim_conv": "cubits"}
+        )
+    assert edited == [1]
+    status, named = EDITS_DURING_A_REFUSAL[(refusal, edit)]
+    assert result.status_code == status, result.text
+    if edit == "downgrade":
+        plan.store.set_tier("acme", "premium")
+    assert {rid: plan.rows(rid) for rid in (first_id, chosen_id)} == rows_before
+    if status == 200:
+        assert result.json["status"] == "failure"
+        (entry,) = plan.log(connection)
+        assert entry["messages"][0].startswith("dim_conv")
+    elif status == 409:
+        assert result.json["details"] == (
+            f"the connection changed while this write was being prepared ({named}), so "
+            "nothing was written; send it again to write with the connection's current "
+            "settings"
+        )
+        (entry,) = plan.log(connection)
+        assert (entry["trigger"], entry["status"]) == ("rest PUT", "failure")
+        assert entry["messages"][0] == result.json["details"]
+    else:
+        assert result.json["error"] == ("Forbidden" if status == 403 else "Unauthorized")
+        if edit == "delete":  # no entry left behind for a connection that is no more
+            assert read_log(plan.store, connection["id"], limit=10, offset=0) == []
 
 
 @pytest.mark.parametrize(

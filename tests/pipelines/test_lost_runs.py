@@ -5,6 +5,7 @@ are killed here: the launcher (standing in for the worker) and the run process."
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
@@ -21,8 +22,8 @@ from cartonize.sync.connections import read_log
 from dagster import DagsterRun, DagsterRunStatus
 
 import pipelines.runs as runs_module
+from pipelines.forks import PRELOAD, _running
 from pipelines.runs import (
-    _PRELOAD,
     LAUNCHER_TAG,
     PROCESS_TAG,
     PullRuns,
@@ -35,10 +36,8 @@ from tests.sync.third_party import ThirdPartyServer, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: A web worker's part: start a pull run, say its id, then wait to be killed. Run
-#: processes fork from a server that imports the launcher's main module, as
-#: multiprocessing does: the guard keeps that import from starting a run (gunicorn's
-#: script has one too).
+#: A web worker's part: start a pull run, say its id, then wait to be killed. (No
+#: `if __name__ == "__main__"` guard: the fork server imports nothing of the launcher.)
 LAUNCHER = textwrap.dedent(
     """
     import sys, time
@@ -46,12 +45,11 @@ LAUNCHER = textwrap.dedent(
     from cartonize.sync.connections import connection_by_id
     from pipelines.runs import PullRuns
 
-    if __name__ == "__main__":
-        data_dir, home, connection_id = sys.argv[1:4]
-        store = Store(data_dir)
-        runs = PullRuns(store, __import__("pathlib").Path(home))
-        print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
-        time.sleep(600)
+    data_dir, home, connection_id = sys.argv[1:4]
+    store = Store(data_dir)
+    runs = PullRuns(store, __import__("pathlib").Path(home))
+    print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
+    time.sleep(600)
     """
 )
 
@@ -328,7 +326,7 @@ def test_the_start_sweep_waits_out_a_locked_storage_and_fails_the_lost_run(
 def test_the_fork_server_preloads_modules_that_exist() -> None:
     # The server skips a name it cannot import: a rename in Dagster would silently cost
     # every run its import time again.
-    for name in _PRELOAD:
+    for name in PRELOAD:
         importlib.import_module(name)
 
 
@@ -356,50 +354,96 @@ def test_run_processes_fork_from_a_preloaded_server_with_the_launch_time_environ
     refused = runs.wait(runs.start(connection, "webhook"), 60)
     assert refused is not None and refused.status == "failure", refused
     assert refused.message is not None and "127.0.0.1" in refused.message, refused.message
-    assert runs_module._server_ready.wait(120), "the fork server did not start"
+    server = runs_module._server
+    assert server is not None and server.ready.wait(120), "the fork server did not start"
+    assert server.preloaded == list(PRELOAD)
     monkeypatch.setenv("CARTONIZE_SYNC_ALLOW_NETWORKS", "127.0.0.0/8")
     run_id = runs.start(connection, "webhook")
     run = runs.instance.get_run_by_id(run_id)
     assert run is not None
     pid = int(run.tags[PROCESS_TAG].split("|")[2])
-    assert "multiprocessing.forkserver" in _parent_command(pid)
-    assert "pipelines.runs" in _parent_command(pid)  # preloaded there
+    assert _parent_command(pid).endswith("-m pipelines.forks ")
     status = runs.wait(run_id, 60)
     assert status is not None and status.status == "success" and status.received == 3, status
 
 
-#: A web worker that starts a pull of a slow source and then exits normally.
+#: A web worker's part, as a script without an `if __name__ == "__main__"` guard: it pulls
+#: the fast connection (a new interpreter: its fork server is starting), then, the server
+#: ready, again (forked), then starts a pull of the slow one (forked) and exits normally,
+#: printing the two statuses, then the slow run's id and the server's pid.
 EXITING_LAUNCHER = textwrap.dedent(
     """
     import sys
+    from pathlib import Path
+    import pipelines.runs
     from cartonize.store import Store
     from cartonize.sync.connections import connection_by_id
     from pipelines.runs import PullRuns
 
-    if __name__ == "__main__":
-        data_dir, home, connection_id = sys.argv[1:4]
-        store = Store(data_dir)
-        runs = PullRuns(store, __import__("pathlib").Path(home))
-        print(runs.start(connection_by_id(store, int(connection_id)), "webhook"), flush=True)
-        sys.exit(0)
+    data_dir, home, fast_id, slow_id = sys.argv[1:5]
+    store = Store(data_dir)
+    runs = PullRuns(store, Path(home))
+    fast = connection_by_id(store, int(fast_id))
+    print(runs.wait(runs.start(fast, "webhook"), 60).status, flush=True)
+    server = pipelines.runs._server
+    assert server is not None and server.ready.wait(120)
+    print(runs.wait(runs.start(fast, "webhook"), 60).status, flush=True)
+    slow = runs.start(connection_by_id(store, int(slow_id)), "webhook")
+    print(slow, server._process.pid, flush=True)
+    sys.exit(0)
     """
 )
 
 
-def test_a_launcher_exits_without_waiting_for_its_runs(
+def test_a_launcher_needs_no_main_guard_and_exits_without_waiting_for_its_runs(
     store: Store, account_id: int, third_party: ThirdPartyServer, tmp_path: Path
 ) -> None:
-    # multiprocessing joins a process's children when it exits: a gunicorn worker
-    # restarting would wait for every pull it started (up to the source's time limit).
-    launcher, run_id, home, _ = _launch_slow_pull(
-        store, account_id, third_party, tmp_path, EXITING_LAUNCHER
+    # multiprocessing's forkserver made each run process import the launching script as
+    # its main module (without a guard each run ran the script again: more runs, more
+    # servers), and joined a process's children as it exited (a gunicorn worker
+    # restarting waited for every pull it started, up to the source's time limit, unless
+    # it edited a private set). The fork server now imports nothing of the launcher, and
+    # goes with it; the runs go on.
+    fast, _ = connect(store, account_id, third_party, n=3)
+    slow, _ = connect(
+        store,
+        account_id,
+        third_party,
+        third_party_api_url=third_party.url("/slow?delay=60&n=3&root=data.items"),
+    )
+    path = tmp_path / "launcher.py"
+    path.write_text(EXITING_LAUNCHER)
+    home = tmp_path / "dagster"
+    launcher = subprocess.Popen(
+        [sys.executable, str(path), str(store.data_dir), str(home), str(fast.id), str(slow.id)],
+        cwd=ROOT,
+        env=_child_env(CARTONIZE_SYNC_ALLOW_NETWORKS="127.0.0.0/8"),
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert launcher.stdout is not None
+    statuses = [launcher.stdout.readline().strip() for _ in range(2)]
+    assert statuses == ["success", "success"]
+    run_id, server_pid = launcher.stdout.readline().split()
     assert launcher.wait(timeout=30) == 0
     launcher.stdout.close()
-    _wait(lambda: third_party.seen, "the run never read the source")
-    run = PullRuns(store, home).instance.get_run_by_id(run_id)
-    assert run is not None and run.status == DagsterRunStatus.STARTED
-    token = run.tags[PROCESS_TAG]
-    assert _process_alive(token) is True
-    os.kill(int(token.split("|")[2]), signal.SIGKILL)
+    _wait(lambda: not _running(int(server_pid)), "the fork server outlived its launcher", 30)
+    instance = PullRuns(store, home).instance
+
+    def token() -> str | None:
+        run = instance.get_run_by_id(run_id)
+        return run.tags.get(PROCESS_TAG) if run is not None else None
+
+    _wait(lambda: token() is not None and third_party.seen, "the slow run never started", 60)
+    started = token()
+    assert started is not None
+    try:
+        run = instance.get_run_by_id(run_id)
+        assert run is not None and run.status == DagsterRunStatus.STARTED
+        assert _process_alive(started) is True
+        # Only the launcher's own three runs: no run process ran the script again.
+        assert len(instance.get_runs()) == 3
+        assert len(read_log(store, fast.id, limit=10, offset=0)) == 2
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(started.split("|")[2]), signal.SIGKILL)

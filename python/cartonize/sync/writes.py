@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -53,6 +53,7 @@ __all__ = [
     "WriteMode",
     "WriteResult",
     "log_entry",
+    "log_refusal",
     "log_result",
     "none_usable",
     "write_batch",
@@ -283,6 +284,44 @@ def log_result(
     """Record a result that wrote nothing (a failure) in its own transaction."""
     entry = log_entry(result, trigger, now, run)
     store.transaction(lambda con: record_log(con, connection.id, entry))
+
+
+def log_refusal(
+    store: Store,
+    connection: Connection,
+    result: WriteResult,
+    *,
+    trigger: Trigger,
+    now: datetime,
+    guard: Guard,
+) -> WriteResult:
+    """Log a write refused before it began (nothing to write: every record rejected, a
+    bad parameter) as `write_batch` logs a write, the `guard` checked in the logging
+    transaction: a connection gone meanwhile gets no entry (`connection_gone`), one whose
+    settings changed gets the changed-settings failure (`changed`) instead of `result`,
+    since the refusal was judged with the old ones (its records mapped with the old map,
+    or for the old list). Returns what was logged, or `result` marked gone."""
+
+    def record(con: duckdb.DuckDBPyConnection) -> None:
+        _check_guard(con, connection, guard, trigger)
+        record_log(con, connection.id, log_entry(result, trigger, now))
+
+    try:
+        store.transaction(record)
+    except ConnectionGone as exc:
+        return replace(result, messages=[str(exc), *result.messages], connection_gone=True)
+    except ConnectionChanged as exc:
+        changed = replace(
+            result,
+            inserted=0,
+            updated=0,
+            unchanged=0,
+            messages=[str(exc), *result.messages],
+            changed=list(exc.changed),
+        )
+        log_result(store, connection, changed, trigger=trigger, now=now)
+        return changed
+    return result
 
 
 def _check(
