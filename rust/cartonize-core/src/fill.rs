@@ -24,34 +24,59 @@ const FAILED_MEMORY: usize = 32;
 struct Failure {
     kind: usize,
     weight: f64,
+    sides: Sides,
+}
+
+/// What a [`Failure`] keeps of the failed kind's shapes.
+#[derive(Debug, Clone, Copy)]
+enum Sides {
     /// The kind's one shape, when it has one and no fragile limit: then a
     /// kind dominates it when no lighter and at least as large in every shape.
-    single: Option<Vec3>,
+    Single(Vec3),
+    /// The kind's sides sorted ([`Kind::sorted`]), when it may turn every way
+    /// and has no fragile limit: then a kind that may too dominates it when
+    /// no lighter and its sorted sides are at least these. Without them the
+    /// check read the failed kind itself, a cache miss per failure once the
+    /// kinds run to thousands.
+    Free(Vec3),
+    /// Anything else: [`Kind::dominates`] on the failed kind.
+    Other,
 }
 
 impl Failure {
     fn of(kind: usize, kinds: &[Kind]) -> Self {
         let k = &kinds[kind];
-        let single = match k.shapes.as_slice() {
-            [(shape, _)] if k.fragile.is_none() => Some(*shape),
-            _ => None,
+        let sides = match k.shapes.as_slice() {
+            [(shape, _)] if k.fragile.is_none() => Sides::Single(*shape),
+            _ if k.free && k.fragile.is_none() => Sides::Free(k.sorted),
+            _ => Sides::Other,
         };
         Failure {
             kind,
             weight: k.weight,
-            single,
+            sides,
         }
     }
 
     /// Same as `k.dominates(&kinds[self.kind])` (see [`Kind::dominates`]);
-    /// `floor` is [`floor_of`]`(k)`, worked out once for all the failures.
-    fn dominated_by(&self, k: &Kind, floor: &Vec3, kinds: &[Kind]) -> bool {
-        match self.single {
-            Some(o) => {
+    /// `floor` is [`floor_of`]`(k)` once a failure of one shape needed it
+    /// (worked out once for all the failures, and only then: it reads `k`'s
+    /// shapes, another cache miss).
+    #[inline(always)]
+    fn dominated_by(&self, k: &Kind, floor: &mut Option<Vec3>, kinds: &[Kind]) -> bool {
+        match self.sides {
+            Sides::Single(o) => {
+                let floor = floor.get_or_insert_with(|| floor_of(k));
                 self.weight.partial_cmp(&k.weight) != Some(std::cmp::Ordering::Greater)
                     && (0..3).all(|a| floor[a] >= o[a])
             }
-            None => k.dominates(&kinds[self.kind]),
+            // `Kind::dominates` for two kinds free to turn, the failed one
+            // without a fragile limit.
+            Sides::Free(o) if k.free => {
+                k.weight.partial_cmp(&self.weight) != Some(std::cmp::Ordering::Less)
+                    && (0..3).all(|a| k.sorted[a] >= o[a])
+            }
+            _ => k.dominates(&kinds[self.kind]),
         }
     }
 }
@@ -229,6 +254,9 @@ pub struct BoxFill<'a> {
     reference2: Option<Vec3>,
     /// The item that last kept a candidate out, checked first next time.
     last_hit: std::cell::Cell<usize>,
+    /// A point became [`ExtremePoint::dead`] since the last search began:
+    /// the next drops it ([`ExtremePoints::drop_dead`]).
+    dead_seen: std::cell::Cell<bool>,
 }
 
 impl<'a> BoxFill<'a> {
@@ -281,6 +309,7 @@ impl<'a> BoxFill<'a> {
                 false => None,
             },
             last_hit: std::cell::Cell::new(0),
+            dead_seen: std::cell::Cell::new(false),
         }
     }
 
@@ -407,6 +436,9 @@ impl<'a> BoxFill<'a> {
         if self.remembers_failure(kind, kinds) {
             return None;
         }
+        if self.dead_seen.replace(false) {
+            self.eps.drop_dead();
+        }
         let found = self.find_place(k).map(|(origin, size, perm)| Spot {
             cuboid: Cuboid { origin, size },
             perm,
@@ -498,8 +530,10 @@ impl<'a> BoxFill<'a> {
             return self.failed.iter().any(|f| f.kind == kind);
         }
         let k = &kinds[kind];
-        let floor = floor_of(k);
-        self.failed.iter().any(|f| f.dominated_by(k, &floor, kinds))
+        let mut floor = None;
+        self.failed
+            .iter()
+            .any(|f| f.dominated_by(k, &mut floor, kinds))
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -693,14 +727,14 @@ impl<'a> BoxFill<'a> {
             let hint = self.last_hit.get();
             if let Some(c) = self.cuboids.get(hint).filter(|c| c.overlaps(&cand)) {
                 if let Some(ep) = near {
-                    ep.remember_blocker(c);
+                    self.remember_blocker(ep, c);
                 }
                 return false;
             }
             if let Some(i) = self.cuboids.iter().position(|c| c.overlaps(&cand)) {
                 self.last_hit.set(i);
                 if let Some(ep) = near {
-                    ep.remember_blocker(&self.cuboids[i]);
+                    self.remember_blocker(ep, &self.cuboids[i]);
                 }
                 return false;
             }
@@ -712,6 +746,16 @@ impl<'a> BoxFill<'a> {
         self.rule
             .overhang
             .is_none_or(|allowance| is_supported(&cand, &self.cuboids, allowance))
+    }
+
+    /// Remembers `item` as `ep`'s blocker, noting whether that left `ep` of
+    /// no use ([`ExtremePoint::dead`]).
+    #[inline(always)]
+    fn remember_blocker(&self, ep: &ExtremePoint, item: &Cuboid) {
+        ep.remember_blocker(item);
+        if ep.dead(self.eps.min_reach()) {
+            self.dead_seen.set(true);
+        }
     }
 
     /// True when the fragile limits of `k` and of the units below allow
@@ -917,6 +961,64 @@ mod tests {
     }
 
     #[test]
+    fn dropping_dead_points_never_changes_the_place() {
+        // Two boxes take the same units at the same places: one under the
+        // kinds' true least extent, so points whose blocker is nearer than
+        // that along every axis are dropped, the other under an extent of
+        // one (nothing is ever dead, and points too short for every kind
+        // stay too). Every search agrees.
+        let mut rng = crate::improve::Rng::new(5);
+        let unit = crate::geometry::len_ceil(1.0);
+        let (mut compared, mut placed, mut kept_out, mut fewer) = (0, 0, 0, 0);
+        for round in 0..30 {
+            let side = |rng: &mut crate::improve::Rng| 2.0 + rng.below(6) as f64;
+            let kinds: Vec<Kind> = (0..300)
+                .map(|_| {
+                    let dims = [side(&mut rng), side(&mut rng), side(&mut rng)];
+                    match rng.below(3) {
+                        0 => Kind::new(&crate::model::ItemKindInput {
+                            dimensions: dims,
+                            weight: 0.0,
+                            quantity: 1,
+                            free_axes: Some(Vec::new()),
+                        }),
+                        _ => free_kind(dims, 0.0, 1),
+                    }
+                })
+                .collect();
+            let boxes = [crate::testkit::cube_box(20.0 + f64::from(round % 3) * 5.0)];
+            let least = PlacementRule {
+                min_reach: [2 * unit; 3],
+                ..rule()
+            };
+            let mut fast = BoxFill::new(&boxes[0], least);
+            let mut plain = BoxFill::new(&boxes[0], rule());
+            for (slot, kind) in (0..kinds.len()).enumerate() {
+                let expected = plain.find_spot(kind, &kinds);
+                let found = fast.find_spot(kind, &kinds);
+                assert_eq!(found, expected, "round {round} unit {slot}");
+                compared += 1;
+                fewer += usize::from(fast.eps.len() < plain.eps.len());
+                // Place only every other unit that fits, so searches repeat
+                // between placements and leave blockers behind.
+                match (found, slot % 2 == 0) {
+                    (Some(spot), true) => {
+                        fast.commit(slot, kind, &kinds, spot);
+                        plain.commit(slot, kind, &kinds, spot);
+                        placed += 1;
+                    }
+                    (None, _) => kept_out += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            compared > 5_000 && placed > 1_000 && kept_out > 500 && fewer > 500,
+            "{placed} placed, {kept_out} kept out, {fewer} searches with points dropped"
+        );
+    }
+
+    #[test]
     fn a_renewed_box_is_a_new_one() {
         // A box filled with units (some failing, so its memory is not empty),
         // renewed as another box type under another rule: the same state as a
@@ -1029,8 +1131,12 @@ mod tests {
         }
         for (i, k) in kinds.iter().enumerate() {
             for f in 0..kinds.len() {
-                let memory = Failure::of(f, &kinds).dominated_by(k, &floor_of(k), &kinds);
+                // The floor worked out by the check, or given.
+                let failure = Failure::of(f, &kinds);
+                let memory = failure.dominated_by(k, &mut None, &kinds);
                 assert_eq!(memory, k.dominates(&kinds[f]), "kind {i} over {f}");
+                let given = failure.dominated_by(k, &mut Some(floor_of(k)), &kinds);
+                assert_eq!(given, memory, "kind {i} over {f}, floor given");
             }
         }
     }
