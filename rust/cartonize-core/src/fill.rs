@@ -24,59 +24,34 @@ const FAILED_MEMORY: usize = 32;
 struct Failure {
     kind: usize,
     weight: f64,
-    sides: Sides,
-}
-
-/// What a [`Failure`] keeps of the failed kind's shapes.
-#[derive(Debug, Clone, Copy)]
-enum Sides {
     /// The kind's one shape, when it has one and no fragile limit: then a
     /// kind dominates it when no lighter and at least as large in every shape.
-    Single(Vec3),
-    /// The kind's sides sorted ([`Kind::sorted`]), when it may turn every way
-    /// and has no fragile limit: then a kind that may too dominates it when
-    /// no lighter and its sorted sides are at least these. Without them the
-    /// check read the failed kind itself, a cache miss per failure once the
-    /// kinds run to thousands.
-    Free(Vec3),
-    /// Anything else: [`Kind::dominates`] on the failed kind.
-    Other,
+    single: Option<Vec3>,
 }
 
 impl Failure {
     fn of(kind: usize, kinds: &[Kind]) -> Self {
         let k = &kinds[kind];
-        let sides = match k.shapes.as_slice() {
-            [(shape, _)] if k.fragile.is_none() => Sides::Single(*shape),
-            _ if k.free && k.fragile.is_none() => Sides::Free(k.sorted),
-            _ => Sides::Other,
+        let single = match k.shapes.as_slice() {
+            [(shape, _)] if k.fragile.is_none() => Some(*shape),
+            _ => None,
         };
         Failure {
             kind,
             weight: k.weight,
-            sides,
+            single,
         }
     }
 
     /// Same as `k.dominates(&kinds[self.kind])` (see [`Kind::dominates`]);
-    /// `floor` is [`floor_of`]`(k)` once a failure of one shape needed it
-    /// (worked out once for all the failures, and only then: it reads `k`'s
-    /// shapes, another cache miss).
-    #[inline(always)]
-    fn dominated_by(&self, k: &Kind, floor: &mut Option<Vec3>, kinds: &[Kind]) -> bool {
-        match self.sides {
-            Sides::Single(o) => {
-                let floor = floor.get_or_insert_with(|| floor_of(k));
+    /// `floor` is [`floor_of`]`(k)`, worked out once for all the failures.
+    fn dominated_by(&self, k: &Kind, floor: &Vec3, kinds: &[Kind]) -> bool {
+        match self.single {
+            Some(o) => {
                 self.weight.partial_cmp(&k.weight) != Some(std::cmp::Ordering::Greater)
                     && (0..3).all(|a| floor[a] >= o[a])
             }
-            // `Kind::dominates` for two kinds free to turn, the failed one
-            // without a fragile limit.
-            Sides::Free(o) if k.free => {
-                k.weight.partial_cmp(&self.weight) != Some(std::cmp::Ordering::Less)
-                    && (0..3).all(|a| k.sorted[a] >= o[a])
-            }
-            _ => k.dominates(&kinds[self.kind]),
+            None => k.dominates(&kinds[self.kind]),
         }
     }
 }
@@ -530,10 +505,8 @@ impl<'a> BoxFill<'a> {
             return self.failed.iter().any(|f| f.kind == kind);
         }
         let k = &kinds[kind];
-        let mut floor = None;
-        self.failed
-            .iter()
-            .any(|f| f.dominated_by(k, &mut floor, kinds))
+        let floor = floor_of(k);
+        self.failed.iter().any(|f| f.dominated_by(k, &floor, kinds))
     }
 
     /// The best point and rotation for `k`: the first point in priority order
@@ -1131,12 +1104,8 @@ mod tests {
         }
         for (i, k) in kinds.iter().enumerate() {
             for f in 0..kinds.len() {
-                // The floor worked out by the check, or given.
-                let failure = Failure::of(f, &kinds);
-                let memory = failure.dominated_by(k, &mut None, &kinds);
+                let memory = Failure::of(f, &kinds).dominated_by(k, &floor_of(k), &kinds);
                 assert_eq!(memory, k.dominates(&kinds[f]), "kind {i} over {f}");
-                let given = failure.dominated_by(k, &mut Some(floor_of(k)), &kinds);
-                assert_eq!(given, memory, "kind {i} over {f}, floor given");
             }
         }
     }
