@@ -257,8 +257,8 @@ impl ExtremePoints {
         &self.min_reach
     }
 
-    /// Drops the points found [`ExtremePoint::dead`] since the last item
-    /// (where no item that may come can go): searches walk every point, and
+    /// Drops the points found [`ExtremePoint::dead`] (where no item that may
+    /// come can go): searches walk every point, and
     /// in a box filling up about one visit in six was to such a point. A
     /// point dropped may come back as a new point of a later item, without
     /// its blocker; it then takes nothing, as before.
@@ -279,7 +279,7 @@ impl ExtremePoints {
                 }
                 _ => {}
             }
-            (0..3).all(|a| ep.residual[a] >= min_reach[a]) && !ep.dead(&min_reach)
+            (0..3).all(|a| ep.residual[a] >= min_reach[a])
         });
         // New points: each far corner of the item, projected back along the
         // other two axes onto the nearest face behind it. The points kept

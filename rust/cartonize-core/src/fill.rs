@@ -229,8 +229,8 @@ pub struct BoxFill<'a> {
     reference2: Option<Vec3>,
     /// The item that last kept a candidate out, checked first next time.
     last_hit: std::cell::Cell<usize>,
-    /// A point became [`ExtremePoint::dead`] since the last search began:
-    /// the next drops it ([`ExtremePoints::drop_dead`]).
+    /// A point became [`ExtremePoint::dead`]: the next search that finds
+    /// no place drops it ([`ExtremePoints::drop_dead`]).
     dead_seen: std::cell::Cell<bool>,
 }
 
@@ -411,15 +411,18 @@ impl<'a> BoxFill<'a> {
         if self.remembers_failure(kind, kinds) {
             return None;
         }
-        if self.dead_seen.replace(false) {
-            self.eps.drop_dead();
-        }
         let found = self.find_place(k).map(|(origin, size, perm)| Spot {
             cuboid: Cuboid { origin, size },
             perm,
         });
         if found.is_none() {
             self.failed.remember(Failure::of(kind, kinds));
+            // After a search that found nothing, as most in a box filling
+            // up do (a check on every search cost small orders more).
+            if self.dead_seen.get() {
+                self.dead_seen.set(false);
+                self.eps.drop_dead();
+            }
         }
         found
     }
