@@ -43,6 +43,16 @@ impl ExtremePoint {
         (shape[0] > t[0]) & (shape[1] > t[1]) & (shape[2] > t[2])
     }
 
+    /// True when no shape at least `min_reach` long along every axis goes
+    /// here: the last blocker begins closer than that along every axis, so
+    /// every such shape overlaps it. Items stay in a box, so such a point
+    /// stays of no use, and is dropped ([`ExtremePoints::drop_dead`]).
+    #[inline(always)]
+    pub fn dead(&self, min_reach: &Vec3) -> bool {
+        let t = self.blocker.get();
+        (t[0] < min_reach[0]) & (t[1] < min_reach[1]) & (t[2] < min_reach[2])
+    }
+
     /// Remembers `item`, which overlaps a candidate at this point.
     #[inline(always)]
     pub fn remember_blocker(&self, item: &Cuboid) {
@@ -240,6 +250,21 @@ impl ExtremePoints {
 
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
+    }
+
+    /// The smallest extent along each axis of any item that may come (at least 1).
+    pub fn min_reach(&self) -> &Vec3 {
+        &self.min_reach
+    }
+
+    /// Drops the points found [`ExtremePoint::dead`] (where no item that may
+    /// come can go): searches walk every point, and
+    /// in a box filling up about one visit in six was to such a point. A
+    /// point dropped may come back as a new point of a later item, without
+    /// its blocker; it then takes nothing, as before.
+    pub fn drop_dead(&mut self) {
+        let min_reach = self.min_reach;
+        self.points.retain(|ep| !ep.dead(&min_reach));
     }
 
     /// Updates the set after `placed` was added; `all` includes `placed`.

@@ -229,6 +229,9 @@ pub struct BoxFill<'a> {
     reference2: Option<Vec3>,
     /// The item that last kept a candidate out, checked first next time.
     last_hit: std::cell::Cell<usize>,
+    /// A point became [`ExtremePoint::dead`]: the next search that finds
+    /// no place drops it ([`ExtremePoints::drop_dead`]).
+    dead_seen: std::cell::Cell<bool>,
 }
 
 impl<'a> BoxFill<'a> {
@@ -281,6 +284,7 @@ impl<'a> BoxFill<'a> {
                 false => None,
             },
             last_hit: std::cell::Cell::new(0),
+            dead_seen: std::cell::Cell::new(false),
         }
     }
 
@@ -413,6 +417,12 @@ impl<'a> BoxFill<'a> {
         });
         if found.is_none() {
             self.failed.remember(Failure::of(kind, kinds));
+            // After a search that found nothing, as most in a box filling
+            // up do (a check on every search cost small orders more).
+            if self.dead_seen.get() {
+                self.dead_seen.set(false);
+                self.eps.drop_dead();
+            }
         }
         found
     }
@@ -693,14 +703,14 @@ impl<'a> BoxFill<'a> {
             let hint = self.last_hit.get();
             if let Some(c) = self.cuboids.get(hint).filter(|c| c.overlaps(&cand)) {
                 if let Some(ep) = near {
-                    ep.remember_blocker(c);
+                    self.remember_blocker(ep, c);
                 }
                 return false;
             }
             if let Some(i) = self.cuboids.iter().position(|c| c.overlaps(&cand)) {
                 self.last_hit.set(i);
                 if let Some(ep) = near {
-                    ep.remember_blocker(&self.cuboids[i]);
+                    self.remember_blocker(ep, &self.cuboids[i]);
                 }
                 return false;
             }
@@ -712,6 +722,16 @@ impl<'a> BoxFill<'a> {
         self.rule
             .overhang
             .is_none_or(|allowance| is_supported(&cand, &self.cuboids, allowance))
+    }
+
+    /// Remembers `item` as `ep`'s blocker, noting whether that left `ep` of
+    /// no use ([`ExtremePoint::dead`]).
+    #[inline(always)]
+    fn remember_blocker(&self, ep: &ExtremePoint, item: &Cuboid) {
+        ep.remember_blocker(item);
+        if ep.dead(self.eps.min_reach()) {
+            self.dead_seen.set(true);
+        }
     }
 
     /// True when the fragile limits of `k` and of the units below allow
@@ -913,6 +933,64 @@ mod tests {
         assert!(
             compared > 5_000 && placed > 1_000 && kept_out > 500 && indexed > 1_000,
             "{placed} placed, {kept_out} kept out, {indexed} searches past the index's start"
+        );
+    }
+
+    #[test]
+    fn dropping_dead_points_never_changes_the_place() {
+        // Two boxes take the same units at the same places: one under the
+        // kinds' true least extent, so points whose blocker is nearer than
+        // that along every axis are dropped, the other under an extent of
+        // one (nothing is ever dead, and points too short for every kind
+        // stay too). Every search agrees.
+        let mut rng = crate::improve::Rng::new(5);
+        let unit = crate::geometry::len_ceil(1.0);
+        let (mut compared, mut placed, mut kept_out, mut fewer) = (0, 0, 0, 0);
+        for round in 0..30 {
+            let side = |rng: &mut crate::improve::Rng| 2.0 + rng.below(6) as f64;
+            let kinds: Vec<Kind> = (0..300)
+                .map(|_| {
+                    let dims = [side(&mut rng), side(&mut rng), side(&mut rng)];
+                    match rng.below(3) {
+                        0 => Kind::new(&crate::model::ItemKindInput {
+                            dimensions: dims,
+                            weight: 0.0,
+                            quantity: 1,
+                            free_axes: Some(Vec::new()),
+                        }),
+                        _ => free_kind(dims, 0.0, 1),
+                    }
+                })
+                .collect();
+            let boxes = [crate::testkit::cube_box(20.0 + f64::from(round % 3) * 5.0)];
+            let least = PlacementRule {
+                min_reach: [2 * unit; 3],
+                ..rule()
+            };
+            let mut fast = BoxFill::new(&boxes[0], least);
+            let mut plain = BoxFill::new(&boxes[0], rule());
+            for (slot, kind) in (0..kinds.len()).enumerate() {
+                let expected = plain.find_spot(kind, &kinds);
+                let found = fast.find_spot(kind, &kinds);
+                assert_eq!(found, expected, "round {round} unit {slot}");
+                compared += 1;
+                fewer += usize::from(fast.eps.len() < plain.eps.len());
+                // Place only every other unit that fits, so searches repeat
+                // between placements and leave blockers behind.
+                match (found, slot % 2 == 0) {
+                    (Some(spot), true) => {
+                        fast.commit(slot, kind, &kinds, spot);
+                        plain.commit(slot, kind, &kinds, spot);
+                        placed += 1;
+                    }
+                    (None, _) => kept_out += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            compared > 5_000 && placed > 1_000 && kept_out > 500 && fewer > 500,
+            "{placed} placed, {kept_out} kept out, {fewer} searches with points dropped"
         );
     }
 
