@@ -189,6 +189,7 @@ class _Kind:
             self._shapes = ((x, y, z), *self.alternates) if fine else ()
         return self._shapes
 
+    @property
     def echo(self) -> dict[str, Any]:
         """The item set's fields that every unit of this kind repeats in the response."""
         return self._echo_into({})
@@ -390,7 +391,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             **_placement_options(req),
         },
     }
-    engine_json = _ENGINE_JSON.encode(engine_input)
+    engine_json = _engine_json(engine_input)
     # Not kept alive while the response is built: every container alive brings Python's
     # next garbage collection nearer (the engine input holds a few per item set).
     del engine_input
@@ -451,6 +452,63 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     render_pictures(req, response, box_types)
     response.total_time = time.perf_counter() - started
     return response
+
+
+def _engine_json(engine_input: dict[str, Any]) -> str:
+    """The engine input as JSON text. A lowered rate that several box types share (a
+    catalogue priced by one carrier table: `lower_rating` gives each the same rate) is
+    encoded once: a placeholder string stands in for it in each box type's rating, and
+    the rate's text replaces the placeholder's. Writing the rate's 20 floats again for
+    each box type was most of an e-commerce order's encoding (issue 3). The ratings are
+    changed in place (the caller drops the input after). Should the text hold a
+    placeholder anywhere else, the input is encoded as it is."""
+    ratings = [
+        rating
+        for box_type in engine_input["boxTypes"]
+        if (rating := box_type["rating"]) is not None and rating["rate"] is not None
+    ]
+    if len(ratings) < 2:
+        return _ENGINE_JSON.encode(engine_input)
+    originals = [rating["rate"] for rating in ratings]
+    # id(rate) -> (rate, placeholder); the rates stay alive in `originals`.
+    shared: dict[int, tuple[dict[str, Any], str]] = {}
+    uses: dict[str, int] = {}
+    for rating, rate in zip(ratings, originals, strict=True):
+        known = shared.get(id(rate))
+        if known is None:
+            known = shared[id(rate)] = (rate, f"{_PLACEHOLDER} {len(shared)}")
+        rating["rate"] = known[1]
+        uses[known[1]] = uses.get(known[1], 0) + 1
+    if len(shared) == len(ratings):  # no rate shared: nothing to save
+        return _restored(engine_input, ratings, originals)
+    text = _ENGINE_JSON.encode(engine_input)
+    quoted = [
+        (_ENGINE_JSON.encode(placeholder), _ENGINE_JSON.encode(rate), uses[placeholder])
+        for rate, placeholder in shared.values()
+    ]
+    if all(
+        text.count(placeholder) == count and _QUOTED_PLACEHOLDER not in fragment
+        for placeholder, fragment, count in quoted
+    ):
+        for placeholder, fragment, _ in quoted:
+            text = text.replace(placeholder, fragment)
+        return text
+    return _restored(engine_input, ratings, originals)
+
+
+def _restored(
+    engine_input: dict[str, Any], ratings: list[dict[str, Any]], rates: list[dict[str, Any]]
+) -> str:
+    """`_engine_json`'s answer written the plain way, each rating's rate put back."""
+    for rating, rate in zip(ratings, rates, strict=True):
+        rating["rate"] = rate
+    return _ENGINE_JSON.encode(engine_input)
+
+
+#: What `_engine_json` writes in place of a shared rate (a control character: no rating
+#: field holds one), and the start of its JSON text.
+_PLACEHOLDER = "\x00shared rate"
+_QUOTED_PLACEHOLDER = _ENGINE_JSON.encode(_PLACEHOLDER)[:-1]
 
 
 def _placement_options(req: PackRequest) -> dict[str, Any]:
@@ -1107,7 +1165,7 @@ def _leftover(kind: _Kind, left: dict[str, Any]) -> Item:
     return assemble(
         Item,
         {
-            **kind.echo(),
+            **kind.echo,
             "unique_id": kind.unique_id(left["unit"]),
             "dimensions": kind.item_set.dimensions,
             "message": left["reason"],
