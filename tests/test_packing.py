@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import cartonize
+import pytest
 from cartonize import _core
 from cartonize.models import Item, ItemSet
 from cartonize.packing import (
@@ -150,7 +151,9 @@ def test_text_that_holds_the_placeholder_is_encoded_the_plain_way() -> None:
         assert json.loads(text)["note"] == note
 
 
-def test_the_engine_reads_shared_rates_as_it_reads_them_written_out() -> None:
+def test_the_engine_reads_shared_rates_as_it_reads_them_written_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     box = {"dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100, "price": 5}
     table = {"weights": [1, 5, 10], "rates": [100, 200, 400], "dimFactor": 139}
     request = {
@@ -165,11 +168,8 @@ def test_the_engine_reads_shared_rates_as_it_reads_them_written_out() -> None:
         seen.append(text)
         return pack_json(text)
 
-    _core.pack_json = recorded  # type: ignore[assignment]
-    try:
-        response = cartonize.pack(request)
-    finally:
-        _core.pack_json = pack_json  # type: ignore[assignment]
+    monkeypatch.setattr(_core, "pack_json", recorded)
+    response = cartonize.pack(request)
     (text,) = seen
     assert "shared rate" not in text
     rates = [b["rating"]["rate"] for b in json.loads(text)["boxTypes"]]
