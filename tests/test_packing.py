@@ -151,6 +151,22 @@ def test_text_that_holds_the_placeholder_is_encoded_the_plain_way() -> None:
         assert json.loads(text)["note"] == note
 
 
+def _engine_input_of(request: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The engine input text pack() sends for `request`."""
+    seen: list[str] = []
+    pack_json = _core.pack_json
+
+    def recorded(text: str) -> str:
+        seen.append(text)
+        return pack_json(text)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_core, "pack_json", recorded)
+        cartonize.pack(request)
+    (text,) = seen
+    return text
+
+
 def test_the_engine_reads_shared_rates_as_it_reads_them_written_out(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -161,19 +177,56 @@ def test_the_engine_reads_shared_rates_as_it_reads_them_written_out(
         "boxTypes": [{**box, "refId": n, "rateTable": dict(table)} for n in range(3)],
         "includeImages": False,
     }
-    seen: list[str] = []
-    pack_json = _core.pack_json
-
-    def recorded(text: str) -> str:
-        seen.append(text)
-        return pack_json(text)
-
-    monkeypatch.setattr(_core, "pack_json", recorded)
+    text = _engine_input_of(request, monkeypatch)
     response = cartonize.pack(request)
-    (text,) = seen
     assert "shared rate" not in text
     rates = [b["rating"]["rate"] for b in json.loads(text)["boxTypes"]]
     assert rates == [rates[0]] * 3 and rates[0]["method"] == "breakpoints"
     assert text == _ENGINE_JSON.encode(json.loads(text))  # as if written out each time
     # Dimensional weight 1000 / 139 = 7.2 (over the 3 it weighs): the 10 breakpoint.
     assert response.total_cost == 5 + 400
+
+
+def test_limits_that_limit_nothing_are_sent_empty_and_pack_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    box = {"dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100}
+    request = {
+        "itemSets": [
+            {"refId": n, "dimensions": {"x": 4 + n, "y": 5, "z": 6}, "weight": 3, "quantity": 4}
+            for n in range(3)
+        ],
+        "boxTypes": [{**box, "refId": 7}, {**box, "refId": 8, "price": 5}],
+        "includeImages": False,
+    }
+    text = _engine_input_of(request, monkeypatch)
+    engine_input = json.loads(text)
+    limits = engine_input["options"]["limits"]
+    assert [limits[k] for k in ("itemSets", "sequences", "boxCaps", "boxExtras")] == [[]] * 4
+    # Written out in full, as pack() sent them before: the same answer.
+    limits["itemSets"] = [0, 1, 2]
+    limits["sequences"] = [None] * 3
+    limits["boxCaps"] = [{"itemsMax": None, "itemSetsMax": None, "inlineMax": [0, 0, 0]}] * 2
+    limits["boxExtras"] = [{"reservedSpace": 0.0, "properties": []}] * 2
+    answers = [json.loads(_core.pack_json(t)) for t in (text, json.dumps(engine_input))]
+    for answer in answers:
+        answer.pop("packTime")
+    assert answers[0] == answers[1] and answers[0]["boxes"]
+
+
+def test_limits_that_limit_something_are_sent_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    box = {"dimensions": {"x": 10, "y": 10, "z": 10}, "weightMax": 100}
+    request = {
+        "itemSets": [
+            {"refId": 1, "dimensions": {"x": 4, "y": 5, "z": 6}, "weight": 3, "sequence": "a"},
+            {"refId": 1, "dimensions": {"x": 3, "y": 5, "z": 6}, "weight": 3},
+        ],
+        "boxTypes": [{**box, "refId": 7, "itemsPerBoxMax": 1}, {**box, "refId": 8}],
+        "reservedSpace": 0.1,
+        "includeImages": False,
+    }
+    limits = json.loads(_engine_input_of(request, monkeypatch))["options"]["limits"]
+    assert limits["itemSets"] == [0, 0]
+    assert limits["sequences"] == [0, None]
+    assert [c["itemsMax"] for c in limits["boxCaps"]] == [1, None]
+    assert [e["reservedSpace"] for e in limits["boxExtras"]] == [0.1, 0.1]

@@ -771,25 +771,43 @@ def _limits(
 ) -> dict[str, Any]:
     """The engine's count limits: per box type (its own value wins over the request's) and
     across boxes, with each kind's item set (refId) and sequence group; and per box type its
-    reserved space and property caps, with each kind's property amounts."""
+    reserved space and property caps, with each kind's property amounts.
+
+    The engine reads a missing entry of these lists as one that limits nothing (its own
+    item set, no sequence group, no caps: limits.rs), so a list of nothing else is sent
+    empty: the same packing from less text to write and read (issue 3)."""
     ref_ids = {ref_id: n for n, ref_id in enumerate(dict.fromkeys(k.ref_id for k in kinds))}
     sequences = {s: n for n, s in enumerate(dict.fromkeys(k.item_set.sequence for k in kinds))}
+    item_sets = [ref_ids[k.ref_id] for k in kinds]
+    groups = [sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds]
+    caps = [_box_caps(req, b) for b in box_types]
+    extras = [_box_extra(req, b, keys) for b in box_types]
     return {
         "boxesMax": _limit(req.boxes_max),
         "boxesPerItemSetMax": _limit(req.boxes_per_item_set_max),
         "boxesPerSequenceMax": _limit(req.boxes_per_sequence_max),
-        "itemSets": [ref_ids[k.ref_id] for k in kinds],
-        "sequences": [
-            sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds
-        ],
-        "boxCaps": [_box_caps(req, b) for b in box_types],
-        "boxExtras": [_box_extra(req, b, keys) for b in box_types],
+        # Each kind its own item set: what the engine assumes without the list.
+        "itemSets": [] if len(ref_ids) == len(kinds) else item_sets,
+        "sequences": groups if any(g is not None for g in groups) else [],
+        "boxCaps": caps if any(c != _NO_CAPS for c in caps) else [],
+        "boxExtras": extras if any(not _no_extra(e) for e in extras) else [],
         "amounts": (
             [[property_amount(k.item_set.properties, key) for key in keys] for k in kinds]
             if keys
             else []
         ),
     }
+
+
+#: `_box_caps` of a box type without count limits (the engine's default BoxCaps).
+_NO_CAPS = {"itemsMax": None, "itemSetsMax": None, "inlineMax": [0, 0, 0]}
+
+
+def _no_extra(extra: dict[str, Any]) -> bool:
+    """Whether `_box_extra` gave the engine's default BoxExtra: no reserved space (+0.0,
+    not -0.0, to send the same number) and no property caps."""
+    reserved = extra["reservedSpace"]
+    return not extra["properties"] and reserved == 0.0 and math.copysign(1.0, reserved) > 0
 
 
 def _prepacked_input(
