@@ -12,6 +12,9 @@ Run from the repository root:
   requests are saved to CORPUS.json on first use and read from it afterwards.
 - ``python -m bench.python_overhead compare A.jsonl B.jsonl``: the requests whose records
   differ (exit status 1 if any).
+- ``python -m bench.python_overhead texts [--rounds N]``: CPU ms per answer of the pack
+  service's body and fingerprint texts, by `json.dumps` as before and by
+  `_core.json_texts`, alternating (the texts checked equal first).
 - ``python -m bench.python_overhead time [--baseline DIR]``: CPU ms per request of
   `pack()` on MPV n=50, the small orders and `bench.peers`' 100 e-commerce orders,
   Python (with the engine's answers replayed) and engine (`_core.pack_json`, once per
@@ -290,6 +293,53 @@ def time_once(repeats: int) -> int:
     return 0
 
 
+def time_texts(rounds: int) -> int:
+    """CPU ms per answer of `PackService`'s body and fingerprint texts, the two ways: the
+    `json.dumps` lines it had (`response_fingerprint`, then the body) and `_core.json_texts`
+    (one pass, then SHA-512 and the appended keys), alternating in this process over 40
+    answers per workload; the texts are checked equal first."""
+    import hashlib
+
+    import cartonize
+    from cartonize import _core
+    from cartonize.service import _VOLATILE_KEYS, response_fingerprint
+
+    uuid = "0" * 128
+
+    def dumped(wire: Wire) -> str:
+        wire = dict(wire)
+        wire["responseFingerprint"] = response_fingerprint(wire)
+        wire["packUuid"] = uuid
+        return json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
+
+    def one_pass(wire: Wire) -> str:
+        texts = _core.json_texts(wire, _VOLATILE_KEYS)
+        assert texts is not None
+        body, canonical = texts
+        keys = {"responseFingerprint": hashlib.sha512(canonical.encode()).hexdigest()}
+        tail = json.dumps({**keys, "packUuid": uuid}, ensure_ascii=False, separators=(",", ":"))
+        return f"{body[:-1]},{tail[1:]}"
+
+    print(f"CPU ms per answer, median of {rounds} alternating rounds")
+    for name, requests in _workloads().items():
+        wires = []
+        for request in requests[:40]:
+            wire = cartonize.pack(request).model_dump(mode="json", by_alias=True, exclude_none=True)
+            wire["requestFingerprint"] = "0" * 128
+            wires.append(wire)
+        assert all(dumped(w) == one_pass(w) for w in wires)
+        times: dict[str, list[float]] = {"json.dumps": [], "json_texts": []}
+        for _ in range(rounds):
+            for label, write in (("json.dumps", dumped), ("json_texts", one_pass)):
+                start = time.process_time()
+                for wire in wires:
+                    write(wire)
+                times[label].append((time.process_time() - start) / len(wires) * 1000)
+        medians = "  ".join(f"{k} {statistics.median(v):6.3f}" for k, v in times.items())
+        print(f"  {name:<14} {medians}")
+    return 0
+
+
 def time_alternating(baseline: Path | None, rounds: int, repeats: int) -> int:
     """Time this package (and `baseline`'s, alternating) in fresh processes; print medians."""
     here = Path(__file__).resolve().parent.parent
@@ -339,6 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     timing.add_argument("--baseline", type=Path)
     timing.add_argument("--rounds", type=int, default=5)
     timing.add_argument("--repeats", type=int, default=5)
+    texts = sub.add_parser("texts")
+    texts.add_argument("--rounds", type=int, default=15)
     once = sub.add_parser("time-once")
     once.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args(argv)
@@ -348,6 +400,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return compare(args.a, args.b)
     if args.command == "time":
         return time_alternating(args.baseline, args.rounds, args.repeats)
+    if args.command == "texts":
+        return time_texts(args.rounds)
     return time_once(args.repeats)
 
 

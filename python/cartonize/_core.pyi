@@ -7,6 +7,7 @@ __all__ = [
     "InvalidInput",
     "__version__",
     "json_repeats_a_key",
+    "json_texts",
     "pack_json",
     "render_json",
 ]
@@ -28,3 +29,9 @@ def render_json(input: str) -> str:
 def json_repeats_a_key(text: str) -> bool | None:
     """Whether JSON text (as json.loads accepts it) names a key twice in one object; None
     when the scan cannot tell (the caller then checks the slow way)."""
+
+def json_texts(value: object, skip: list[str]) -> tuple[str, str] | None:
+    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"))` and, with
+    `sort_keys=True, allow_nan=False` and the top-level keys in `skip` left out, its
+    canonical text, in one pass; None when `value` holds anything but exact JSON types
+    or a float that is not finite (the caller then uses json)."""

@@ -4,6 +4,7 @@ Rust engine with the GIL released, and build the public response."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +32,7 @@ from cartonize.items import (
     weighted_center_of_mass,
 )
 from cartonize.models import (
+    WHOLE_MODEL_STEPS,
     XYZ,
     Box,
     BoxEntry,
@@ -48,7 +50,6 @@ from cartonize.models import (
     PropertyConstraint,
     RateTable,
     assemble,
-    assemble_whole,
     response_totals,
     validate_request,
 )
@@ -135,7 +136,7 @@ class _Kind:
     alternates: tuple[tuple[float, float, float], ...] = ()
     # Cached by hand, not with functools.cached_property: that takes a lock on each first
     # read (Python 3.11), and most kinds of a large order are read once (one unit each).
-    _echo_fields: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    _unit_fields: dict[str, Any] | None = field(default=None, init=False, repr=False)
     _shapes: tuple[tuple[float, float, float], ...] | None = field(
         default=None, init=False, repr=False
     )
@@ -149,12 +150,20 @@ class _Kind:
         """`<refId>-<n>`, unique across item sets sharing the refId."""
         return f"{self.ref_id}-{self.first_unit + unit}"
 
-    @property
-    def echo(self) -> dict[str, Any]:
-        """The item set's fields that every unit of this kind repeats in the response."""
-        if self._echo_fields is None:
-            self._echo_fields = self._echo()
-        return self._echo_fields
+    def unit_fields(self) -> dict[str, Any]:
+        """A new dict of a packed unit's fields before its own: `Item`'s defaults, then the
+        item set's fields that every unit of this kind repeats (`echo`), in the order
+        `assemble` puts them. Kept for kinds of several units, which copy it (a copy of a
+        whole dict costs less than merging the two); most kinds of MPV-like requests have
+        one unit."""
+        fields = self._unit_fields
+        if fields is not None:
+            return fields.copy()
+        fields = self._echo_into(_ITEM_DEFAULTS.copy())
+        if self.item_set.quantity > 1:
+            self._unit_fields = fields
+            return fields.copy()
+        return fields
 
     @property
     def uneven_shapes(self) -> tuple[tuple[float, float, float], ...]:
@@ -164,25 +173,41 @@ class _Kind:
         given side back."""
         if self._shapes is None:
             d = self.item_set.dimensions
-            shapes = ((d.x, d.y, d.z), *self.alternates)
-            fine = any(v != round(v * _FIXED) / _FIXED for shape in shapes for v in shape)
-            self._shapes = shapes if fine else ()
+            x, y, z = d.x, d.y, d.z
+            # Unrolled for the kind's own shape (one per packed unit of MPV-like requests).
+            fine = (
+                x != round(x * _FIXED) / _FIXED
+                or y != round(y * _FIXED) / _FIXED
+                or z != round(z * _FIXED) / _FIXED
+                or bool(
+                    self.alternates
+                    and any(
+                        v != round(v * _FIXED) / _FIXED for shape in self.alternates for v in shape
+                    )
+                )
+            )
+            self._shapes = ((x, y, z), *self.alternates) if fine else ()
         return self._shapes
 
-    def _echo(self) -> dict[str, Any]:
+    @property
+    def echo(self) -> dict[str, Any]:
+        """The item set's fields that every unit of this kind repeats in the response."""
+        return self._echo_into({})
+
+    def _echo_into(self, fields: dict[str, Any]) -> dict[str, Any]:
         s = self.item_set
-        return {
-            "ref_id": self.ref_id,
-            "name": s.name,
-            "color": s.color,
-            "weight": s.weight,
-            "sequence": s.sequence,
-            "virtual": s.virtual,
-            "properties": s.properties,
-            "quantity": self.eaches,
-            "unit_of_measure": self.dimension_set.unit_of_measure if self.dimension_set else None,
-            "dimension_set": self.dimension_set,
-        }
+        fields["ref_id"] = self.ref_id
+        fields["name"] = s.name
+        fields["color"] = s.color
+        fields["weight"] = s.weight
+        fields["sequence"] = s.sequence
+        fields["virtual"] = s.virtual
+        fields["properties"] = s.properties
+        fields["quantity"] = self.eaches
+        dimension_set = self.dimension_set
+        fields["unit_of_measure"] = dimension_set.unit_of_measure if dimension_set else None
+        fields["dimension_set"] = dimension_set
+        return fields
 
 
 def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse:
@@ -366,7 +391,7 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
             **_placement_options(req),
         },
     }
-    engine_json = _ENGINE_JSON.encode(engine_input)
+    engine_json = _engine_json(engine_input)
     # Not kept alive while the response is built: every container alive brings Python's
     # next garbage collection nearer (the engine input holds a few per item set).
     del engine_input
@@ -427,6 +452,63 @@ def pack(request: PackRequest | Mapping[str, Any] | None = None) -> PackResponse
     render_pictures(req, response, box_types)
     response.total_time = time.perf_counter() - started
     return response
+
+
+def _engine_json(engine_input: dict[str, Any]) -> str:
+    """The engine input as JSON text. A lowered rate that several box types share (a
+    catalogue priced by one carrier table: `lower_rating` gives each the same rate) is
+    encoded once: a placeholder string stands in for it in each box type's rating, and
+    the rate's text replaces the placeholder's. Writing the rate's 20 floats again for
+    each box type was most of an e-commerce order's encoding (issue 3). The ratings are
+    changed in place (the caller drops the input after). Should the text hold a
+    placeholder anywhere else, the input is encoded as it is."""
+    ratings = [
+        rating
+        for box_type in engine_input["boxTypes"]
+        if (rating := box_type["rating"]) is not None and rating["rate"] is not None
+    ]
+    if len(ratings) < 2:
+        return _ENGINE_JSON.encode(engine_input)
+    originals = [rating["rate"] for rating in ratings]
+    # id(rate) -> (rate, placeholder); the rates stay alive in `originals`.
+    shared: dict[int, tuple[dict[str, Any], str]] = {}
+    uses: dict[str, int] = {}
+    for rating, rate in zip(ratings, originals, strict=True):
+        known = shared.get(id(rate))
+        if known is None:
+            known = shared[id(rate)] = (rate, f"{_PLACEHOLDER} {len(shared)}")
+        rating["rate"] = known[1]
+        uses[known[1]] = uses.get(known[1], 0) + 1
+    if len(shared) == len(ratings):  # no rate shared: nothing to save
+        return _restored(engine_input, ratings, originals)
+    text = _ENGINE_JSON.encode(engine_input)
+    quoted = [
+        (_ENGINE_JSON.encode(placeholder), _ENGINE_JSON.encode(rate), uses[placeholder])
+        for rate, placeholder in shared.values()
+    ]
+    if all(
+        text.count(placeholder) == count and _QUOTED_PLACEHOLDER not in fragment
+        for placeholder, fragment, count in quoted
+    ):
+        for placeholder, fragment, _ in quoted:
+            text = text.replace(placeholder, fragment)
+        return text
+    return _restored(engine_input, ratings, originals)
+
+
+def _restored(
+    engine_input: dict[str, Any], ratings: list[dict[str, Any]], rates: list[dict[str, Any]]
+) -> str:
+    """`_engine_json`'s answer written the plain way, each rating's rate put back."""
+    for rating, rate in zip(ratings, rates, strict=True):
+        rating["rate"] = rate
+    return _ENGINE_JSON.encode(engine_input)
+
+
+#: What `_engine_json` writes in place of a shared rate (a control character: no rating
+#: field holds one), and the start of its JSON text.
+_PLACEHOLDER = "\x00shared rate"
+_QUOTED_PLACEHOLDER = _ENGINE_JSON.encode(_PLACEHOLDER)[:-1]
 
 
 def _placement_options(req: PackRequest) -> dict[str, Any]:
@@ -594,6 +676,14 @@ def _kinds(item_sets: Sequence[ItemSet], own: int) -> tuple[list[_Kind], list[_K
     units_so_far: dict[int, int] = {}
     for position, (s, ref_id) in enumerate(zip(item_sets, _ref_ids(item_sets), strict=True)):
         kinds = own_kinds if position < own else other_kinds
+        if not s.dimension_sets and s.center_of_mass is None:
+            # unit_ladder's answer without a ladder or a centre of mass to check: the item
+            # set itself, or nothing for quantity 0 (most item sets; no path to write).
+            if s.quantity > 0:
+                first = units_so_far.get(ref_id, 0)
+                kinds.append(_Kind(ref_id, s, first))
+                units_so_far[ref_id] = first + s.quantity
+            continue
         for unit in unit_ladder(s, f"itemSets[{position}]"):
             first = units_so_far.get(ref_id, 0)
             kinds.append(_Kind(ref_id, unit.item_set, first, unit.dimension_set))
@@ -681,25 +771,43 @@ def _limits(
 ) -> dict[str, Any]:
     """The engine's count limits: per box type (its own value wins over the request's) and
     across boxes, with each kind's item set (refId) and sequence group; and per box type its
-    reserved space and property caps, with each kind's property amounts."""
+    reserved space and property caps, with each kind's property amounts.
+
+    The engine reads a missing entry of these lists as one that limits nothing (its own
+    item set, no sequence group, no caps: limits.rs), so a list of nothing else is sent
+    empty: the same packing from less text to write and read (issue 3)."""
     ref_ids = {ref_id: n for n, ref_id in enumerate(dict.fromkeys(k.ref_id for k in kinds))}
     sequences = {s: n for n, s in enumerate(dict.fromkeys(k.item_set.sequence for k in kinds))}
+    item_sets = [ref_ids[k.ref_id] for k in kinds]
+    groups = [sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds]
+    caps = [_box_caps(req, b) for b in box_types]
+    extras = [_box_extra(req, b, keys) for b in box_types]
     return {
         "boxesMax": _limit(req.boxes_max),
         "boxesPerItemSetMax": _limit(req.boxes_per_item_set_max),
         "boxesPerSequenceMax": _limit(req.boxes_per_sequence_max),
-        "itemSets": [ref_ids[k.ref_id] for k in kinds],
-        "sequences": [
-            sequences[k.item_set.sequence] if k.item_set.sequence else None for k in kinds
-        ],
-        "boxCaps": [_box_caps(req, b) for b in box_types],
-        "boxExtras": [_box_extra(req, b, keys) for b in box_types],
+        # Each kind its own item set: what the engine assumes without the list.
+        "itemSets": [] if len(ref_ids) == len(kinds) else item_sets,
+        "sequences": groups if any(g is not None for g in groups) else [],
+        "boxCaps": caps if any(c != _NO_CAPS for c in caps) else [],
+        "boxExtras": extras if any(not _no_extra(e) for e in extras) else [],
         "amounts": (
             [[property_amount(k.item_set.properties, key) for key in keys] for k in kinds]
             if keys
             else []
         ),
     }
+
+
+#: `_box_caps` of a box type without count limits (the engine's default BoxCaps).
+_NO_CAPS = {"itemsMax": None, "itemSetsMax": None, "inlineMax": [0, 0, 0]}
+
+
+def _no_extra(extra: dict[str, Any]) -> bool:
+    """Whether `_box_extra` gave the engine's default BoxExtra: no reserved space (+0.0,
+    not -0.0, to send the same number) and no property caps."""
+    reserved = extra["reservedSpace"]
+    return not extra["properties"] and reserved == 0.0 and math.copysign(1.0, reserved) > 0
 
 
 def _prepacked_input(
@@ -778,27 +886,56 @@ def _box(
             for (kind, unit), placement in zip(fixed_units, packed.get("fixed", []), strict=True)
         ]
         placed = [*fixed, *placed]
+    entries: list[ItemEntry] = []
+    # The box's sums, added up item by item in the order (and from the int 0) that sum()
+    # over the items would: the same floats. The weighted centre of mass is
+    # weighted_center_of_mass's when the items weigh something.
+    volume_net: float = 0
+    weight_net: float = 0
+    moment_x: float = 0
+    moment_y: float = 0
+    moment_z: float = 0
+    len_items = 0
+    len_units = 0
     for number, (kind, placement) in enumerate(placed, first_index):
         before = rounded
         cost_so_far += placement["deltaCost"]
-        rounded = whole_units(cost_so_far)
-        items.append(_item(kind, placement, rounded - before, number))
-    # One fields set for all the entries, as XYZ is for points: an entry sets its one field.
-    entries = [assemble_whole(ItemEntry, {"item": item}, _ITEM_ENTRY_FIELDS) for item in items]
+        rounded = _floor(cost_so_far + 0.5)  # whole_units
+        item = _item(kind, placement, rounded - before, number)
+        items.append(item)
+        # One fields set for all the entries, as XYZ is for points: an entry sets its one
+        # field. assemble_whole, inlined.
+        entry = _new(ItemEntry)
+        _set_dict(entry, {"item": item})
+        _set_fields_set(entry, _ITEM_ENTRY_FIELDS)
+        _set_extra(entry, None)
+        _set_private(entry, None)
+        entries.append(entry)
+        d = item.dimensions
+        volume_net += d.x * d.y * d.z
+        w = item.weight
+        weight_net += w
+        c = item.center_of_mass
+        assert c is not None  # every packed unit has one
+        moment_x += w * c.x
+        moment_y += w * c.y
+        moment_z += w * c.z
+        if not item.virtual:
+            len_units += 1
+            len_items += item.quantity or 1
     dims = box_type.dimensions
     volume_max = dims.x * dims.y * dims.z
-    volume_net = sum([i.dimensions.x * i.dimensions.y * i.dimensions.z for i in items])
     if box_type.reserved_space is not None:
         reserved_space = box_type.reserved_space
     volume_reserved = reserved_space * volume_max
     volume_used = volume_net + volume_reserved
-    weights = [i.weight for i in items]
-    weight_net = sum(weights)
     tare = box_type.weight_tare or 0.0
     weight_max = box_type.weight_max or 0.0
     weight_used = tare + weight_net
-    real = [i for i in items if not i.virtual]
-    center = weighted_center_of_mass(items, weights, weight_net)
+    if weight_net > 0:
+        center = Point.of(moment_x / weight_net, moment_y / weight_net, moment_z / weight_net)
+    else:
+        center = weighted_center_of_mass(items, [i.weight for i in items], weight_net)
     # What Box.model_construct(**values) does, without the keyword round trip.
     values = {
         **type_fields,
@@ -827,8 +964,8 @@ def _box(
         "weight_net": weight_net,
         "weight_remaining": max(weight_max - weight_used, 0.0) if weight_max > 0 else None,
         "weight_utilization": min(weight_used / weight_max, 1.0) if weight_max > 0 else None,
-        "len_items": sum([i.quantity or 1 for i in real]),
-        "len_units": len(real),
+        "len_items": len_items,
+        "len_units": len_units,
         "center_of_mass": center,
         "center_of_mass_string": point_string(center),
     }
@@ -897,6 +1034,9 @@ def _outer(box_type: BoxType) -> Outer | None:
     )
 
 
+_new, _set_dict, _set_fields_set, _set_extra, _set_private = WHOLE_MODEL_STEPS
+_floor = math.floor
+
 #: The fields a unit sets (its `model_fields_set`): those it repeats from its kind, then
 #: those of a packed unit (numbered response-wide), then those of a leftover.
 _UNIT_FIELDS = frozenset(
@@ -939,37 +1079,50 @@ def _item(kind: _Kind, placement: dict[str, Any], delta_cost: int, index: int) -
     """A packed unit, numbered `index`, with its position, placed dimensions and cost."""
     ox, oy, oz = placement["origin"]
     dx, dy, dz = placement["dimensions"]
-    if kind.uneven_shapes:
-        dx, dy, dz = _exact_dimensions(kind.uneven_shapes, (dx, dy, dz))
-    origin = assemble_whole(Point, {"x": ox, "y": oy, "z": oz}, XYZ)
-    dimensions = assemble_whole(Dimensions, {"x": dx, "y": dy, "z": dz}, XYZ)
-    s = kind.item_set
-    if not kind.alternates and s.center_of_mass is None:
+    shapes = kind._shapes
+    if shapes is None:
+        shapes = kind.uneven_shapes
+    if shapes:
+        dx, dy, dz = _exact_dimensions(shapes, (dx, dy, dz))
+    # assemble_whole, inlined: five models per packed unit (WHOLE_MODEL_STEPS).
+    origin = _new(Point)
+    _set_dict(origin, {"x": ox, "y": oy, "z": oz})
+    _set_fields_set(origin, XYZ)
+    _set_extra(origin, None)
+    _set_private(origin, None)
+    dimensions = _new(Dimensions)
+    _set_dict(dimensions, {"x": dx, "y": dy, "z": dz})
+    _set_fields_set(dimensions, XYZ)
+    _set_extra(dimensions, None)
+    _set_private(dimensions, None)
+    if not kind.alternates and kind.item_set.center_of_mass is None:
         # The geometric centre (placed_center_of_mass without an offset).
-        center = assemble_whole(Point, {"x": ox + dx / 2, "y": oy + dy / 2, "z": oz + dz / 2}, XYZ)
+        center = _new(Point)
+        _set_dict(center, {"x": ox + dx / 2, "y": oy + dy / 2, "z": oz + dz / 2})
+        _set_fields_set(center, XYZ)
+        _set_extra(center, None)
+        _set_private(center, None)
     else:
         given, offset = _shape_of(kind, dimensions)
         center = placed_center_of_mass(given, offset, origin, dimensions)
     support = placement.get("support")
-    return assemble_whole(
-        Item,
-        {
-            # Every field, in the order `assemble` puts them: defaults, the kind's, the unit's.
-            # Not cached per kind: most kinds of MPV-like requests have one unit.
-            **_ITEM_DEFAULTS,
-            **kind.echo,
-            "unique_id": f"{kind.ref_id}-{kind.first_unit + placement['unit']}",
-            "dimensions": dimensions,
-            "origin": origin,
-            "center_of_mass": center,
-            "packed_index": placement["packedIndex"],
-            "delta_cost": delta_cost,
-            "message": None if support is None else _support_message(support),
-            "index": index,
-            "global_id": index,
-        },
-        set(_PACKED_FIELDS),
-    )
+    # Every field, in the order `assemble` puts them: defaults, the kind's, the unit's.
+    fields = kind.unit_fields()
+    fields["unique_id"] = f"{kind.ref_id}-{kind.first_unit + placement['unit']}"
+    fields["dimensions"] = dimensions
+    fields["origin"] = origin
+    fields["center_of_mass"] = center
+    fields["packed_index"] = placement["packedIndex"]
+    fields["delta_cost"] = delta_cost
+    fields["message"] = None if support is None else _support_message(support)
+    fields["index"] = index
+    fields["global_id"] = index
+    item = _new(Item)
+    _set_dict(item, fields)
+    _set_fields_set(item, set(_PACKED_FIELDS))
+    _set_extra(item, None)
+    _set_private(item, None)
+    return item
 
 
 def _shape_of(kind: _Kind, placed: Dimensions) -> tuple[Dimensions, Point | None]:

@@ -23,6 +23,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from cartonize import _core
 from cartonize.errors import TooManyRequests
 from cartonize.models import PackRequest, PackResponse
 from cartonize.store import ApiKey, Clock, PackRecord, PackSummary, Store, hash_key, utc_now
@@ -58,6 +59,10 @@ RESPONSE_VOLATILE_FIELDS = frozenset(
         "responseFingerprint",
     }
 )
+
+
+#: The same, as `_core.json_texts` takes them.
+_VOLATILE_KEYS = sorted(RESPONSE_VOLATILE_FIELDS)
 
 
 def canonical_json(value: Any) -> bytes:
@@ -586,7 +591,23 @@ class PackService:
         # One serialisation serves the fingerprint, the store and the HTTP body.
         wire = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         response.request_fingerprint = wire["requestFingerprint"] = canonical.fingerprint
-        response.response_fingerprint = wire["responseFingerprint"] = response_fingerprint(wire)
-        response.pack_uuid = wire["packUuid"] = pack_uuid
-        text = json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
-        return response, text
+        texts = None
+        if "responseFingerprint" not in wire and "packUuid" not in wire:
+            texts = _core.json_texts(wire, _VOLATILE_KEYS)
+        if texts is None:
+            response.response_fingerprint = wire["responseFingerprint"] = response_fingerprint(wire)
+            response.pack_uuid = wire["packUuid"] = pack_uuid
+            text = json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
+            return response, text
+        # The body and the fingerprint's canonical text in one pass (each float written
+        # once): the same texts as the lines above, the two keys they add last (neither
+        # in `wire` yet) appended to the body.
+        body, canonical_text = texts
+        response.response_fingerprint = hashlib.sha512(canonical_text.encode()).hexdigest()
+        response.pack_uuid = pack_uuid
+        tail = json.dumps(
+            {"responseFingerprint": response.response_fingerprint, "packUuid": pack_uuid},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        return response, f"{body[:-1]},{tail[1:]}"

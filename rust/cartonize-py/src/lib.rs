@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 mod json_keys;
+mod json_text;
 
 /// Rust's allocations in the engine and renderer go to mimalloc (Python's own
 /// objects keep Python's allocator): about 5 % less engine time on orders
@@ -98,11 +99,21 @@ fn json_repeats_a_key(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Op
     Ok(py.detach(|| json_keys::repeats_a_key(text)))
 }
 
+/// A pack answer's body text and canonical text in one pass (`json_text.rs`): as
+/// `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` writes it, and with
+/// `sort_keys=True, allow_nan=False` and the top-level keys in `skip` left out. None when
+/// `value` holds anything but exact JSON types, or a float that is not finite.
+#[pyfunction]
+fn json_texts(value: &Bound<'_, PyAny>, skip: Vec<String>) -> Option<(String, String)> {
+    json_text::texts(value, &skip)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack_json, m)?)?;
     m.add_function(wrap_pyfunction!(render_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_repeats_a_key, m)?)?;
+    m.add_function(wrap_pyfunction!(json_texts, m)?)?;
     m.add("__version__", cartonize_core::VERSION)?;
     m.add("BUILT", env!("CARTONIZE_BUILT"))?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
