@@ -1,5 +1,7 @@
 //! A time budget that ends search with the best answer found so far.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Extra time the first complete packing may take past the `timeout`: this
@@ -15,11 +17,14 @@ pub const GRACE_SHARE: f64 = 0.1;
 pub const GRACE_MAX: f64 = 20.0;
 
 /// When the request's `timeout` runs out (never, without one), and when even the
-/// first complete packing must give up.
-#[derive(Debug, Clone, Copy)]
+/// first complete packing must give up. A copy made by [`Deadline::stoppable`]
+/// also ends, hard, once its flag is set: a search run ahead of being needed
+/// stops when it turns out not to be.
+#[derive(Debug, Clone)]
 pub struct Deadline {
     end: Option<Instant>,
     hard_end: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Deadline {
@@ -31,17 +36,32 @@ impl Deadline {
         Deadline {
             end: seconds.and_then(at),
             hard_end: seconds.and_then(|s| at(s + grace(s))),
+            stop: None,
         }
+    }
+
+    /// This deadline, ending as well once `stop` is set.
+    pub fn stoppable(&self, stop: Arc<AtomicBool>) -> Self {
+        Deadline {
+            stop: Some(stop),
+            ..self.clone()
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// The timeout has passed: search stops trying further packings.
     pub fn expired(&self) -> bool {
-        self.end.is_some_and(|e| Instant::now() >= e)
+        self.end.is_some_and(|e| Instant::now() >= e) || self.stopped()
     }
 
     /// The grace after the timeout has passed too: even the first packing stops.
     pub fn hard_expired(&self) -> bool {
-        self.hard_end.is_some_and(|e| Instant::now() >= e)
+        self.hard_end.is_some_and(|e| Instant::now() >= e) || self.stopped()
     }
 
     /// Whether a packing that `must_finish` (the first) or not gives up now.
@@ -74,5 +94,16 @@ mod tests {
         assert!(!never.expired() && !never.hard_expired());
         assert!((grace(30.0) - 4.0).abs() < 1e-12);
         assert!((grace(3600.0) - GRACE_MAX).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_stoppable_deadline_ends_when_stopped() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let d = Deadline::after(None).stoppable(flag.clone());
+        assert!(!d.expired() && !d.hard_expired());
+        flag.store(true, Ordering::Relaxed);
+        assert!(d.expired() && d.hard_expired() && d.stops(true));
+        // The deadline it was made from runs on.
+        assert!(!Deadline::after(None).expired());
     }
 }

@@ -299,7 +299,64 @@ fn pack_box_types_once(
         ))
     };
     let first_order = base.first().map_or(&[][..], |s| &s.order[..]);
-    let searched = orient::search(&kinds, first_order, opts, deadline, reboxed, &pack_base)?;
+    // Extra strategies only pay off when several boxes are needed; a
+    // one-box answer keeps the speed of the requested orderings.
+    // Under a box limit a one-box answer with leftovers can improve too.
+    let several_in = |found: &portfolio::Found| {
+        found.best.as_ref().is_some_and(|(p, _)| {
+            (p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty()))
+                && !unbeatable(p)
+        })
+    };
+    let boxes_in = |found: &portfolio::Found| found.best.as_ref().map_or(0, |(p, _)| p.boxes.len());
+    // Layers built from units chosen to fit, for orders of many units.
+    let layered = portfolio::Strategy::first_under(&base, select::Mode::Layers);
+    let wants_layers = |found: &portfolio::Found, ctx: &select::Context<'_>| {
+        several_in(found)
+            && !deadline.expired()
+            && layers::applies(ctx, &quantities, boxes_in(found))
+    };
+    // On large requests that may want them, the layers are packed on another
+    // thread during the orientation search and the requested orderings (the
+    // layers would otherwise run alone afterwards, one core idle). They use
+    // the kinds as given: when the search pins some, or the layers are not
+    // wanted after all, that packing is stopped and dropped.
+    let ahead_ctx = match work > portfolio::PARALLEL_WORK && !deadline.expired() {
+        true => prepacked::fixed_contents(&input.boxes, &boxes[openable..], &kinds, rule)
+            .ok()
+            .map(|prepacked| context(&kinds, &boxes, rule, opts, openable, prepacked))
+            .filter(|ctx| layers::applies(ctx, &quantities, 0)),
+        false => None,
+    };
+    let search = || orient::search(&kinds, first_order, opts, deadline, reboxed, &pack_base);
+    let (searched, ahead) = match &ahead_ctx {
+        Some(ahead_ctx) => portfolio::beside(
+            |its_deadline: &Deadline| {
+                let one = std::slice::from_ref(&layered);
+                portfolio::run(one, ahead_ctx, its_deadline, 0, false, &unbeatable)
+            },
+            deadline,
+            || {
+                let searched = search().map(|mut searched| {
+                    // Not searched: the kinds as given, packed here as below.
+                    if searched.found.is_none() {
+                        let found =
+                            portfolio::run(&base, ahead_ctx, deadline, work, true, &unbeatable);
+                        searched.found = Some(found);
+                    }
+                    searched
+                });
+                let wanted = searched.as_ref().is_ok_and(|s| {
+                    s.kinds.is_none()
+                        && s.found.as_ref().is_some_and(|f| wants_layers(f, ahead_ctx))
+                });
+                (searched, wanted)
+            },
+        ),
+        None => (search(), None),
+    };
+    drop(ahead_ctx);
+    let searched = searched?;
     if let Some(pinned) = searched.kinds {
         kinds = pinned;
     }
@@ -311,27 +368,26 @@ fn pack_box_types_once(
         None => portfolio::run(&base, &ctx, deadline, work, true, &unbeatable),
     };
     let mut strategies = base;
-    // Extra strategies only pay off when several boxes are needed; a
-    // one-box answer keeps the speed of the requested orderings.
-    // Under a box limit a one-box answer with leftovers can improve too.
-    let several = found.best.as_ref().is_some_and(|(p, _)| {
-        (p.boxes.len() > 1 || (limits.counts_boxes() && !p.leftovers.is_empty())) && !unbeatable(p)
-    });
+    let several = several_in(&found);
     // Strategies the deadline leaves untried cut the search short too.
     found.timed_out |= several && deadline.expired();
     let requested = strategies.len();
-    let boxes_found = found.best.as_ref().map_or(0, |(p, _)| p.boxes.len());
-    if several && !deadline.expired() && layers::applies(&ctx, &quantities, boxes_found) {
-        // Layers built from units chosen to fit, for orders of many units.
-        let more = portfolio::Strategy::first_under(&strategies, select::Mode::Layers);
-        portfolio::run_more(
-            more,
-            &mut strategies,
-            &mut found,
-            &ctx,
-            deadline,
-            &unbeatable,
-        );
+    if wants_layers(&found, &ctx) {
+        // Packed ahead with the same kinds (none pinned), else here.
+        match ahead {
+            Some(packed) => {
+                found.absorb(packed, strategies.len(), opts.goal);
+                strategies.push(layered);
+            }
+            None => portfolio::run_more(
+                layered,
+                &mut strategies,
+                &mut found,
+                &ctx,
+                deadline,
+                &unbeatable,
+            ),
+        }
     }
     if several && !deadline.expired() {
         let mut extra = portfolio::extra_strategies(

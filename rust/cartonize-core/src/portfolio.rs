@@ -228,6 +228,30 @@ pub fn run_more(
     strategies.push(more);
 }
 
+/// Runs `main` on this thread while `ahead` runs on another, under a copy of
+/// `deadline` that `main` can stop: `main` returns its result and whether
+/// `ahead`'s is wanted. When it is not, `ahead` is stopped (its deadline
+/// ends) and its result dropped; when it is, `ahead` runs to its end as it
+/// would have alone, so what it returns does not depend on timing.
+/// `None` when `ahead` was not wanted (or failed on a bug).
+pub fn beside<T, U: Send>(
+    ahead: impl FnOnce(&Deadline) -> U + Send,
+    deadline: &Deadline,
+    main: impl FnOnce() -> (T, bool),
+) -> (T, Option<U>) {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let its_deadline = deadline.stoppable(stop.clone());
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || ahead(&its_deadline));
+        let (out, wanted) = main();
+        if !wanted {
+            stop.store(true, AtomicOrdering::Relaxed);
+        }
+        let result = handle.join().ok().filter(|_| wanted);
+        (out, result)
+    })
+}
+
 /// Distinct packings besides the best that [`Found`] keeps, best first:
 /// re-boxing may take a runner-up below the best.
 const RUNNERS_UP: usize = 1;
@@ -332,7 +356,7 @@ fn same_boxes(a: &Packing, b: &Packing) -> bool {
 
 /// Below this much work (units × box types) one thread packs every ordering;
 /// above it the orderings are shared among the machine's cores.
-const PARALLEL_WORK: u64 = 2_000;
+pub const PARALLEL_WORK: u64 = 2_000;
 
 /// Packs every strategy; with `first_must_finish` the first always completes,
 /// the others give up once the deadline has passed. The choice depends only on
@@ -506,6 +530,31 @@ mod tests {
             leftovers: Vec::new(),
             cost,
         }
+    }
+
+    #[test]
+    fn a_packing_ahead_is_kept_when_wanted_and_stopped_when_not() {
+        let never = Deadline::after(None);
+        // Wanted: `ahead` runs to its end, under a deadline that never ended.
+        let (main, ahead) = beside(
+            |d: &Deadline| (0..1000).all(|_| !d.expired()),
+            &never,
+            || (7, true),
+        );
+        assert_eq!((main, ahead), (7, Some(true)));
+        // Not wanted: `ahead`, which runs until its deadline ends, is stopped.
+        let (main, ahead) = beside(
+            |d: &Deadline| {
+                while !d.expired() {
+                    std::thread::yield_now();
+                }
+                1
+            },
+            &never,
+            || (8, false),
+        );
+        assert_eq!((main, ahead), (8, None));
+        assert!(!never.expired());
     }
 
     #[test]
