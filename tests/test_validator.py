@@ -1376,3 +1376,64 @@ def test_bounded_fill_units_follow_the_units_packed_before_them() -> None:
     fill["packedIndex"], block["packedIndex"] = block["packedIndex"], fill["packedIndex"]
     problems = validate(request, response)
     assert any(p.startswith("packed-index: bounded-fill") for p in problems), problems
+
+
+#: Two constraints on one box type, one with a start value.
+_CONSTRAINED: Wire = {
+    "includeImages": False,
+    "itemSets": [
+        {
+            "refId": 1,
+            "dimensions": _point(1, 1, 1),
+            "weight": 1,
+            "quantity": 3,
+            "properties": {"a": 2, "b": 1},
+        }
+    ],
+    "boxTypes": [
+        {
+            "refId": 7,
+            "dimensions": _point(10, 10, 10),
+            "weightMax": 0,
+            "propertyConstraints": [
+                {"key": "a", "max": 5},
+                {"key": "b", "max": 3, "value": 1, "aggregate": "sum"},
+            ],
+        }
+    ],
+}
+
+
+def test_a_box_echoes_its_types_property_constraints() -> None:
+    response = _pack(_CONSTRAINED)
+    assert validate(_CONSTRAINED, response) == []
+
+    def constraints(r: Wire) -> list[Wire]:
+        found: list[Wire] = box_of(r, 0)["propertyConstraints"]
+        return found
+
+    def echoed(r: Wire) -> list[Wire]:
+        found: list[Wire] = box_of(r, 0)["boxType"]["propertyConstraints"]
+        return found
+
+    tampered: dict[str, Callable[[Wire], None]] = {
+        "key renamed": lambda r: constraints(r)[0].update(key="c"),
+        "max changed": lambda r: constraints(r)[1].update(max=4),
+        "aggregate changed": lambda r: constraints(r)[0].update(aggregate="max"),
+        "one dropped": lambda r: constraints(r).pop(),
+        "one added": lambda r: constraints(r).append({"key": "c", "max": 1, "value": 0}),
+        "reordered": lambda r: constraints(r).reverse(),
+        "echo's start value changed": lambda r: echoed(r)[1].update(value=0),
+        "echo's start value added": lambda r: echoed(r)[0].update(value=0),
+        "echo's max changed": lambda r: echoed(r)[0].update(max=6),
+    }
+    for name, corrupt in tampered.items():
+        bad = copy.deepcopy(response)
+        corrupt(bad)
+        problems = validate(_CONSTRAINED, bad)
+        assert any(p.startswith("property: box 0:") for p in problems), name
+    # No aggregate is the default, sum.
+    plain = copy.deepcopy(response)
+    for constraint in constraints(plain) + echoed(plain):
+        del constraint["aggregate"]
+    assert validate(_CONSTRAINED, plain) == []

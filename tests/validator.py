@@ -2948,9 +2948,11 @@ def _numeric(value: object) -> float:
 
 def check_property_constraints(view: PackView) -> Iterator[str]:
     """propertyConstraints (sum) of a box's type: start value plus the items' amounts is at
-    most max, and is the box's reported value."""
+    most max, and is the box's reported value; the box echoes its type's constraints
+    (``_constraint_echo_problems``)."""
     for box in view.boxes:
-        box_type = _matching_box_type(view, box) or {}
+        found = _matching_box_type(view, box)
+        box_type = found or {}
         reported = list(box.wire.get("propertyConstraints") or [])
         for n, constraint in enumerate(box_type.get("propertyConstraints") or []):
             key = constraint["key"]
@@ -2965,6 +2967,58 @@ def check_property_constraints(view: PackView) -> Iterator[str]:
             value = reported[n].get("value") if n < len(reported) else None
             if value is None or not _close(float(value), total):
                 yield f"property: box {box.position}: {key!r} value {value!r}, items give {total:g}"
+        if found is not None:
+            yield from _constraint_echo_problems(box, found)
+
+
+def _constraint_echo(constraint: Wire) -> dict[str, Any]:
+    """A box type's constraint as a box echoes it (spec §C): its key and max as given,
+    its aggregate, default ``sum`` (the only function)."""
+    echo = {"key": constraint.get("key"), "aggregate": constraint.get("aggregate") or "sum"}
+    if constraint.get("max") is not None:
+        echo["max"] = float(constraint["max"])
+    return echo
+
+
+def _constraint_echo_problems(box: Box, box_type: Wire) -> Iterator[str]:
+    """A box's ``propertyConstraints`` are its type's, one for one in their order, each
+    with its key, max and aggregate (sum by default) and the box's current ``value``
+    (check_property_constraints judges the value); its ``boxType`` echo, where given,
+    has the type's constraints with their own start ``value`` and the aggregate filled in.
+    A type without constraints gives a box without any."""
+    given = [c for c in box_type.get("propertyConstraints") or [] if isinstance(c, Mapping)]
+    want = [_constraint_echo(c) for c in given]
+    reported = [c for c in box.wire.get("propertyConstraints") or [] if isinstance(c, Mapping)]
+    got = [
+        {
+            k: (float(v) if k == "max" and _is_number(v) else v)
+            for k, v in _constraint_echo(c).items()
+        }
+        for c in reported
+    ]
+    if got != want:
+        yield (
+            f"property: box {box.position}: propertyConstraints echo "
+            f"{[{k: c.get(k) for k in ('key', 'max', 'aggregate')} for c in reported]}, "
+            f"its type says {want}"
+        )
+    echo = box.wire.get("boxType")
+    if not isinstance(echo, Mapping) or "dimensions" not in echo:
+        return
+    echoed = [c for c in echo.get("propertyConstraints") or [] if isinstance(c, Mapping)]
+    want_type = [
+        {**_constraint_echo(c), "value": float(c["value"]) if _is_number(c.get("value")) else None}
+        for c in given
+    ]
+    got_type = [
+        {**_constraint_echo(c), "value": float(c["value"]) if _is_number(c.get("value")) else None}
+        for c in echoed
+    ]
+    if got_type != want_type:
+        yield (
+            f"property: box {box.position}: boxType echoes propertyConstraints {echoed}, "
+            f"its type says {given}"
+        )
 
 
 def check_packed_index(view: PackView) -> Iterator[str]:
