@@ -1329,9 +1329,15 @@ def test_a_leftover_fitting_a_generated_box_is_flagged() -> None:
     assert _flags_leftover(cartesian, left)
     as_is = {**_CUBES, "boxTypes": [small], "boxTypeGenerators": [{"operation": "pack-as-is"}]}
     assert _flags_leftover(as_is, left)
-    # Too many sizes for the cap: which were sampled is not known.
+    # Too many sizes for the cap: which were sampled is not known, but a box at a
+    # sampled size (or trimmed from one) shows that size was offered.
     sampled = {**cartesian, "generatedBoxTypesMax": 1}
-    assert not _flags_leftover(sampled, left)
+    boxed = _pack(sampled)
+    assert len(boxed["boxes"]) == 2 and validate(sampled, boxed) == []
+    assert _flags_leftover(sampled, _second_box_left_over(boxed))
+    unseen = _second_box_left_over(boxed)
+    unseen["leftovers"].append(unseen["boxes"].pop()["box"]["items"][0]["item"])
+    assert not _flags_leftover(sampled, unseen)
     # An exclude rule keeping the cubes out of generated boxes by name.
     kept = {
         **as_is,
@@ -1437,3 +1443,64 @@ def test_a_box_echoes_its_types_property_constraints() -> None:
     for constraint in constraints(plain) + echoed(plain):
         del constraint["aggregate"]
     assert validate(_CONSTRAINED, plain) == []
+
+
+def _two_of(item: tuple[float, float, float], box: tuple[float, float, float]) -> Wire:
+    """Two units of ``item``, each filling one box of the one type."""
+    return {
+        "includeImages": False,
+        "itemSets": [{"refId": 1, "dimensions": _point(*item), "weight": 1, "quantity": 2}],
+        "boxTypes": [{"refId": 7, "dimensions": _point(*box), "weightMax": 0}],
+    }
+
+
+def test_a_leftover_is_judged_lying_flat_under_lay_flat_and_interlock() -> None:
+    # A rod that only fits standing: left over under layFlat is fair, not without.
+    rod = _two_of((1, 1, 6), (6, 1, 1))
+    left = _second_box_left_over(_pack(rod))
+    assert _flags_leftover(rod, left)
+    assert not _flags_leftover({**rod, "layFlat": True}, left)
+    assert not _flags_leftover({**rod, "interlock": True}, left)
+    # A tile that fits lying flat with its long side along y: layFlat allows that, and
+    # interlock, on the floor layer, wants the long side along z.
+    along_y = _two_of((1, 2, 4), (1, 4, 2))
+    left = _second_box_left_over(_pack(along_y))
+    assert _flags_leftover({**along_y, "layFlat": True}, left)
+    assert not _flags_leftover({**along_y, "interlock": True}, left)
+    along_z = _two_of((1, 2, 4), (1, 2, 4))
+    left = _second_box_left_over(_pack(along_z))
+    assert _flags_leftover({**along_z, "interlock": True}, left)
+
+
+def test_a_leftover_is_judged_when_box_types_override_box_type_sets() -> None:
+    left = _second_box_left_over(_pack(_CUBES))
+    assert _flags_leftover({**_CUBES, "boxTypeSets": ["customer"]}, left)
+    # Without boxTypes the boxes are the account's cartons, not in the request.
+    account = {k: v for k, v in _CUBES.items() if k != "boxTypes"}
+    assert not _flags_leftover({**account, "boxTypeSets": ["customer"]}, left)
+
+
+def test_leftovers_of_packs_in_parts_are_judged_where_their_part_is_clear() -> None:
+    def rule(operation: str, ref_id: int, **options: Any) -> Wire:
+        return {"operation": operation, "itemRefId": ref_id, "options": options}
+
+    judged = {
+        # Fill units no box takes pack on their own into new boxes; other units pack
+        # as without the rule.
+        "bounded-fill on it": (rule("bounded-fill", 1), True),
+        "bounded-fill on another": (rule("bounded-fill", 9), True),
+        # A group that found no box comes back as units that may each fit.
+        "group-pack on it": (rule("group-pack", 1, axisMultiplier=2), False),
+        "group-pack on another": (rule("group-pack", 9, axisMultiplier=2), True),
+        # A stage takes only its target boxes; a host's contents leave with it.
+        "pack-sequence": (rule("pack-sequence", 9), False),
+        "internal-space": (
+            rule("internal-space", 9, boxType={"dimensions": _point(1, 1, 1)}),
+            False,
+        ),
+    }
+    for name, (part, flagged) in judged.items():
+        request = {**_CUBES, "rules": [part]}
+        response = _pack(request)
+        assert len(response["boxes"]) == 2 and validate(request, response) == [], name
+        assert _flags_leftover(request, _second_box_left_over(response)) is flagged, name
