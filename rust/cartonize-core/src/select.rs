@@ -239,6 +239,75 @@ pub fn pack_order(
     })
 }
 
+/// Under box-count limits, the units `packing` left over that some box type
+/// takes are packed into new boxes, one at a time as [`sequential`] does, as
+/// far as the limits allow. The steps after the portfolio (re-boxing merges
+/// and empties boxes) can free room under `boxesMax` that the leftovers never
+/// saw: two small boxes merged into one leave a box for a unit that was left
+/// over when both were open. The packing is kept as it was unless some unit
+/// gets in (fewer leftovers). Not under `boxTypeChoiceLookback` (a leftover
+/// offered early may not go into a box opened after later units).
+pub fn top_up(
+    packing: Packing,
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+    deadline: &Deadline,
+) -> Packing {
+    if packing.leftovers.is_empty() || !ctx.limits.counts_boxes() || ctx.choice.lookback.is_some() {
+        return packing;
+    }
+    let openable = |slot: usize| {
+        ctx.holds[..ctx.openable]
+            .iter()
+            .any(|h| h[order[slot].kind])
+    };
+    let (remaining, mut leftovers): (Vec<_>, Vec<_>) = packing
+        .leftovers
+        .iter()
+        .cloned()
+        .partition(|(slot, _)| openable(*slot));
+    if remaining.is_empty() {
+        return packing;
+    }
+    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
+    for (position, contents) in ctx.prepacked.iter().enumerate() {
+        for (_, kind) in contents {
+            spread.record(&ctx.kinds[*kind], position);
+        }
+    }
+    for (position, filled) in packing.boxes.iter().enumerate() {
+        for u in &filled.units {
+            spread.record(&ctx.kinds[u.kind], position);
+        }
+    }
+    let run = Run {
+        order,
+        ctx,
+        rule,
+        deadline,
+        must_finish: true,
+    };
+    let slots: Vec<usize> = remaining.iter().map(|(slot, _)| *slot).collect();
+    let before = packing.boxes.len();
+    let Some(mut boxes) =
+        sequential_after(&run, slots, &mut leftovers, packing.boxes.clone(), spread)
+    else {
+        return packing;
+    };
+    if leftovers.len() >= packing.leftovers.len() {
+        return packing;
+    }
+    downsize(&mut boxes[before..], order, ctx, rule);
+    leftovers.sort_by_key(|(slot, _)| *slot);
+    let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
+    Packing {
+        boxes,
+        leftovers,
+        cost,
+    }
+}
+
 /// What every assignment mode needs: the units, the pack, the placement
 /// rule and the deadline.
 struct Run<'r, 'a> {
@@ -300,14 +369,24 @@ fn closed(opened: Vec<(usize, BoxFill<'_>)>) -> Vec<FilledBox> {
 /// `remaining` units, until none remain.
 fn sequential(
     run: &Run<'_, '_>,
-    mut remaining: Vec<usize>,
+    remaining: Vec<usize>,
     leftovers: &mut Vec<(usize, String)>,
     start: Vec<(usize, BoxFill<'_>)>,
+    spread: Spread,
+) -> Option<Vec<FilledBox>> {
+    sequential_after(run, remaining, leftovers, closed(start), spread)
+}
+
+/// [`sequential`] after the closed `boxes` (their units recorded in `spread`).
+fn sequential_after(
+    run: &Run<'_, '_>,
+    mut remaining: Vec<usize>,
+    leftovers: &mut Vec<(usize, String)>,
+    mut boxes: Vec<FilledBox>,
     mut spread: Spread,
 ) -> Option<Vec<FilledBox>> {
     let (order, ctx, rule) = (run.order, run.ctx, run.rule);
     let (deadline, must_finish) = (run.deadline, run.must_finish);
-    let mut boxes = closed(start);
     let mut taken = vec![false; order.len()];
     while !remaining.is_empty() {
         if deadline.stops(must_finish) {
