@@ -1504,3 +1504,40 @@ def test_leftovers_of_packs_in_parts_are_judged_where_their_part_is_clear() -> N
         response = _pack(request)
         assert len(response["boxes"]) == 2 and validate(request, response) == [], name
         assert _flags_leftover(request, _second_box_left_over(response)) is flagged, name
+
+
+def test_packed_indices_follow_the_sort_used() -> None:
+    # Three item sets of clearly different volume and weight, one box holding them all.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 5, "quantity": 2},
+            {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1, "quantity": 2},
+            {"refId": 3, "dimensions": _point(3, 3, 3), "weight": 3, "quantity": 1},
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": _point(10, 10, 10), "weightMax": 0}],
+    }
+    for sort, reverse, first in (
+        ("default", False, 3),
+        ("weight", False, 1),
+        ("weight", True, 2),
+        ("shortest-dimension", False, 1),
+    ):
+        asked = {**request, "itemSort": sort, "itemSortReverse": reverse}
+        response = _pack(asked)
+        assert response["itemSortUsed"] == sort and validate(asked, response) == [], sort
+        items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+        assert min(items, key=lambda i: i["packedIndex"])["refId"] == first, (sort, reverse)
+        # The first unit in the sort and the last swap places.
+        head = min(items, key=lambda i: i["packedIndex"])
+        tail = max(items, key=lambda i: i["packedIndex"])
+        head["packedIndex"], tail["packedIndex"] = tail["packedIndex"], head["packedIndex"]
+        problems = validate(asked, response)
+        assert any(p.startswith("sort-order:") for p in problems), (sort, reverse, problems)
+    # combined and all report the requested sort for orderings of their own: not judged.
+    combined = {**request, "itemSort": "combined"}
+    response = _pack(combined)
+    items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    for item in items:
+        item["packedIndex"] = len(items) - 1 - item["packedIndex"]
+    assert not any(p.startswith("sort-order:") for p in validate(combined, response))

@@ -3120,6 +3120,80 @@ def check_packed_index(view: PackView) -> Iterator[str]:
         yield from _fill_order_problems(view)
 
 
+def _sort_key(sort: str, dims: Vec, weight: float, quantity: int) -> float | None:
+    """A unit's key under a wire sort (spec §A's item sort table), arranged so that the
+    sort's order is ascending keys; None for sorts not judged here (largest-box-needed
+    depends on which box types hold the unit)."""
+    large, middle, small = sorted(dims, reverse=True)
+    volume = _volume(dims)
+    keys = {
+        "default": -volume,
+        "largest-girth": -2 * (middle + small),
+        "largest-length-plus-girth": -(large + 2 * (middle + small)),
+        "longest-dimension": -large,
+        "shortest-dimension": small,
+        "largest-cross-section": -(large * middle),
+        "set-volume": -volume * quantity,
+        "weight": -weight,
+        "density": -(weight / volume) if volume > 0 else 0.0,
+    }
+    return keys.get(sort)
+
+
+#: Rules under which units keep their item set's shape and the sort alone orders them.
+_SORT_NEUTRAL_RULES = ("lock-orientation", "exclude", "exclude-all", "set-properties")
+
+
+def check_sort_order(view: PackView) -> Iterator[str]:
+    """``packedIndex`` follows ``itemSortUsed`` (in the direction ``itemSortReverseUsed``
+    says): of two packed units whose keys under that sort clearly differ, the one first
+    in the sort has the lower packedIndex. Judged where the order is the plain sort of
+    the item sets: a single sort requested and reported (``combined`` and ``all`` add
+    orderings that report the requested name), one pack of units as given (no pre-packed
+    boxes, random items, sequenceSort, unit ladders or rules beyond locks, exclusions
+    and set-properties: fragile units are offered last, and the others reshape units or
+    pack in parts), and units of refIds given by exactly one item set."""
+    request, response = view.request, view.response
+    sort = response.get("itemSortUsed")
+    reverse = response.get("itemSortReverseUsed")
+    if (
+        sort != request.get("itemSort")
+        or not isinstance(reverse, bool)
+        or request.get("boxes")
+        or request.get("random")
+        or request.get("sequenceSort")
+        or any(r.get("operation") not in _SORT_NEUTRAL_RULES for r in request.get("rules") or [])
+        or any(s.get("dimensionSets") for s in request.get("itemSets") or [])
+    ):
+        return
+    sets_of: dict[object, list[Wire]] = defaultdict(list)
+    for item_set in request.get("itemSets") or []:
+        sets_of[item_set.get("refId")].append(item_set)
+    ranked: list[tuple[float, int, str]] = []
+    for box in view.boxes:
+        for item in box.items:
+            index = item.wire.get("packedIndex")
+            sets = sets_of.get(item.ref_id) if item.ref_id in view.explicit else None
+            if not isinstance(index, int) or isinstance(index, bool) or not sets or len(sets) > 1:
+                continue
+            key = _sort_key(str(sort), item.dims, item.weight, int(sets[0].get("quantity", 1)))
+            if key is None:
+                return
+            ranked.append((-key if reverse else key, index, item.label))
+    ranked.sort(key=lambda r: r[1])
+    # The largest key so far in packedIndex order: a unit clearly below it came too late.
+    top: tuple[float, int, str] | None = None
+    for key, index, label in ranked:
+        if top is not None and top[0] - key > 1e-3 * max(1.0, abs(top[0]), abs(key)):
+            yield (
+                f"sort-order: {label} (packedIndex {index}) comes after {top[2]} (packedIndex "
+                f"{top[1]}), though it is ahead by {sort}{' reversed' if reverse else ''}"
+            )
+            return
+        if top is None or key > top[0]:
+            top = (key, index, label)
+
+
 def _fill_order_problems(view: PackView) -> Iterator[str]:
     """docs/rules.md: bounded-fill units go in after the request's other units, and each
     one's packedIndex follows every unit packed before it. Judged between refIds whose
@@ -4209,6 +4283,7 @@ CHECKS: tuple[Check, ...] = (
     check_property_constraints,
     check_lookback,
     check_packed_index,
+    check_sort_order,
     check_cohorts,
     check_group_pack,
     check_bounded_fill,
