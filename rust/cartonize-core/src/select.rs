@@ -1223,6 +1223,29 @@ mod tests {
     }
 
     #[test]
+    fn top_up_packs_leftovers_into_the_boxes_a_limit_still_allows() -> Result<(), String> {
+        // Three 5-cubes, one to a 5-cube box: under boxesMax 1 two are left over.
+        let kinds = [crate::testkit::free_kind([5.0; 3], 0.0, 3)];
+        let boxes = [crate::testkit::cube_box(5.0)];
+        let order: Vec<UnitRef> = (0..3).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let deadline = Deadline::after(None);
+        let mut one = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        one.limits.boxes_max = Some(1);
+        let packing = pack_order(&order, &one, Plan::BASE, &deadline, true).ok_or("no packing")?;
+        assert_eq!((packing.boxes.len(), packing.leftovers.len()), (1, 2));
+        // At the limit nothing changes; with room for one more box one unit gets in.
+        let same = top_up(packing.clone(), &order, &one, one.rule, &deadline);
+        assert_eq!((same.boxes.len(), same.leftovers.len()), (1, 2));
+        let mut two = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        two.limits.boxes_max = Some(2);
+        let topped = top_up(packing, &order, &two, two.rule, &deadline);
+        assert_eq!((topped.boxes.len(), topped.leftovers.len()), (2, 1));
+        assert_eq!(topped.leftovers[0].1, boxes_max_reason(2));
+        assert_eq!(topped.cost, 250.0);
+        Ok(())
+    }
+
+    #[test]
     fn best_fit_uses_the_gap_in_the_fuller_box() {
         // Slabs 6, 8, 2, 4 thick into 10-deep boxes. Filling one box at a
         // time puts 6+2 together and needs three boxes; best fit sends the 2
