@@ -159,3 +159,28 @@ def test_a_box_re_boxing_frees_under_boxes_max_takes_a_leftover() -> None:
     }
     response = packed(req)
     assert (response["lenBoxes"], response["lenLeftovers"]) == (2, 1)
+
+
+def test_an_item_sets_last_box_takes_the_whole_set_where_one_does() -> None:
+    # Found by the fuzz (seed 1257): under boxesPerItemSetMax 1 the cubes' one box was
+    # the cheapest, their free pack-as-is carton of one cube, and the two other cubes
+    # were left over (and, packed without the cartons, the rod too) although a
+    # 5-cube box takes all three.
+    req: Wire = {
+        "includeImages": False,
+        "boxesPerItemSetMax": 1,
+        "itemSets": [
+            {"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 3},
+            {"dimensions": {"x": 1, "y": 1, "z": 6}, "weight": 0},
+        ],
+        "boxTypes": [{"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "boxTypeGenerators": [
+            {
+                "operation": "pack-as-is",
+                "boxTypeDefaults": {"price": 0, "rateTable": {"basePrice": 0}},
+            }
+        ],
+    }
+    for limit in (1, 2):
+        response = packed({**req, "boxesPerItemSetMax": limit})
+        assert response["lenLeftovers"] == 0, limit

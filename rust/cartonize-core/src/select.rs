@@ -466,9 +466,53 @@ fn keep_groups_whole<'a>(
         .filter(|s| !stranded.holds(&ctx.kinds[order[*s].kind]))
         .collect();
     if others.is_empty() {
-        return trial;
+        // Only stranded groups are left: a box that takes each group it opens for
+        // whole, when one does, rather than the best trial that splits one.
+        return whole_groups(order, remaining, ctx, rule, boxes_left, spread).unwrap_or(trial);
     }
     choose_box(order, &others, ctx, rule, boxes_left, false).unwrap_or(trial)
+}
+
+/// The best trial fill of the `remaining` units that strands no item set or
+/// sequence group (takes all of a group's units or none of them when the box
+/// is the group's last allowed one), if any: a cheap box for one unit of a
+/// group at its last box would leave the group's other units over although a
+/// larger box takes them all (a pack-as-is carton of a single unit against a
+/// carton for the whole item set under `boxesPerItemSetMax: 1`).
+fn whole_groups<'a>(
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    boxes_left: Option<usize>,
+    spread: &Spread,
+) -> Option<Trial<'a>> {
+    let (trials, remaining_volume) = trial_fills(order, remaining, ctx, rule, false, false);
+    let whole: Vec<Trial<'a>> = trials
+        .into_iter()
+        .filter(|t| {
+            let mut placed: Vec<usize> = t.fill.units.iter().map(|u| u.slot).collect();
+            placed.sort_unstable();
+            let taken: Vec<usize> = t.fill.units.iter().map(|u| u.kind).collect();
+            let left: Vec<usize> = remaining
+                .iter()
+                .filter(|s| placed.binary_search(s).is_err())
+                .map(|s| order[*s].kind)
+                .collect();
+            spread.stranded(ctx.kinds, &taken, &left).is_none()
+        })
+        .collect();
+    if whole.is_empty() {
+        return None;
+    }
+    let rest = crate::choice::Rest {
+        order,
+        remaining,
+        rule,
+        boxes_left,
+        stop: false,
+    };
+    best_trial(whole, remaining_volume, &rest, ctx, 0)
 }
 
 /// Sequential boxes under `boxTypeChoiceLookback`: only the last `window`
@@ -1220,6 +1264,23 @@ mod tests {
             quantity: 1,
             free_axes: Some(vec![]),
         })
+    }
+
+    #[test]
+    fn an_item_sets_last_box_takes_it_whole_where_a_box_does() -> Result<(), String> {
+        // Three unit cubes of one item set, at most one box for it: the free
+        // one-cube box would leave two over; the 5-cube takes all three.
+        let kinds = [crate::testkit::free_kind([1.0; 3], 0.0, 3)];
+        let boxes = [priced(1.0, 0.0), priced(5.0, 10.0)];
+        let order: Vec<UnitRef> = (0..3).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        ctx.limits.boxes_per_item_set_max = Some(1);
+        let packing = pack_order(&order, &ctx, Plan::BASE, &Deadline::after(None), true)
+            .ok_or("no packing")?;
+        assert!(packing.leftovers.is_empty(), "{:?}", packing.leftovers);
+        assert_eq!(packing.boxes.len(), 1);
+        assert_eq!(packing.boxes[0].box_type, 1);
+        Ok(())
     }
 
     #[test]
