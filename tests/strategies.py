@@ -108,10 +108,11 @@ def box_types(draw: st.DrawFn, ref_id: int) -> Wire:
 
 @st.composite
 def pack_requests(draw: st.DrawFn) -> Wire:
-    """A pack request: 1-6 item sets, 1-4 box types and random sort and goal options."""
+    """A pack request: 1-6 item sets, 1-4 box types and random sort and goal options;
+    often count caps (``count_caps``) and a bounded-fill rule on one item set."""
     n_items = draw(st.integers(1, 6))
     n_boxes = draw(st.integers(1, 4))
-    return {
+    request: Wire = {
         "itemSets": [draw(item_sets(ref_id)) for ref_id in range(n_items)],
         "boxTypes": [draw(box_types(100 + ref_id)) for ref_id in range(n_boxes)],
         "boxTypeChoiceGoal": draw(st.sampled_from(BOX_TYPE_CHOICE_GOALS)),
@@ -120,6 +121,37 @@ def pack_requests(draw: st.DrawFn) -> Wire:
         "itemSortDualDirection": draw(st.booleans()),
         "includeImages": False,
     }
+    draw(count_caps(request))
+    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
+    if explicit and draw(st.integers(0, 2)) == 0:
+        rule = draw(bounded_fill_rules(st.sampled_from(explicit)))
+        request["rules"] = [rule]
+        if draw(st.booleans()):
+            # Small soft units, so that some fill the boxes the others leave part empty.
+            for item_set in request["itemSets"]:
+                if item_set.get("refId") == rule["itemRefId"]:
+                    item_set.update(dimensions=draw(points(1, 8)), quantity=draw(st.integers(1, 6)))
+    return request
+
+
+@st.composite
+def count_caps(draw: st.DrawFn, request: Wire) -> None:
+    """Count caps set in place on ``request``, each on one request in four to six:
+    boxesMax, boxesPerItemSetMax, boxesPerSequenceMax (with sequences on the item sets
+    that have none) and, per box type, itemsPerBoxMax or itemSetsPerBoxMax. Positive
+    values mostly: 0 and negatives mean no limit, which the tuned requests draw."""
+    if draw(st.integers(0, 3)) == 0:
+        request["boxesMax"] = draw(st.integers(1, 4))
+    if draw(st.integers(0, 5)) == 0:
+        request["boxesPerItemSetMax"] = draw(st.integers(1, 3))
+    if draw(st.integers(0, 5)) == 0:
+        request["boxesPerSequenceMax"] = draw(st.integers(1, 3))
+        for item_set in request["itemSets"]:
+            item_set.setdefault("sequence", draw(st.sampled_from(["0101", "0102", "1228"])))
+    for box_type in request["boxTypes"]:
+        if draw(st.integers(0, 3)) == 0:
+            name = draw(st.sampled_from(["itemsPerBoxMax", "itemSetsPerBoxMax"]))
+            box_type[name] = draw(st.integers(1, 6 if name == "itemsPerBoxMax" else 2))
 
 
 #: Options that change packing, each with the values a tuned request may draw.
@@ -227,7 +259,23 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
         ]
     if request.get("boxTypeChoiceStyle") == "estimated" and request.get("usableSpace") == 0:
         request["usableSpace"] = 0.5  # a 422 by design (test_box_choice_options)
-    locked = [s["refId"] for s in request["itemSets"] if "refId" in s and draw(st.booleans())]
+    # A bounded-fill rule on about one request in three, on an item set that no lock
+    # or unit ladder keeps from filling (those win over it: docs/rules.md); a rule on a
+    # refId of any kind, which may not be there, on some more.
+    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
+    fills = []
+    if explicit and draw(st.integers(0, 2)) == 0:
+        fills.append(draw(bounded_fill_rules(st.sampled_from(explicit))))
+        for item_set in request["itemSets"]:
+            if item_set.get("refId") == fills[0]["itemRefId"]:
+                item_set.pop("dimensionSets", None)
+    fills += draw(st.lists(bounded_fill_rules(), max_size=1))
+    filled = {rule["itemRefId"] for rule in fills}
+    locked = [
+        s["refId"]
+        for s in request["itemSets"]
+        if "refId" in s and s["refId"] not in filled and draw(st.booleans())
+    ]
     request["rules"] = [
         {
             "operation": "lock-orientation",
@@ -238,11 +286,10 @@ def tuned_pack_requests(draw: st.DrawFn) -> Wire:
         for ref_id in locked
     ]
     # Rules name explicit refIds: an auto-assigned one is the engine's to choose.
-    explicit = [s["refId"] for s in request["itemSets"] if "refId" in s]
     if explicit:
         request["rules"] += draw(st.lists(item_rules(explicit), max_size=3))
     request["rules"] += draw(st.lists(group_pack_rules(), max_size=1))
-    request["rules"] += draw(st.lists(bounded_fill_rules(), max_size=1))
+    request["rules"] += fills
     hosts = [s for s in request["itemSets"] if "refId" in s]
     if len(hosts) > 0 and draw(st.booleans()):
         host = draw(st.sampled_from(hosts))
@@ -805,9 +852,13 @@ def generator_pack_requests(draw: st.DrawFn) -> Wire:
 
 
 @st.composite
-def bounded_fill_rules(draw: st.DrawFn) -> Wire:
-    """A bounded-fill rule on one item set, sometimes with a critical axis."""
-    rule: Wire = {"operation": "bounded-fill", "itemRefId": draw(st.integers(0, 5))}
+def bounded_fill_rules(draw: st.DrawFn, ref_ids: st.SearchStrategy[int] | None = None) -> Wire:
+    """A bounded-fill rule on one item set (its refId from ``ref_ids``, default 0..5),
+    sometimes with a critical axis."""
+    rule: Wire = {
+        "operation": "bounded-fill",
+        "itemRefId": draw(st.integers(0, 5) if ref_ids is None else ref_ids),
+    }
     if draw(st.booleans()):
         rule["options"] = {"criticalAxis": draw(st.integers(0, 2))}
     return rule

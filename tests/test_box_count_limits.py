@@ -135,3 +135,52 @@ def test_boxes_max_one_finds_a_fit_to_the_millimetre() -> None:
     # One unit more than fits: the search gives up and the unit is left over.
     over = packed(req | {"itemSets": [*req["itemSets"], item_set(7, (100, 100, 100), 1, 1)]})
     assert over["lenLeftovers"] >= 1
+
+
+def test_a_box_re_boxing_frees_under_boxes_max_takes_a_leftover() -> None:
+    # Found by the property tests (seeded with count caps): the two 7 x 7 tiles fit only
+    # the one-item box; box choice spent both boxes of boxesMax 2 on the small parts,
+    # re-boxing then merged those into one box, and both tiles stayed left over although
+    # a box was free for one of them ("boxesMax 2 reached" with one box).
+    req: Wire = {
+        "includeImages": False,
+        "boxesMax": 2,
+        "itemSort": "all",
+        "itemSets": [
+            {"dimensions": {"x": 1, "y": 6, "z": 1}, "weight": 0},
+            {"dimensions": {"x": 1, "y": 7, "z": 7}, "weight": 0, "quantity": 2},
+            {"dimensions": {"x": 2, "y": 1, "z": 1}, "weight": 0},
+        ],
+        "boxTypes": [
+            {"dimensions": {"x": 5, "y": 8, "z": 13}, "weightMax": 0, "itemsPerBoxMax": 1},
+            {"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0},
+            {"dimensions": {"x": 6, "y": 5, "z": 16.7}, "weightMax": 0},
+        ],
+    }
+    response = packed(req)
+    assert (response["lenBoxes"], response["lenLeftovers"]) == (2, 1)
+
+
+def test_an_item_sets_last_box_takes_the_whole_set_where_one_does() -> None:
+    # Found by the fuzz (seed 1257): under boxesPerItemSetMax 1 the cubes' one box was
+    # the cheapest, their free pack-as-is carton of one cube, and the two other cubes
+    # were left over (and, packed without the cartons, the rod too) although a
+    # 5-cube box takes all three.
+    req: Wire = {
+        "includeImages": False,
+        "boxesPerItemSetMax": 1,
+        "itemSets": [
+            {"dimensions": {"x": 1, "y": 1, "z": 1}, "weight": 0, "quantity": 3},
+            {"dimensions": {"x": 1, "y": 1, "z": 6}, "weight": 0},
+        ],
+        "boxTypes": [{"dimensions": {"x": 5, "y": 5, "z": 5}, "weightMax": 0}],
+        "boxTypeGenerators": [
+            {
+                "operation": "pack-as-is",
+                "boxTypeDefaults": {"price": 0, "rateTable": {"basePrice": 0}},
+            }
+        ],
+    }
+    for limit in (1, 2):
+        response = packed({**req, "boxesPerItemSetMax": limit})
+        assert response["lenLeftovers"] == 0, limit

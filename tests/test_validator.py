@@ -1329,9 +1329,15 @@ def test_a_leftover_fitting_a_generated_box_is_flagged() -> None:
     assert _flags_leftover(cartesian, left)
     as_is = {**_CUBES, "boxTypes": [small], "boxTypeGenerators": [{"operation": "pack-as-is"}]}
     assert _flags_leftover(as_is, left)
-    # Too many sizes for the cap: which were sampled is not known.
+    # Too many sizes for the cap: which were sampled is not known, but a box at a
+    # sampled size (or trimmed from one) shows that size was offered.
     sampled = {**cartesian, "generatedBoxTypesMax": 1}
-    assert not _flags_leftover(sampled, left)
+    boxed = _pack(sampled)
+    assert len(boxed["boxes"]) == 2 and validate(sampled, boxed) == []
+    assert _flags_leftover(sampled, _second_box_left_over(boxed))
+    unseen = _second_box_left_over(boxed)
+    unseen["leftovers"].append(unseen["boxes"].pop()["box"]["items"][0]["item"])
+    assert not _flags_leftover(sampled, unseen)
     # An exclude rule keeping the cubes out of generated boxes by name.
     kept = {
         **as_is,
@@ -1376,3 +1382,162 @@ def test_bounded_fill_units_follow_the_units_packed_before_them() -> None:
     fill["packedIndex"], block["packedIndex"] = block["packedIndex"], fill["packedIndex"]
     problems = validate(request, response)
     assert any(p.startswith("packed-index: bounded-fill") for p in problems), problems
+
+
+#: Two constraints on one box type, one with a start value.
+_CONSTRAINED: Wire = {
+    "includeImages": False,
+    "itemSets": [
+        {
+            "refId": 1,
+            "dimensions": _point(1, 1, 1),
+            "weight": 1,
+            "quantity": 3,
+            "properties": {"a": 2, "b": 1},
+        }
+    ],
+    "boxTypes": [
+        {
+            "refId": 7,
+            "dimensions": _point(10, 10, 10),
+            "weightMax": 0,
+            "propertyConstraints": [
+                {"key": "a", "max": 5},
+                {"key": "b", "max": 3, "value": 1, "aggregate": "sum"},
+            ],
+        }
+    ],
+}
+
+
+def test_a_box_echoes_its_types_property_constraints() -> None:
+    response = _pack(_CONSTRAINED)
+    assert validate(_CONSTRAINED, response) == []
+
+    def constraints(r: Wire) -> list[Wire]:
+        found: list[Wire] = box_of(r, 0)["propertyConstraints"]
+        return found
+
+    def echoed(r: Wire) -> list[Wire]:
+        found: list[Wire] = box_of(r, 0)["boxType"]["propertyConstraints"]
+        return found
+
+    tampered: dict[str, Callable[[Wire], None]] = {
+        "key renamed": lambda r: constraints(r)[0].update(key="c"),
+        "max changed": lambda r: constraints(r)[1].update(max=4),
+        "aggregate changed": lambda r: constraints(r)[0].update(aggregate="max"),
+        "one dropped": lambda r: constraints(r).pop(),
+        "one added": lambda r: constraints(r).append({"key": "c", "max": 1, "value": 0}),
+        "reordered": lambda r: constraints(r).reverse(),
+        "echo's start value changed": lambda r: echoed(r)[1].update(value=0),
+        "echo's start value added": lambda r: echoed(r)[0].update(value=0),
+        "echo's max changed": lambda r: echoed(r)[0].update(max=6),
+    }
+    for name, corrupt in tampered.items():
+        bad = copy.deepcopy(response)
+        corrupt(bad)
+        problems = validate(_CONSTRAINED, bad)
+        assert any(p.startswith("property: box 0:") for p in problems), name
+    # No aggregate is the default, sum.
+    plain = copy.deepcopy(response)
+    for constraint in constraints(plain) + echoed(plain):
+        del constraint["aggregate"]
+    assert validate(_CONSTRAINED, plain) == []
+
+
+def _two_of(item: tuple[float, float, float], box: tuple[float, float, float]) -> Wire:
+    """Two units of ``item``, each filling one box of the one type."""
+    return {
+        "includeImages": False,
+        "itemSets": [{"refId": 1, "dimensions": _point(*item), "weight": 1, "quantity": 2}],
+        "boxTypes": [{"refId": 7, "dimensions": _point(*box), "weightMax": 0}],
+    }
+
+
+def test_a_leftover_is_judged_lying_flat_under_lay_flat_and_interlock() -> None:
+    # A rod that only fits standing: left over under layFlat is fair, not without.
+    rod = _two_of((1, 1, 6), (6, 1, 1))
+    left = _second_box_left_over(_pack(rod))
+    assert _flags_leftover(rod, left)
+    assert not _flags_leftover({**rod, "layFlat": True}, left)
+    assert not _flags_leftover({**rod, "interlock": True}, left)
+    # A tile that fits lying flat with its long side along y: layFlat allows that, and
+    # interlock, on the floor layer, wants the long side along z.
+    along_y = _two_of((1, 2, 4), (1, 4, 2))
+    left = _second_box_left_over(_pack(along_y))
+    assert _flags_leftover({**along_y, "layFlat": True}, left)
+    assert not _flags_leftover({**along_y, "interlock": True}, left)
+    along_z = _two_of((1, 2, 4), (1, 2, 4))
+    left = _second_box_left_over(_pack(along_z))
+    assert _flags_leftover({**along_z, "interlock": True}, left)
+
+
+def test_a_leftover_is_judged_when_box_types_override_box_type_sets() -> None:
+    left = _second_box_left_over(_pack(_CUBES))
+    assert _flags_leftover({**_CUBES, "boxTypeSets": ["customer"]}, left)
+    # Without boxTypes the boxes are the account's cartons, not in the request.
+    account = {k: v for k, v in _CUBES.items() if k != "boxTypes"}
+    assert not _flags_leftover({**account, "boxTypeSets": ["customer"]}, left)
+
+
+def test_leftovers_of_packs_in_parts_are_judged_where_their_part_is_clear() -> None:
+    def rule(operation: str, ref_id: int, **options: Any) -> Wire:
+        return {"operation": operation, "itemRefId": ref_id, "options": options}
+
+    judged = {
+        # Fill units no box takes pack on their own into new boxes; other units pack
+        # as without the rule.
+        "bounded-fill on it": (rule("bounded-fill", 1), True),
+        "bounded-fill on another": (rule("bounded-fill", 9), True),
+        # A group that found no box comes back as units that may each fit.
+        "group-pack on it": (rule("group-pack", 1, axisMultiplier=2), False),
+        "group-pack on another": (rule("group-pack", 9, axisMultiplier=2), True),
+        # A stage takes only its target boxes; a host's contents leave with it.
+        "pack-sequence": (rule("pack-sequence", 9), False),
+        "internal-space": (
+            rule("internal-space", 9, boxType={"dimensions": _point(1, 1, 1)}),
+            False,
+        ),
+    }
+    for name, (part, flagged) in judged.items():
+        request = {**_CUBES, "rules": [part]}
+        response = _pack(request)
+        assert len(response["boxes"]) == 2 and validate(request, response) == [], name
+        assert _flags_leftover(request, _second_box_left_over(response)) is flagged, name
+
+
+def test_packed_indices_follow_the_sort_used() -> None:
+    # Three item sets of clearly different volume and weight, one box holding them all.
+    request: Wire = {
+        "includeImages": False,
+        "itemSets": [
+            {"refId": 1, "dimensions": _point(1, 1, 1), "weight": 5, "quantity": 2},
+            {"refId": 2, "dimensions": _point(2, 2, 2), "weight": 1, "quantity": 2},
+            {"refId": 3, "dimensions": _point(3, 3, 3), "weight": 3, "quantity": 1},
+        ],
+        "boxTypes": [{"refId": 7, "dimensions": _point(10, 10, 10), "weightMax": 0}],
+    }
+    for sort, reverse, first in (
+        ("default", False, 3),
+        ("weight", False, 1),
+        ("weight", True, 2),
+        ("shortest-dimension", False, 1),
+    ):
+        asked = {**request, "itemSort": sort, "itemSortReverse": reverse}
+        response = _pack(asked)
+        assert response["itemSortUsed"] == sort and validate(asked, response) == [], sort
+        items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+        assert min(items, key=lambda i: i["packedIndex"])["refId"] == first, (sort, reverse)
+        # The first unit in the sort and the last swap places.
+        head = min(items, key=lambda i: i["packedIndex"])
+        tail = max(items, key=lambda i: i["packedIndex"])
+        head["packedIndex"], tail["packedIndex"] = tail["packedIndex"], head["packedIndex"]
+        problems = validate(asked, response)
+        assert any(p.startswith("sort-order:") for p in problems), (sort, reverse, problems)
+    # combined and all report the requested sort for orderings of their own: not judged.
+    combined = {**request, "itemSort": "combined"}
+    response = _pack(combined)
+    items = [e["item"] for b in response["boxes"] for e in b["box"]["items"]]
+    for item in items:
+        item["packedIndex"] = len(items) - 1 - item["packedIndex"]
+    assert not any(p.startswith("sort-order:") for p in validate(combined, response))

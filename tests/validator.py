@@ -170,18 +170,27 @@ Decisions where the spec leaves room (spec §B and §F, reference.md, the public
   Not checked: that the order follows ``itemSortUsed``
   (clustered, block, layer and search strategies and ties keep it from being a plain
   sort), nor indices in packs in parts (each part sorts its own units).
-- **Leftovers.** Without packing in parts, layFlat or interlock, a leftover that fits
-  alone into an empty box (as its lock allows, on the engine's grid so an exact fit
-  counts, within weightMax, reservedSpace and propertyConstraints, outside its exclude
-  rules' target boxes) is a violation, it was packable, when the box is of a requested
-  type, the unit's own pack-as-is generator carton, or a size a cartesian generator
-  surely offers (its lists, range ends and increments, clear of its limits, when all its
-  sizes fit the cap; not with fitForFirstItem), and the count caps allow one more box
-  holding it: fewer shipped boxes than boxesMax, fewer boxes holding its refId (its
-  sequence) than boxesPerItemSetMax (boxesPerSequenceMax). Weight and reserved space
-  must fit clearly (a unit on its box's weight limit is not judged). Not judged: packs
-  in parts, boxTypeSets, generators whose sizes were sampled or fit the first item, and
-  generated boxes for a unit an exclude rule with box targets selects.
+- **Leftovers.** A leftover that fits alone into an empty box (as its lock allows,
+  lying flat under layFlat, and under interlock with its longer horizontal side along z
+  as on the floor layer; a bounded-fill unit as given; on the engine's grid so an exact
+  fit counts; within weightMax, reservedSpace and propertyConstraints; outside its
+  exclude rules' target boxes) is a violation, it was packable, when the box is of a
+  requested type, the unit's own pack-as-is generator carton, or a size a cartesian
+  generator surely offers (its lists, range ends and increments, clear of its limits,
+  when all its sizes fit the cap; when they do not, the sizes of the response's boxes
+  only it can have made, a sampled size or one trimmed from it; not with
+  fitForFirstItem), and the count caps allow one more box holding it: fewer shipped
+  boxes than boxesMax, fewer boxes holding its refId (its sequence) than
+  boxesPerItemSetMax (boxesPerSequenceMax). Weight and reserved space must fit clearly
+  (a unit on its box's weight limit is not judged). Packs in parts: under bounded-fill
+  every unit is judged (the other units pack as without the rule; fill units no box
+  takes pack on their own, as given), under group-pack the units of item sets no
+  group-pack rule selects (a group that found no box comes back as units that may each
+  fit); pack-sequence (a stage takes only its target boxes, reduced boxes carry their
+  contents) and internal-space (a host's contents are left over with it) are not
+  judged, nor boxTypeSets without boxTypes (the account's cartons), nor generated boxes
+  for a unit an exclude rule with box targets selects, nor sampled sizes in a pack in
+  parts (each part generates for its own items).
 
 Later rules are added as further functions in ``CHECKS``.
 """
@@ -1164,8 +1173,10 @@ def check_box_type(view: PackView) -> Iterator[str]:
     """Each box is one of the requested box types (same dimensions, weightMax and tare,
     and, where the box gives one, the type's name) or a generator's (check_generated_boxes judges
     those)."""
-    if not view.request.get("boxTypes") or view.request.get("boxTypeSets"):
-        return  # account box types are not in the request to compare with
+    if not view.request.get("boxTypes"):
+        # Nothing to compare with (boxTypeSets' account cartons are not in the request;
+        # boxTypes given override boxTypeSets, docs/decisions.md).
+        return
     for box in view.boxes[len(view.request.get("boxes") or []) :]:
         if _is_as_is_box(view, box) or _space_rule(view, box) is not None:
             continue  # check_pack_as_is and check_internal_space judge these
@@ -2220,8 +2231,9 @@ def _every_generated_size(view: PackView, generator: Wire) -> list[Vec]:
 def _empty_boxes_for(view: PackView, item: Item) -> Iterator[dict[str, Any]]:
     """The box types a new box for ``item`` may be: the requested ones, the item's own
     carton of a pack-as-is generator (its unit as given, a side on the engine's grid)
-    and every size a cartesian generator surely offers (``_every_generated_size``). A
-    generated type is left out when an exclude rule with box targets selects the item."""
+    and every size a cartesian generator surely offers (``_every_generated_size``), or,
+    when it sampled its sizes, was seen to offer (``_sampled_sizes_seen``). A generated
+    type is left out when an exclude rule with box targets selects the item."""
     request = view.request
     yield from _box_types(request)
     generators = request.get("boxTypeGenerators") or []
@@ -2243,41 +2255,90 @@ def _empty_boxes_for(view: PackView, item: Item) -> Iterator[dict[str, Any]]:
             )
             if own and item.units == 1:
                 yield {**template, "dimensions": item.wire["dimensions"], "reservedSpace": 0}
-        else:
+        elif _every_generated_size(view, generator):
             for size in _every_generated_size(view, generator):
                 yield {**template, "dimensions": dict(zip(AXES, size, strict=True))}
+        else:
+            yield from _sampled_sizes_seen(view, generator, template)
+
+
+def _sampled_sizes_seen(
+    view: PackView, generator: Wire, template: Wire
+) -> Iterator[dict[str, Any]]:
+    """Sizes a cartesian generator whose sizes were sampled (more than its cap) surely
+    offered: those of the response's boxes that only it can have made (a generated box
+    is its sampled size or that size trimmed smaller, so a unit that fits the box fits
+    the size). None when an axis fits the first item (a size per item) or the request
+    packs in parts (each part generates for its own items)."""
+    options = generator.get("options") or {}
+    parts = any(r.get("operation") in _PARTS for r in view.request.get("rules") or [])
+    if parts or any(
+        isinstance(r, Mapping) and r.get("fitForFirstItem")
+        for r in (options.get(f"{name}Range") for name in AXES)
+    ):
+        return
+    for box in view.boxes:
+        sources = _cartesian_sources(view, box)
+        if len(sources) == 1 and sources[0][1] is generator:
+            yield {**template, "dimensions": box.wire["dimensions"]}
+
+
+def _leftover_shapes(view: PackView, item: Item) -> list[Vec]:
+    """The shapes a leftover could have taken alone in an empty box: a bounded-fill unit
+    as given (it packs on its own, as given, when no box takes it: docs/rules.md); under
+    layFlat or interlock its flat turns (``_flat_turns``; interlock, on the floor layer,
+    with the longer horizontal side along z when it may lie both ways), or its lock's
+    turns when the lock allows no flat one; else every turn its lock allows."""
+    if _fill_rule(view, item.wire) is not None:
+        return [item.dims]
+    request = view.request
+    if request.get("layFlat") or request.get("interlock"):
+        flat = _flat_turns(view, item)
+        if flat is not None:
+            both = any(t[2] >= t[1] - EPS for t in flat) and any(t[1] >= t[2] - EPS for t in flat)
+            if request.get("interlock") and both:
+                return [t for t in flat if t[2] >= t[1] - EPS * max(t[1], t[2])]
+            return flat
+    lock = next((r for r in _rules(view, "lock-orientation") if _selects(r, item.wire)), None)
+    if lock is None:
+        turns: set[tuple[int, int, int]] = set(itertools.permutations(range(3)))  # type: ignore[arg-type]
+    else:
+        turns = _allowed_turns((lock.get("options") or {}).get("freeAxes") or [])
+    # The unit as the leftover reports it (a case of a unit ladder is the case).
+    return [tuple(item.dims[p[a]] for a in range(3)) for p in turns]  # type: ignore[misc]
 
 
 def check_leftovers(view: PackView) -> Iterator[str]:
-    """A leftover is a unit "not packable into any box" (spec §F): when no packing in
-    parts, layFlat or interlock is asked for, a leftover that fits alone into an empty
-    box (the unit as reported, turned as its lock allows, on the engine's grid, within
-    weightMax less tare, reservedSpace and propertyConstraints, not a target box its
-    exclude rules keep it from) of a requested type, of its own pack-as-is carton or of
-    a size a cartesian generator surely offers should have had a box of its own, unless
-    the count caps leave no room for one more box holding it (``_new_box_allowed``)."""
+    """A leftover is a unit "not packable into any box" (spec §F): a leftover that fits
+    alone into an empty box (the unit as reported, in a shape ``_leftover_shapes`` allows,
+    on the engine's grid, within weightMax less tare, reservedSpace and
+    propertyConstraints, not a target box its exclude rules keep it from) of a requested
+    type, of its own pack-as-is carton, of a size a cartesian generator surely offers or
+    of a size a sampling generator was seen to offer (``_empty_boxes_for``) should have
+    had a box of its own, unless the count caps leave no room for one more box holding it
+    (``_new_box_allowed``). boxTypeSets without boxTypes (the account's cartons, not in the
+    request) and the packs in parts pack-sequence (a stage's units may only take its
+    target boxes, and boxes reduced to items carry their contents) and internal-space (a
+    host's contents are left over with it, at any depth) are not judged; under group-pack
+    only the units no group-pack rule selects are (a group that found no box comes back
+    as leftover units that may each fit); under bounded-fill every unit is (the other
+    units pack as without the rule, and fill units no box takes pack on their own)."""
     request = view.request
-    if request.get("boxTypeSets") or request.get("layFlat") or request.get("interlock"):
+    if request.get("boxTypeSets") and not request.get("boxTypes"):
         return
-    if any(r.get("operation") in _PARTS for r in request.get("rules") or []):
+    if _rules(view, "pack-sequence") or _rules(view, "internal-space"):
         return
-    locks = _rules(view, "lock-orientation")
     as_is = _rules(view, "pack-as-is")
+    grouping = _rules(view, "group-pack")
     excludes = [
         r for r in _rules(view, "exclude") if r.get("targetBoxRefIds") or r.get("targetBoxMatch")
     ]
     for item in view.leftovers:
-        if item.virtual or any(_selects(r, item.wire) for r in as_is):
+        if item.virtual or any(_selects(r, item.wire) for r in [*as_is, *grouping]):
             continue
         if not _new_box_allowed(view, item):
             continue
-        lock = next((r for r in locks if _selects(r, item.wire)), None)
-        if lock is None:
-            turns: set[tuple[int, int, int]] = set(itertools.permutations(range(3)))  # type: ignore[arg-type]
-        else:
-            turns = _allowed_turns((lock.get("options") or {}).get("freeAxes") or [])
-        # The unit as the leftover reports it (a case of a unit ladder is the case).
-        shapes = [tuple(item.dims[p[a]] for a in range(3)) for p in turns]
+        shapes = _leftover_shapes(view, item)
         for box_type in _empty_boxes_for(view, item):
             if any(_selects(r, item.wire) and _targets_box(r, box_type) for r in excludes):
                 continue
@@ -2948,9 +3009,11 @@ def _numeric(value: object) -> float:
 
 def check_property_constraints(view: PackView) -> Iterator[str]:
     """propertyConstraints (sum) of a box's type: start value plus the items' amounts is at
-    most max, and is the box's reported value."""
+    most max, and is the box's reported value; the box echoes its type's constraints
+    (``_constraint_echo_problems``)."""
     for box in view.boxes:
-        box_type = _matching_box_type(view, box) or {}
+        found = _matching_box_type(view, box)
+        box_type = found or {}
         reported = list(box.wire.get("propertyConstraints") or [])
         for n, constraint in enumerate(box_type.get("propertyConstraints") or []):
             key = constraint["key"]
@@ -2965,6 +3028,58 @@ def check_property_constraints(view: PackView) -> Iterator[str]:
             value = reported[n].get("value") if n < len(reported) else None
             if value is None or not _close(float(value), total):
                 yield f"property: box {box.position}: {key!r} value {value!r}, items give {total:g}"
+        if found is not None:
+            yield from _constraint_echo_problems(box, found)
+
+
+def _constraint_echo(constraint: Wire) -> dict[str, Any]:
+    """A box type's constraint as a box echoes it (spec §C): its key and max as given,
+    its aggregate, default ``sum`` (the only function)."""
+    echo = {"key": constraint.get("key"), "aggregate": constraint.get("aggregate") or "sum"}
+    if constraint.get("max") is not None:
+        echo["max"] = float(constraint["max"])
+    return echo
+
+
+def _constraint_echo_problems(box: Box, box_type: Wire) -> Iterator[str]:
+    """A box's ``propertyConstraints`` are its type's, one for one in their order, each
+    with its key, max and aggregate (sum by default) and the box's current ``value``
+    (check_property_constraints judges the value); its ``boxType`` echo, where given,
+    has the type's constraints with their own start ``value`` and the aggregate filled in.
+    A type without constraints gives a box without any."""
+    given = [c for c in box_type.get("propertyConstraints") or [] if isinstance(c, Mapping)]
+    want = [_constraint_echo(c) for c in given]
+    reported = [c for c in box.wire.get("propertyConstraints") or [] if isinstance(c, Mapping)]
+    got = [
+        {
+            k: (float(v) if k == "max" and _is_number(v) else v)
+            for k, v in _constraint_echo(c).items()
+        }
+        for c in reported
+    ]
+    if got != want:
+        yield (
+            f"property: box {box.position}: propertyConstraints echo "
+            f"{[{k: c.get(k) for k in ('key', 'max', 'aggregate')} for c in reported]}, "
+            f"its type says {want}"
+        )
+    echo = box.wire.get("boxType")
+    if not isinstance(echo, Mapping) or "dimensions" not in echo:
+        return
+    echoed = [c for c in echo.get("propertyConstraints") or [] if isinstance(c, Mapping)]
+    want_type = [
+        {**_constraint_echo(c), "value": float(c["value"]) if _is_number(c.get("value")) else None}
+        for c in given
+    ]
+    got_type = [
+        {**_constraint_echo(c), "value": float(c["value"]) if _is_number(c.get("value")) else None}
+        for c in echoed
+    ]
+    if got_type != want_type:
+        yield (
+            f"property: box {box.position}: boxType echoes propertyConstraints {echoed}, "
+            f"its type says {given}"
+        )
 
 
 def check_packed_index(view: PackView) -> Iterator[str]:
@@ -3003,6 +3118,80 @@ def check_packed_index(view: PackView) -> Iterator[str]:
             )
     if parts:
         yield from _fill_order_problems(view)
+
+
+def _sort_key(sort: str, dims: Vec, weight: float, quantity: int) -> float | None:
+    """A unit's key under a wire sort (spec §A's item sort table), arranged so that the
+    sort's order is ascending keys; None for sorts not judged here (largest-box-needed
+    depends on which box types hold the unit)."""
+    large, middle, small = sorted(dims, reverse=True)
+    volume = _volume(dims)
+    keys = {
+        "default": -volume,
+        "largest-girth": -2 * (middle + small),
+        "largest-length-plus-girth": -(large + 2 * (middle + small)),
+        "longest-dimension": -large,
+        "shortest-dimension": small,
+        "largest-cross-section": -(large * middle),
+        "set-volume": -volume * quantity,
+        "weight": -weight,
+        "density": -(weight / volume) if volume > 0 else 0.0,
+    }
+    return keys.get(sort)
+
+
+#: Rules under which units keep their item set's shape and the sort alone orders them.
+_SORT_NEUTRAL_RULES = ("lock-orientation", "exclude", "exclude-all", "set-properties")
+
+
+def check_sort_order(view: PackView) -> Iterator[str]:
+    """``packedIndex`` follows ``itemSortUsed`` (in the direction ``itemSortReverseUsed``
+    says): of two packed units whose keys under that sort clearly differ, the one first
+    in the sort has the lower packedIndex. Judged where the order is the plain sort of
+    the item sets: a single sort requested and reported (``combined`` and ``all`` add
+    orderings that report the requested name), one pack of units as given (no pre-packed
+    boxes, random items, sequenceSort, unit ladders or rules beyond locks, exclusions
+    and set-properties: fragile units are offered last, and the others reshape units or
+    pack in parts), and units of refIds given by exactly one item set."""
+    request, response = view.request, view.response
+    sort = response.get("itemSortUsed")
+    reverse = response.get("itemSortReverseUsed")
+    if (
+        sort != request.get("itemSort")
+        or not isinstance(reverse, bool)
+        or request.get("boxes")
+        or request.get("random")
+        or request.get("sequenceSort")
+        or any(r.get("operation") not in _SORT_NEUTRAL_RULES for r in request.get("rules") or [])
+        or any(s.get("dimensionSets") for s in request.get("itemSets") or [])
+    ):
+        return
+    sets_of: dict[object, list[Wire]] = defaultdict(list)
+    for item_set in request.get("itemSets") or []:
+        sets_of[item_set.get("refId")].append(item_set)
+    ranked: list[tuple[float, int, str]] = []
+    for box in view.boxes:
+        for item in box.items:
+            index = item.wire.get("packedIndex")
+            sets = sets_of.get(item.ref_id) if item.ref_id in view.explicit else None
+            if not isinstance(index, int) or isinstance(index, bool) or not sets or len(sets) > 1:
+                continue
+            key = _sort_key(str(sort), item.dims, item.weight, int(sets[0].get("quantity", 1)))
+            if key is None:
+                return
+            ranked.append((-key if reverse else key, index, item.label))
+    ranked.sort(key=lambda r: r[1])
+    # The largest key so far in packedIndex order: a unit clearly below it came too late.
+    top: tuple[float, int, str] | None = None
+    for key, index, label in ranked:
+        if top is not None and top[0] - key > 1e-3 * max(1.0, abs(top[0]), abs(key)):
+            yield (
+                f"sort-order: {label} (packedIndex {index}) comes after {top[2]} (packedIndex "
+                f"{top[1]}), though it is ahead by {sort}{' reversed' if reverse else ''}"
+            )
+            return
+        if top is None or key > top[0]:
+            top = (key, index, label)
 
 
 def _fill_order_problems(view: PackView) -> Iterator[str]:
@@ -4094,6 +4283,7 @@ CHECKS: tuple[Check, ...] = (
     check_property_constraints,
     check_lookback,
     check_packed_index,
+    check_sort_order,
     check_cohorts,
     check_group_pack,
     check_bounded_fill,

@@ -454,7 +454,7 @@ fn pack_box_types_once(
         // A few units left over under `boxesMax: 1`: an exact search may fit them all.
         let packing = exact_one_box(packing, &s.order, &ctx, deadline);
         // Cheaper box types, merged and emptied boxes, which box-by-box choice misses.
-        match reboxed && !unbeatable(&packing) {
+        let packing = match reboxed && !unbeatable(&packing) {
             true => {
                 let depth = opts.orientation_search_depth.min(orient::MAX_DEPTH) as usize;
                 let work = match runner_up {
@@ -465,7 +465,9 @@ fn pack_box_types_once(
                 rebox::rebox(packing, &s.order, &ctx, &mut refit, deadline)
             }
             false => packing,
-        }
+        };
+        // A box that re-boxing emptied under boxesMax is room for what was left over.
+        select::top_up(packing, &s.order, &ctx, rule, deadline)
     };
     // Re-boxing chooses cartons again for the boxes of one packing, and
     // which packing it starts from matters: a runner-up of about the best's

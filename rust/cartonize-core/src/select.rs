@@ -239,6 +239,75 @@ pub fn pack_order(
     })
 }
 
+/// Under box-count limits, the units `packing` left over that some box type
+/// takes are packed into new boxes, one at a time as [`sequential`] does, as
+/// far as the limits allow. The steps after the portfolio (re-boxing merges
+/// and empties boxes) can free room under `boxesMax` that the leftovers never
+/// saw: two small boxes merged into one leave a box for a unit that was left
+/// over when both were open. The packing is kept as it was unless some unit
+/// gets in (fewer leftovers). Not under `boxTypeChoiceLookback` (a leftover
+/// offered early may not go into a box opened after later units).
+pub fn top_up(
+    packing: Packing,
+    order: &[UnitRef],
+    ctx: &Context<'_>,
+    rule: PlacementRule,
+    deadline: &Deadline,
+) -> Packing {
+    if packing.leftovers.is_empty() || !ctx.limits.counts_boxes() || ctx.choice.lookback.is_some() {
+        return packing;
+    }
+    let openable = |slot: usize| {
+        ctx.holds[..ctx.openable]
+            .iter()
+            .any(|h| h[order[slot].kind])
+    };
+    let (remaining, mut leftovers): (Vec<_>, Vec<_>) = packing
+        .leftovers
+        .iter()
+        .cloned()
+        .partition(|(slot, _)| openable(*slot));
+    if remaining.is_empty() {
+        return packing;
+    }
+    let mut spread = Spread::new(&ctx.limits, ctx.kinds);
+    for (position, contents) in ctx.prepacked.iter().enumerate() {
+        for (_, kind) in contents {
+            spread.record(&ctx.kinds[*kind], position);
+        }
+    }
+    for (position, filled) in packing.boxes.iter().enumerate() {
+        for u in &filled.units {
+            spread.record(&ctx.kinds[u.kind], position);
+        }
+    }
+    let run = Run {
+        order,
+        ctx,
+        rule,
+        deadline,
+        must_finish: true,
+    };
+    let slots: Vec<usize> = remaining.iter().map(|(slot, _)| *slot).collect();
+    let before = packing.boxes.len();
+    let Some(mut boxes) =
+        sequential_after(&run, slots, &mut leftovers, packing.boxes.clone(), spread)
+    else {
+        return packing;
+    };
+    if leftovers.len() >= packing.leftovers.len() {
+        return packing;
+    }
+    downsize(&mut boxes[before..], order, ctx, rule);
+    leftovers.sort_by_key(|(slot, _)| *slot);
+    let cost = boxes.iter().map(|b| b.cost(ctx)).sum();
+    Packing {
+        boxes,
+        leftovers,
+        cost,
+    }
+}
+
 /// What every assignment mode needs: the units, the pack, the placement
 /// rule and the deadline.
 struct Run<'r, 'a> {
@@ -300,14 +369,24 @@ fn closed(opened: Vec<(usize, BoxFill<'_>)>) -> Vec<FilledBox> {
 /// `remaining` units, until none remain.
 fn sequential(
     run: &Run<'_, '_>,
-    mut remaining: Vec<usize>,
+    remaining: Vec<usize>,
     leftovers: &mut Vec<(usize, String)>,
     start: Vec<(usize, BoxFill<'_>)>,
+    spread: Spread,
+) -> Option<Vec<FilledBox>> {
+    sequential_after(run, remaining, leftovers, closed(start), spread)
+}
+
+/// [`sequential`] after the closed `boxes` (their units recorded in `spread`).
+fn sequential_after(
+    run: &Run<'_, '_>,
+    mut remaining: Vec<usize>,
+    leftovers: &mut Vec<(usize, String)>,
+    mut boxes: Vec<FilledBox>,
     mut spread: Spread,
 ) -> Option<Vec<FilledBox>> {
     let (order, ctx, rule) = (run.order, run.ctx, run.rule);
     let (deadline, must_finish) = (run.deadline, run.must_finish);
-    let mut boxes = closed(start);
     let mut taken = vec![false; order.len()];
     while !remaining.is_empty() {
         if deadline.stops(must_finish) {
@@ -387,9 +466,53 @@ fn keep_groups_whole<'a>(
         .filter(|s| !stranded.holds(&ctx.kinds[order[*s].kind]))
         .collect();
     if others.is_empty() {
-        return trial;
+        // Only stranded groups are left: a box that takes each group it opens for
+        // whole, when one does, rather than the best trial that splits one.
+        return whole_groups(order, remaining, ctx, rule, boxes_left, spread).unwrap_or(trial);
     }
     choose_box(order, &others, ctx, rule, boxes_left, false).unwrap_or(trial)
+}
+
+/// The best trial fill of the `remaining` units that strands no item set or
+/// sequence group (takes all of a group's units or none of them when the box
+/// is the group's last allowed one), if any: a cheap box for one unit of a
+/// group at its last box would leave the group's other units over although a
+/// larger box takes them all (a pack-as-is carton of a single unit against a
+/// carton for the whole item set under `boxesPerItemSetMax: 1`).
+fn whole_groups<'a>(
+    order: &[UnitRef],
+    remaining: &[usize],
+    ctx: &Context<'a>,
+    rule: PlacementRule,
+    boxes_left: Option<usize>,
+    spread: &Spread,
+) -> Option<Trial<'a>> {
+    let (trials, remaining_volume) = trial_fills(order, remaining, ctx, rule, false, false);
+    let whole: Vec<Trial<'a>> = trials
+        .into_iter()
+        .filter(|t| {
+            let mut placed: Vec<usize> = t.fill.units.iter().map(|u| u.slot).collect();
+            placed.sort_unstable();
+            let taken: Vec<usize> = t.fill.units.iter().map(|u| u.kind).collect();
+            let left: Vec<usize> = remaining
+                .iter()
+                .filter(|s| placed.binary_search(s).is_err())
+                .map(|s| order[*s].kind)
+                .collect();
+            spread.stranded(ctx.kinds, &taken, &left).is_none()
+        })
+        .collect();
+    if whole.is_empty() {
+        return None;
+    }
+    let rest = crate::choice::Rest {
+        order,
+        remaining,
+        rule,
+        boxes_left,
+        stop: false,
+    };
+    best_trial(whole, remaining_volume, &rest, ctx, 0)
 }
 
 /// Sequential boxes under `boxTypeChoiceLookback`: only the last `window`
@@ -1141,6 +1264,46 @@ mod tests {
             quantity: 1,
             free_axes: Some(vec![]),
         })
+    }
+
+    #[test]
+    fn an_item_sets_last_box_takes_it_whole_where_a_box_does() -> Result<(), String> {
+        // Three unit cubes of one item set, at most one box for it: the free
+        // one-cube box would leave two over; the 5-cube takes all three.
+        let kinds = [crate::testkit::free_kind([1.0; 3], 0.0, 3)];
+        let boxes = [priced(1.0, 0.0), priced(5.0, 10.0)];
+        let order: Vec<UnitRef> = (0..3).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let mut ctx = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        ctx.limits.boxes_per_item_set_max = Some(1);
+        let packing = pack_order(&order, &ctx, Plan::BASE, &Deadline::after(None), true)
+            .ok_or("no packing")?;
+        assert!(packing.leftovers.is_empty(), "{:?}", packing.leftovers);
+        assert_eq!(packing.boxes.len(), 1);
+        assert_eq!(packing.boxes[0].box_type, 1);
+        Ok(())
+    }
+
+    #[test]
+    fn top_up_packs_leftovers_into_the_boxes_a_limit_still_allows() -> Result<(), String> {
+        // Three 5-cubes, one to a 5-cube box: under boxesMax 1 two are left over.
+        let kinds = [crate::testkit::free_kind([5.0; 3], 0.0, 3)];
+        let boxes = [crate::testkit::cube_box(5.0)];
+        let order: Vec<UnitRef> = (0..3).map(|unit| UnitRef { kind: 0, unit }).collect();
+        let deadline = Deadline::after(None);
+        let mut one = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        one.limits.boxes_max = Some(1);
+        let packing = pack_order(&order, &one, Plan::BASE, &deadline, true).ok_or("no packing")?;
+        assert_eq!((packing.boxes.len(), packing.leftovers.len()), (1, 2));
+        // At the limit nothing changes; with room for one more box one unit gets in.
+        let same = top_up(packing.clone(), &order, &one, one.rule, &deadline);
+        assert_eq!((same.boxes.len(), same.leftovers.len()), (1, 2));
+        let mut two = crate::testkit::context(&kinds, &boxes, Goal::LowestCost);
+        two.limits.boxes_max = Some(2);
+        let topped = top_up(packing, &order, &two, two.rule, &deadline);
+        assert_eq!((topped.boxes.len(), topped.leftovers.len()), (2, 1));
+        assert_eq!(topped.leftovers[0].1, boxes_max_reason(2));
+        assert_eq!(topped.cost, 250.0);
+        Ok(())
     }
 
     #[test]
