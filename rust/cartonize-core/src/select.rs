@@ -449,14 +449,7 @@ fn keep_groups_whole<'a>(
     if boxes_left.is_some_and(|n| n <= 1) {
         return trial; // no later box for the group to go to
     }
-    let mut placed: Vec<usize> = trial.fill.units.iter().map(|u| u.slot).collect();
-    placed.sort_unstable();
-    let taken: Vec<usize> = trial.fill.units.iter().map(|u| u.kind).collect();
-    let left: Vec<usize> = remaining
-        .iter()
-        .filter(|s| placed.binary_search(s).is_err())
-        .map(|s| order[*s].kind)
-        .collect();
+    let (taken, left) = taken_and_left(&trial, order, remaining);
     let Some(stranded) = spread.stranded(ctx.kinds, &taken, &left) else {
         return trial;
     };
@@ -471,6 +464,24 @@ fn keep_groups_whole<'a>(
         return whole_groups(order, remaining, ctx, rule, boxes_left, spread).unwrap_or(trial);
     }
     choose_box(order, &others, ctx, rule, boxes_left, false).unwrap_or(trial)
+}
+
+/// The kinds of the units `trial` takes, and of the `remaining` units it
+/// leaves (slots into `order`).
+fn taken_and_left(
+    trial: &Trial<'_>,
+    order: &[UnitRef],
+    remaining: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
+    let mut placed: Vec<usize> = trial.fill.units.iter().map(|u| u.slot).collect();
+    placed.sort_unstable();
+    let taken = trial.fill.units.iter().map(|u| u.kind).collect();
+    let left = remaining
+        .iter()
+        .filter(|s| placed.binary_search(s).is_err())
+        .map(|s| order[*s].kind)
+        .collect();
+    (taken, left)
 }
 
 /// The best trial fill of the `remaining` units that strands no item set or
@@ -491,14 +502,7 @@ fn whole_groups<'a>(
     let whole: Vec<Trial<'a>> = trials
         .into_iter()
         .filter(|t| {
-            let mut placed: Vec<usize> = t.fill.units.iter().map(|u| u.slot).collect();
-            placed.sort_unstable();
-            let taken: Vec<usize> = t.fill.units.iter().map(|u| u.kind).collect();
-            let left: Vec<usize> = remaining
-                .iter()
-                .filter(|s| placed.binary_search(s).is_err())
-                .map(|s| order[*s].kind)
-                .collect();
+            let (taken, left) = taken_and_left(t, order, remaining);
             spread.stranded(ctx.kinds, &taken, &left).is_none()
         })
         .collect();
