@@ -876,6 +876,26 @@ mod tests {
         None
     }
 
+    /// `n` unit kinds of random sides from `least` to `least + 5`, one in
+    /// three locked as given (one shape, so the reach skip is not used).
+    fn random_kinds(rng: &mut crate::improve::Rng, n: usize, least: f64) -> Vec<Kind> {
+        let side = |rng: &mut crate::improve::Rng| least + rng.below(6) as f64;
+        (0..n)
+            .map(|_| {
+                let dims = [side(rng), side(rng), side(rng)];
+                match rng.below(3) {
+                    0 => Kind::new(&crate::model::ItemKindInput {
+                        dimensions: dims,
+                        weight: 0.0,
+                        quantity: 1,
+                        free_axes: Some(Vec::new()),
+                    }),
+                    _ => free_kind(dims, 0.0, 1),
+                }
+            })
+            .collect()
+    }
+
     #[test]
     fn point_hints_and_the_reach_skip_never_change_the_place() {
         // Boxes filled part way with units of random sides, then random
@@ -884,22 +904,7 @@ mod tests {
         let mut rng = crate::improve::Rng::new(11);
         let (mut compared, mut placed, mut kept_out, mut indexed) = (0, 0, 0, 0);
         for round in 0..40 {
-            let side = |rng: &mut crate::improve::Rng| 1.0 + rng.below(6) as f64;
-            let kinds: Vec<Kind> = (0..150)
-                .map(|_| {
-                    let dims = [side(&mut rng), side(&mut rng), side(&mut rng)];
-                    match rng.below(3) {
-                        // Locked: one shape, so the skip is not used.
-                        0 => Kind::new(&crate::model::ItemKindInput {
-                            dimensions: dims,
-                            weight: 0.0,
-                            quantity: 1,
-                            free_axes: Some(Vec::new()),
-                        }),
-                        _ => free_kind(dims, 0.0, 1),
-                    }
-                })
-                .collect();
+            let kinds = random_kinds(&mut rng, 150, 1.0);
             let boxes = [crate::testkit::cube_box(12.0 + f64::from(round % 3) * 3.0)];
             let mut fill = BoxFill::new(&boxes[0], rule());
             for (slot, kind) in (0..kinds.len()).enumerate() {
@@ -947,21 +952,7 @@ mod tests {
         let unit = crate::geometry::len_ceil(1.0);
         let (mut compared, mut placed, mut kept_out, mut fewer) = (0, 0, 0, 0);
         for round in 0..30 {
-            let side = |rng: &mut crate::improve::Rng| 2.0 + rng.below(6) as f64;
-            let kinds: Vec<Kind> = (0..300)
-                .map(|_| {
-                    let dims = [side(&mut rng), side(&mut rng), side(&mut rng)];
-                    match rng.below(3) {
-                        0 => Kind::new(&crate::model::ItemKindInput {
-                            dimensions: dims,
-                            weight: 0.0,
-                            quantity: 1,
-                            free_axes: Some(Vec::new()),
-                        }),
-                        _ => free_kind(dims, 0.0, 1),
-                    }
-                })
-                .collect();
+            let kinds = random_kinds(&mut rng, 300, 2.0);
             let boxes = [crate::testkit::cube_box(20.0 + f64::from(round % 3) * 5.0)];
             let least = PlacementRule {
                 min_reach: [2 * unit; 3],
