@@ -658,6 +658,22 @@ EDITS_DURING_A_WRITE = {
 }
 
 
+def _edit_connection(plan: Plan, url: str, edit: str, changes: dict[str, Any]) -> None:
+    """Makes `edit` to the connection at `url` (one of EDITS_DURING_A_WRITE), committed
+    at once: a secret regenerated, the connection deleted, the account downgraded, or
+    `changes` patched in."""
+    if edit == "regenerate secret":
+        done = plan.client.simulate_post(f"{url}/credentials", headers=plan.auth)
+    elif edit == "delete":
+        done = plan.client.simulate_delete(url, headers=plan.auth)
+    elif edit == "downgrade":
+        plan.store.set_tier("acme", "free")
+        done = None
+    else:
+        done = plan.client.simulate_patch(url, json=changes, headers=plan.auth)
+    assert done is None or done.status_code in (200, 204), done.text
+
+
 @pytest.mark.parametrize(
     ("edit", "method"),
     [
@@ -701,16 +717,7 @@ def test_a_connection_edited_while_a_rest_write_is_prepared_gets_no_write(
 
     def edit_then_write(*args: Any, **kwargs: Any) -> Any:
         # Authenticated and mapped; the edit commits before the write's transaction.
-        if edit == "regenerate secret":
-            done = plan.client.simulate_post(f"{url}/credentials", headers=plan.auth)
-        elif edit == "delete":
-            done = plan.client.simulate_delete(url, headers=plan.auth)
-        elif edit == "downgrade":
-            plan.store.set_tier("acme", "free")
-            done = None
-        else:
-            done = plan.client.simulate_patch(url, json=changes, headers=plan.auth)
-        assert done is None or done.status_code in (200, 204), done.text
+        _edit_connection(plan, url, edit, changes)
         edited.append(1)
         return real_write(*args, **kwargs)
 
@@ -789,16 +796,7 @@ def test_a_refused_rest_write_is_logged_against_the_connection_as_its_transactio
 
     def edit_then_parse(*args: Any, **kwargs: Any) -> Any:
         if not edited:
-            if edit == "regenerate secret":
-                done = plan.client.simulate_post(f"{url}/credentials", headers=plan.auth)
-            elif edit == "delete":
-                done = plan.client.simulate_delete(url, headers=plan.auth)
-            elif edit == "downgrade":
-                plan.store.set_tier("acme", "free")
-                done = None
-            else:
-                done = plan.client.simulate_patch(url, json=changes, headers=plan.auth)
-            assert done is None or done.status_code in (200, 204), done.text
+            _edit_connection(plan, url, edit, changes)
             edited.append(1)
         return real_parse(*args, **kwargs)
 
